@@ -1,0 +1,48 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Both create the virtual
+# environment on first use, so a fresh clone needs only Python 3.11+, make and git.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest proto install clean bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when the project's dependency list changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/brandeln demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+# Regenerate the protocol stubs in brandeln/ from proto/ (never edit them by hand).
+proto: $(STAMP)
+	$(BIN)/python scripts/gen_proto.py
+
+bench: $(STAMP)
+	$(BIN)/brandeln bench all
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

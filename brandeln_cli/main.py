@@ -1,0 +1,18 @@
+"""The `brandeln` command line: a thin layer that parses arguments, composes the arena and the
+ladder, and prints. Command groups live in their own modules and are mounted here."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="brandeln",
+    help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.callback()
+def main() -> None:
+    """Brandeln Arena: run a referee, connect bots, run ladder seasons, inspect matches."""
