@@ -18,9 +18,25 @@ ROOT = Path(__file__).resolve().parent.parent
 # Top-level modules each layer must never import.
 FORBIDDEN: dict[str, frozenset[str]] = {
     "engine": frozenset(
-        {"arena", "ladder", "brandeln", "brandeln_cli", "sample_bots", "grpc", "google",
-         "asyncio", "typer", "rich", "trueskill", "logging", "sqlite3", "socket", "time",
-         "threading", "subprocess"}
+        {
+            "arena",
+            "ladder",
+            "brandeln",
+            "brandeln_cli",
+            "sample_bots",
+            "grpc",
+            "google",
+            "asyncio",
+            "typer",
+            "rich",
+            "trueskill",
+            "logging",
+            "sqlite3",
+            "socket",
+            "time",
+            "threading",
+            "subprocess",
+        }
     ),
     "arena": frozenset({"ladder", "brandeln_cli", "sample_bots", "typer"}),
     "ladder": frozenset({"arena", "brandeln_cli", "sample_bots", "typer"}),

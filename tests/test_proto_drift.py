@@ -30,8 +30,10 @@ def test_generated_stubs_match_the_proto_files(tmp_path: Path) -> None:
     }
     missing = sorted(str(p) for p in fresh_rel.keys() - committed.keys())
     extra = sorted(str(p) for p in committed.keys() - fresh_rel.keys())
-    changed = sorted(str(p) for p in fresh_rel.keys() & committed.keys() if fresh_rel[p] != committed[p])
-    assert not (missing or extra or changed), (
-        "brandeln/ has drifted from proto/; run `make proto` and commit the result. "
-        f"missing={missing} extra={extra} changed={changed}"
+    changed = sorted(
+        str(p) for p in fresh_rel.keys() & committed.keys() if fresh_rel[p] != committed[p]
     )
+    hint = "brandeln/ has drifted from proto/; run `make proto` and commit the result"
+    assert not missing, f"{hint}: missing {missing}"
+    assert not extra, f"{hint}: not generated {extra}"
+    assert not changed, f"{hint}: changed {changed}"
