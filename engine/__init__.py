@@ -1,0 +1,63 @@
+"""The Brandeln rules engine: pure rules, standard library only (RULES.md, ARCHITECTURE.md).
+
+No I/O, no clocks, no global randomness: a deal is a pure function of ruleset, dealer and seed
+(or of explicit hands), and a deal's state is an immutable value.
+
+>>> from engine.dealing import deal_cards
+>>> from engine.rulesets import find_ruleset
+>>> from engine.state import DealState
+>>> import random
+>>> ruleset = find_ruleset("standard")
+>>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=1))
+>>> rng = random.Random(1)
+>>> while not state.is_over():
+...     actions = state.legal_actions()
+...     state = state.apply(actions[rng.randrange(len(actions))])
+>>> sum(state.outcome().payments)
+0
+
+Modules: ``cards`` (cards, notation, card sets), ``seats`` (seat arithmetic), ``rulesets``
+(variants as data), ``actions``, ``dealing``, ``auction`` and ``trick_rules`` (the rules core of
+R5 and R8), ``settlement`` (R9, R10), ``state`` (``DealState``), ``view``, ``events``,
+``outcome``, ``match`` (``MatchState``), ``replay``, ``permutation``, ``playout`` (fast random
+playouts), ``bench`` (``python -m engine.bench``), ``errors``.
+
+Rulings
+-------
+Where RULES.md is silent or ambiguous, the engine decides as follows.
+
+1. Auction turns (R5.4): after every action the turn goes clockwise to the next seat that has
+   neither passed nor holds the contract; a player who was outbid speaks again in turn.
+2. Muss-Spiel (R6.1): ``ContractSet(soloist=forehand, contract=<lowest>, passed_out=True)``,
+   then forehand names trump like any soloist and leads.
+3. Naming trump (R7.1): all four suits are always legal.
+4. Sudden death (R9.2) follows the goal: every *zero* contract (``bettel``, russian ``null``)
+   ends when the soloist takes a trick, every *all* contract (``mord``, ``herrenmord``, russian
+   ``all``/``all-no-trump``) when a defender takes one. At-least and exact contracts and the
+   russian free play are played to the last trick (R9.3).
+5. ``early_stop = when_decided`` reads "no play can change the result" from the trick counts:
+   the deal ends after a trick once every way of sharing out the remaining tricks settles the
+   same (for the free play: the same scores for everyone). ``early_stop = never`` plays even
+   the sudden-death contracts to the last trick (settlement is unchanged).
+6. ``undertrump = free`` applies wherever a void player must trump: one who cannot beat a
+   trump already in the trick may play any card (also under classic-1860's any-trump duty and
+   russian's).
+7. ``head_rule = suit`` names the highest card of the led suit; when trumps are led that card
+   is the winning card, so both head rules agree there.
+8. Haferl: the pool taken by a soloist who makes a contract is part of that deal's payments
+   (``pool_delta = -pool``); a deal learns the pool from ``DealState.new(..., pool=)``, which
+   ``MatchState.start_deal`` passes. A passed-out deal counts as one of the match's deals and
+   the deal passes left as usual (R1.2).
+9. The pool left at match end always divides evenly (each pass-out adds one chip per seat and
+   the pool is only taken whole); a remainder, were there one, would go one chip per seat
+   clockwise from the first deal's forehand.
+10. Match length (R11.1): default 8 deals, 9 in ``three-player`` (a multiple of N); the
+    russian rulesets play until a seat has at least the target (21), at most 120 deals, and
+    rank by score.
+11. Ranks: forfeited seats share the rank after every other seat, whatever their chips.
+12. Russian free play (pass-out): ``made`` is ``None``; every seat tied for most tricks scores
+    +1; a seat taking every trick scores -3 and nobody else scores.
+13. ``three-player`` keeps the standard contract values; the soloist moves (N-1)V = 2V.
+14. ``PlayerView.current_trick_leader`` is set during the play only; ``MatchState.deal_number``
+    counts the deals recorded so far (the next deal is number ``deal_number + 1``).
+"""

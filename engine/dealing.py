@@ -1,0 +1,176 @@
+"""Shuffling and dealing (RULES.md R3), and explicit (fixed) deals.
+
+A deal is a pure function of ``(ruleset, dealer, seed)``: the seed drives a uniform shuffle
+(``random.Random(seed).shuffle``) and the cards go out in the packets of R3.2.
+
+>>> from engine.rulesets import find_ruleset
+>>> deal = deal_cards(find_ruleset("standard"), dealer=0, seed=7)
+>>> [len(hand) for hand in deal.hands], deal == deal_cards(find_ruleset("standard"), 0, 7)
+([7, 7, 7, 7], True)
+>>> fixed = fixed_deal(find_ruleset("standard"), 0, [h for h in deal.hands])
+>>> fixed.hands == deal.hands
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import NoReturn
+
+from engine.cards import Card, CardSet, Rank, deck_of
+from engine.errors import InvalidDealError
+from engine.rulesets import Ruleset
+from engine.seats import seat_at_distance
+
+__all__ = ["Deal", "InvalidDealError", "deal_cards", "fixed_deal", "validate_deal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The cards of one deal: ``hands[seat]`` for each seat, the ``blind`` (``three-player``
+    only, else empty), and the ``seed`` it was shuffled with (``None`` for a fixed deal)."""
+
+    dealer: int
+    hands: tuple[CardSet, ...]
+    blind: CardSet = field(default_factory=CardSet)
+    seed: int | None = None
+
+
+def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
+    """Shuffle the ruleset's deck with ``random.Random(seed)`` and deal it (R3.1, R3.2).
+
+    Packets go clockwise from forehand: row ``r`` (distance ``r`` from forehand) receives its
+    packets in turn; in ``three-player`` row 3 is the blind (section 6).
+
+    >>> from engine.rulesets import find_ruleset
+    >>> deal = deal_cards(find_ruleset("three-player"), dealer=2, seed=1)
+    >>> [len(hand) for hand in deal.hands], len(deal.blind)
+    ([7, 7, 7], 7)
+    """
+    _check_dealer(ruleset, dealer)
+    order, row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, ruleset.deal_rows)
+    cards = list(order)
+    random.Random(seed).shuffle(cards)
+    rows = [0] * ruleset.deal_rows
+    for index, row in zip(cards, row_of_position, strict=True):
+        rows[row] |= 1 << index
+    hands = [CardSet()] * ruleset.players
+    for distance in range(ruleset.players):
+        seat = seat_at_distance(dealer, distance, ruleset.players)
+        hands[seat] = CardSet.from_mask(rows[distance])
+    blind = CardSet.from_mask(rows[ruleset.players]) if ruleset.blind else CardSet()
+    return Deal(dealer=dealer, hands=tuple(hands), blind=blind, seed=seed)
+
+
+@cache
+def _deal_plan(
+    ranks: tuple[Rank, ...], packets: tuple[int, ...], rows: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The deck (card indices, ascending) and, for each deck position, the row it goes to:
+    packets go round the rows in turn (R3.2)."""
+    row_of_position = []
+    for packet in packets:
+        for row in range(rows):
+            row_of_position.extend([row] * packet)
+    return tuple(card.index for card in deck_of(ranks)), tuple(row_of_position)
+
+
+def fixed_deal(
+    ruleset: Ruleset,
+    dealer: int,
+    hands: Sequence[Iterable[Card]],
+    blind: Iterable[Card] = (),
+) -> Deal:
+    """A deal with explicit hands (R3.3), indexed by seat; raises :class:`InvalidDealError`.
+
+    >>> from engine.cards import parse_cards
+    >>> from engine.rulesets import find_ruleset
+    >>> fixed_deal(find_ruleset("standard"), 0, [parse_cards("CA")])
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidDealError: ruleset 'standard' deals 4 hands, got 1
+    """
+    _check_dealer(ruleset, dealer)
+    hand_lists = [list(hand) for hand in hands]
+    blind_list = list(blind)
+    if len(hand_lists) != ruleset.players:
+        raise InvalidDealError(
+            f"ruleset {ruleset.id!r} deals {ruleset.players} hands, got {len(hand_lists)}"
+        )
+    owners: dict[Card, str] = {}
+    named = [(f"seat {seat}", cards) for seat, cards in enumerate(hand_lists)]
+    if blind_list or ruleset.blind:
+        named.append(("the blind", blind_list))
+    for owner, cards in named:
+        for card in cards:
+            if not isinstance(card, Card):
+                raise InvalidDealError(f"{owner} holds {card!r}, which is not a Card")
+            if card in owners:
+                raise InvalidDealError(f"{card} is dealt twice: to {owners[card]} and {owner}")
+            owners[card] = owner
+    deal = Deal(
+        dealer=dealer,
+        hands=tuple(CardSet(cards) for cards in hand_lists),
+        blind=CardSet(blind_list),
+    )
+    validate_deal(ruleset, deal)
+    return deal
+
+
+def validate_deal(ruleset: Ruleset, deal: Deal) -> None:
+    """Raise :class:`InvalidDealError` unless ``deal`` is a complete deal of ``ruleset``."""
+    _check_dealer(ruleset, deal.dealer)
+    hands = deal.hands
+    if len(hands) != ruleset.players:
+        raise InvalidDealError(
+            f"ruleset {ruleset.id!r} deals {ruleset.players} hands, got {len(hands)}"
+        )
+    # The common case in a few mask operations: right sizes and together exactly the deck.
+    size = ruleset.hand_size
+    union = deal.blind.mask
+    if all(len(hand) == size for hand in hands) and len(deal.blind) == (
+        size if ruleset.blind else 0
+    ):
+        for hand in hands:
+            union |= hand.mask
+        if union == _deck_mask(ruleset.ranks):
+            return
+    _explain_invalid(ruleset, deal)
+
+
+def _explain_invalid(ruleset: Ruleset, deal: Deal) -> NoReturn:
+    deck = ruleset.deck()
+    seen = CardSet()
+    parts = [(f"seat {seat}", hand) for seat, hand in enumerate(deal.hands)]
+    parts.append(("the blind", deal.blind))
+    for owner, cards in parts:
+        expected = ruleset.hand_size if owner != "the blind" or ruleset.blind else 0
+        if len(cards) != expected:
+            raise InvalidDealError(
+                f"{owner} has {len(cards)} cards; ruleset {ruleset.id!r} gives it {expected}"
+            )
+        foreign = cards - deck
+        if foreign:
+            raise InvalidDealError(
+                f"{owner} holds {foreign}, not in the {len(deck)}-card deck of {ruleset.id!r}"
+            )
+        twice = cards & seen
+        if twice:
+            raise InvalidDealError(f"{twice} dealt to {owner} and to another hand")
+        seen = seen | cards
+    raise InvalidDealError("the hands do not make up the deck")  # unreachable: sizes add up
+
+
+@cache
+def _deck_mask(ranks: tuple[Rank, ...]) -> int:
+    return deck_of(ranks).mask
+
+
+def _check_dealer(ruleset: Ruleset, dealer: int) -> None:
+    if not 0 <= dealer < ruleset.players:
+        raise InvalidDealError(
+            f"dealer {dealer} is not a seat of {ruleset.id!r} (seats 0..{ruleset.players - 1})"
+        )

@@ -1,0 +1,111 @@
+"""Settlement and the end of a deal (RULES.md R9, R10, section 6), shared by the public state
+and the fast playouts.
+
+>>> from engine.rulesets import find_ruleset
+>>> standard = find_ruleset("standard")
+>>> contract_payments(standard, standard.contract("brand"), 1, (1, 5, 1, 0), pool=0)
+(True, (-4, 12, -4, -4), 0)
+>>> free_play_payments((2, 2, 3, 0), tricks=7), free_play_payments((7, 0, 0, 0), tricks=7)
+((0, 0, 1, 0), (-3, 0, 0, 0))
+"""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement
+from typing import Final
+
+from engine.rulesets import Contract, EarlyStop, Goal, PassOut, Ruleset, Scoring
+
+__all__ = [
+    "FREE_PLAY_BEST",
+    "FREE_PLAY_SWEEP",
+    "HAFERL_STAKE",
+    "contract_payments",
+    "ends_early",
+    "free_play_payments",
+    "pass_out_payments",
+]
+
+HAFERL_STAKE: Final = 1  # section 6, haferl: each player pays 1 chip into the pool
+FREE_PLAY_BEST: Final = 1  # russian free play: the player(s) with most tricks score +1 ...
+FREE_PLAY_SWEEP: Final = -3  # ... but one who takes every trick scores -3, nobody else scores
+
+
+def contract_payments(
+    ruleset: Ruleset, contract: Contract, soloist: int, tricks_won: tuple[int, ...], pool: int
+) -> tuple[bool, tuple[int, ...], int]:
+    """``(made, payments, pool_delta)`` for a soloist contract (R10, section 6).
+
+    Zero-sum: each defender pays V to the soloist, or is paid V (R10.2). Russian: the soloist
+    alone scores +-V. Haferl: a soloist who makes the contract also takes the ``pool``.
+    """
+    made = contract.made_with(tricks_won[soloist])
+    sign = 1 if made else -1
+    players = len(tricks_won)
+    payments = [0] * players
+    if ruleset.scoring is Scoring.ZERO_SUM:
+        for seat in range(players):
+            payments[seat] = -sign * contract.value
+        payments[soloist] = sign * contract.value * (players - 1)
+    else:
+        payments[soloist] = sign * contract.value
+    pool_delta = 0
+    if made and pool:
+        payments[soloist] += pool
+        pool_delta = -pool
+    return made, tuple(payments), pool_delta
+
+
+def pass_out_payments(ruleset: Ruleset) -> tuple[tuple[int, ...], int]:
+    """``(payments, pool_delta)`` of a pass-out without play (Haferl, thrown in)."""
+    if ruleset.pass_out is PassOut.HAFERL:
+        return (-HAFERL_STAKE,) * ruleset.players, HAFERL_STAKE * ruleset.players
+    return (0,) * ruleset.players, 0
+
+
+def free_play_payments(tricks_won: tuple[int, ...], tricks: int) -> tuple[int, ...]:
+    """Scores of the russian free play after a pass-out (section 6)."""
+    best = max(tricks_won)
+    if best == tricks:
+        return tuple(FREE_PLAY_SWEEP if won == tricks else 0 for won in tricks_won)
+    return tuple(FREE_PLAY_BEST if won == best else 0 for won in tricks_won)
+
+
+def ends_early(
+    ruleset: Ruleset, contract: Contract | None, soloist: int | None, tricks_won: tuple[int, ...]
+) -> bool:
+    """Whether the deal stops now, before its last trick (R9.2, R9.3, switch ``early_stop``).
+
+    Call after each trick but the last. ``rules``: sudden death of a zero or all contract.
+    ``when_decided``: stop when no way of sharing out the remaining tricks changes the result.
+    """
+    if ruleset.early_stop is EarlyStop.NEVER:
+        return False
+    played = sum(tricks_won)
+    if ruleset.early_stop is EarlyStop.RULES:
+        if contract is None or soloist is None:
+            return False
+        if contract.goal is Goal.ZERO:
+            return tricks_won[soloist] > 0  # R9.2: bettel lost with the first trick
+        if contract.goal is Goal.ALL:
+            return tricks_won[soloist] < played  # R9.2: mord lost with a defender's trick
+        return False  # R9.3
+    left = ruleset.tricks - played
+    if contract is None or soloist is None:
+        return _free_play_decided(tricks_won, left, ruleset.tricks)
+    taken = tricks_won[soloist]
+    first = contract.made_with(taken)
+    return all(contract.made_with(taken + more) == first for more in range(1, left + 1))
+
+
+def _free_play_decided(tricks_won: tuple[int, ...], left: int, tricks: int) -> bool:
+    """True when every way of giving the ``left`` tricks to the players scores the same."""
+    results = set()
+    for winners in combinations_with_replacement(range(len(tricks_won)), left):
+        final = list(tricks_won)
+        for seat in winners:
+            final[seat] += 1
+        results.add(free_play_payments(tuple(final), tricks))
+        if len(results) > 1:
+            return False
+    return True

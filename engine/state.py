@@ -1,0 +1,719 @@
+"""The state of one deal as an immutable value: auction, trump, play, settlement.
+
+``DealState.new(ruleset, deal)`` starts a deal; ``legal_actions()`` lists what the seat to act
+may do (in the canonical order of R12.3); ``apply(action)`` returns the next state or raises
+:class:`IllegalActionError` with the reason; ``step(action)`` also returns the public events the
+action caused; ``view(seat)`` is what one seat may know; ``outcome()`` is set once it is over.
+
+>>> from engine.actions import PASS, Bid, NameTrump
+>>> from engine.cards import Suit
+>>> from engine.dealing import deal_cards
+>>> from engine.rulesets import find_ruleset
+>>> ruleset = find_ruleset("standard")
+>>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=42))
+>>> state.phase, state.to_act, [str(a) for a in state.legal_actions()]
+(<Phase.AUCTION: 'auction'>, 0, ['pass', 'brandle', 'brand', 'bettel', 'mord', 'herrenmord'])
+>>> state = state.apply(Bid("brand"))
+>>> for _ in range(3):
+...     state = state.apply(PASS)
+>>> state, events = state.step(NameTrump(Suit.HEARTS))
+>>> state.phase, state.to_act, state.soloist, state.contract.id, [str(e) for e in events]
+(<Phase.PLAY: 'play'>, 0, 0, 'brand', ['trump H'])
+>>> state.apply(Bid("mord"))
+Traceback (most recent call last):
+...
+engine.errors.IllegalActionError: it is the play, not the auction
+"""
+
+from __future__ import annotations
+
+from typing import Final, TypeAlias
+
+from engine.actions import NAME_TRUMPS, PASS, PASS_ID, Action, Bid, NameTrump, PlayCard
+from engine.auction import NO_BID, lowest_legal_level, next_to_speak
+from engine.cards import RANK_COUNT, Card, CardSet, Suit
+from engine.dealing import Deal, validate_deal
+from engine.errors import IllegalActionError
+from engine.events import (
+    BidMade,
+    CardPlayed,
+    ContractSet,
+    DealEnded,
+    Event,
+    TrickTaken,
+    TrumpNamed,
+)
+from engine.outcome import DealOutcome
+from engine.phase import Phase
+from engine.rulesets import Contract, PassOut, Ruleset
+from engine.seats import forehand_of, left_of, seat_after
+from engine.settlement import (
+    contract_payments,
+    ends_early,
+    free_play_payments,
+    pass_out_payments,
+)
+from engine.trick_rules import (
+    NO_TRICK,
+    PlayDuties,
+    canonical_play_cards,
+    duties_for,
+    explain_illegal_card,
+    legal_card_mask,
+)
+from engine.view import PlayerView
+
+__all__ = [
+    "DealOutcome",
+    "DealState",
+    "IllegalActionError",
+    "Phase",
+    "PlayerView",
+]
+
+# A persistent (shared-tail) list of (seat, action), newest first; cheap to extend per action.
+_History: TypeAlias = "tuple[_History | None, int, Action]"
+_UNKNOWN: Final = -1  # the legal-card mask has not been computed yet
+
+
+class _Context:
+    """What stays fixed through a deal; shared by all its states."""
+
+    __slots__ = (
+        "bid_actions",
+        "deal",
+        "dealer",
+        "forehand",
+        "levels",
+        "players",
+        "pool",
+        "ruleset",
+    )
+
+    def __init__(self, ruleset: Ruleset, deal: Deal, pool: int) -> None:
+        self.ruleset = ruleset
+        self.deal = deal
+        self.players = ruleset.players
+        self.dealer = deal.dealer
+        self.forehand = forehand_of(deal.dealer, ruleset.players)
+        self.pool = pool
+        self.bid_actions = tuple(Bid(c.id) for c in ruleset.contracts)
+        self.levels = {c.id: level for level, c in enumerate(ruleset.contracts)}
+
+
+class _Auction:
+    """The auction so far (R5): the holder and its level, who has passed, every action."""
+
+    __slots__ = ("bids", "holder", "level", "passed")
+
+    def __init__(
+        self, holder: int | None, level: int, passed: int, bids: tuple[BidMade, ...]
+    ) -> None:
+        self.holder = holder
+        self.level = level
+        self.passed = passed
+        self.bids = bids
+
+
+class _Game:
+    """The auction's result and the trump: fixed through the play."""
+
+    __slots__ = ("contract", "duties", "passed_out", "soloist", "trump")
+
+    def __init__(
+        self,
+        soloist: int | None,
+        contract: Contract | None,
+        passed_out: bool,
+        trump: Suit | None,
+        duties: PlayDuties | None,
+    ) -> None:
+        self.soloist = soloist
+        self.contract = contract
+        self.passed_out = passed_out
+        self.trump = trump
+        self.duties = duties
+
+
+_NO_GAME: Final = _Game(None, None, False, None, None)
+# Bound once: the hot path compares phases by identity and allocates states directly.
+_PLAY: Final = Phase.PLAY
+_AUCTION: Final = Phase.AUCTION
+_new_state = object.__new__
+_EXPECTED: Final = {Bid: Phase.AUCTION, NameTrump: Phase.TRUMP, PlayCard: Phase.PLAY}
+
+
+class DealState:
+    """One deal at one moment. Immutable: ``apply`` returns a new state.
+
+    Build with :meth:`DealState.new`; see the module docstring for an example.
+    """
+
+    __slots__ = (
+        "_auction",
+        "_ctx",
+        "_game",
+        "_hands",
+        "_head",
+        "_history",
+        "_leader",
+        "_led",
+        "_legal",
+        "_outcome",
+        "_phase",
+        "_to_act",
+        "_trick",
+        "_tricks",
+        "_tricks_won",
+        "_win",
+        "_win_seat",
+    )
+
+    _ctx: _Context
+    _phase: Phase
+    _to_act: int | None
+    _hands: tuple[int, ...]
+    _auction: _Auction
+    _game: _Game
+    _trick: tuple[Card, ...]
+    _leader: int
+    _led: int
+    _win: int
+    _win_seat: int
+    _head: int
+    _tricks: tuple[TrickTaken, ...]
+    _tricks_won: tuple[int, ...]
+    _history: _History | None
+    _outcome: DealOutcome | None
+    _legal: int
+
+    @classmethod
+    def new(cls, ruleset: Ruleset, deal: Deal, pool: int = 0) -> DealState:
+        """The state before the first bid. ``pool`` is the Haferl pool at the start of this
+        deal (``haferl`` only), so that a soloist who makes the contract takes it.
+
+        Raises :class:`engine.errors.InvalidDealError` when ``deal`` does not fit ``ruleset``.
+        """
+        validate_deal(ruleset, deal)
+        if pool < 0 or (pool and ruleset.pass_out is not PassOut.HAFERL):
+            raise ValueError(f"a pool of {pool} makes no sense in ruleset {ruleset.id!r}")
+        state = object.__new__(cls)
+        state._ctx = ctx = _Context(ruleset, deal, pool)
+        state._phase = Phase.AUCTION
+        state._to_act = ctx.forehand  # R5.1
+        state._hands = tuple(hand.mask for hand in deal.hands)
+        state._auction = _Auction(None, NO_BID, 0, ())
+        state._game = _NO_GAME
+        state._trick = ()
+        state._leader = ctx.forehand
+        state._led = NO_TRICK
+        state._win = 0
+        state._win_seat = 0
+        state._head = 0
+        state._tricks = ()
+        state._tricks_won = (0,) * ruleset.players
+        state._history = None
+        state._outcome = None
+        state._legal = _UNKNOWN
+        return state
+
+    # ----------------------------------------------------------------- reading the state
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The rules of this deal."""
+        return self._ctx.ruleset
+
+    @property
+    def deal(self) -> Deal:
+        """The cards as dealt."""
+        return self._ctx.deal
+
+    @property
+    def pool(self) -> int:
+        """The Haferl pool at the start of this deal."""
+        return self._ctx.pool
+
+    @property
+    def dealer(self) -> int:
+        """The dealer's seat."""
+        return self._ctx.dealer
+
+    @property
+    def forehand(self) -> int:
+        """Forehand's seat (R1.3)."""
+        return self._ctx.forehand
+
+    @property
+    def phase(self) -> Phase:
+        """Auction, trump, play or done."""
+        return self._phase
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose turn it is, or ``None`` when the deal is over."""
+        return self._to_act
+
+    @property
+    def hands(self) -> tuple[CardSet, ...]:
+        """Every seat's current hand (the referee's view: all of them)."""
+        return tuple(CardSet.from_mask(mask) for mask in self._hands)
+
+    def hand(self, seat: int) -> CardSet:
+        """One seat's current hand."""
+        return CardSet.from_mask(self._hands[seat])
+
+    @property
+    def auction(self) -> tuple[BidMade, ...]:
+        """Every auction action so far, in order."""
+        return self._auction.bids
+
+    @property
+    def soloist(self) -> int | None:
+        """The soloist, once the auction has one."""
+        return self._game.soloist
+
+    @property
+    def contract(self) -> Contract | None:
+        """The contract, once the auction has one."""
+        return self._game.contract
+
+    @property
+    def passed_out(self) -> bool:
+        """True when every player passed (R6)."""
+        return self._game.passed_out
+
+    @property
+    def trump(self) -> Suit | None:
+        """The trump suit, once named (never in a no-trump contract)."""
+        return self._game.trump
+
+    @property
+    def tricks(self) -> tuple[TrickTaken, ...]:
+        """The completed tricks, in order."""
+        return self._tricks
+
+    @property
+    def current_trick(self) -> tuple[tuple[int, Card], ...]:
+        """The cards of the trick in progress as ``(seat, card)``, in play order."""
+        players = self._ctx.players
+        return tuple(
+            (seat_after(self._leader, position, players), card)
+            for position, card in enumerate(self._trick)
+        )
+
+    @property
+    def leader(self) -> int | None:
+        """The seat that leads (or led) the trick in progress, during the play."""
+        return self._leader if self._phase is Phase.PLAY else None
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks taken so far, per seat."""
+        return self._tricks_won
+
+    @property
+    def history(self) -> tuple[tuple[int, Action], ...]:
+        """Every action so far as ``(seat, action)``, in order."""
+        items: list[tuple[int, Action]] = []
+        node = self._history
+        while node is not None:
+            node, seat, action = node
+            items.append((seat, action))
+        items.reverse()
+        return tuple(items)
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """Every action so far, in order (what :func:`engine.replay.replay` takes)."""
+        return tuple(action for _, action in self.history)
+
+    @property
+    def duties(self) -> PlayDuties | None:
+        """The play duties in force (set once the play has started)."""
+        return self._game.duties
+
+    def is_over(self) -> bool:
+        """True once the deal has ended."""
+        return self._phase is Phase.DONE
+
+    def outcome(self) -> DealOutcome | None:
+        """The deal's outcome once it is over, else ``None``."""
+        return self._outcome
+
+    def legal_card_mask(self) -> int:
+        """The legal cards of the seat to act as a mask (0 outside the play)."""
+        if self._phase is not _PLAY:
+            return 0
+        mask = self._legal
+        if mask == _UNKNOWN:
+            mask = self._legal = legal_card_mask(  # a cache; the state's value is unchanged
+                self._hands[self._to_act],  # type: ignore[index]
+                self._led,
+                self._win,
+                self._head,
+                self._game.duties,  # type: ignore[arg-type]
+            )
+        return mask
+
+    def trick_position(self) -> tuple[int, int, int]:
+        """``(led, win, head)`` of the trick in progress, as :func:`legal_card_mask` takes
+        them: the led suit (``NO_TRICK`` before the lead), the index of the winning card and
+        of the highest card of the led suit."""
+        return (self._led, self._win, self._head)
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act, in canonical order (R12.3); empty when over.
+
+        The auction: ``pass`` then contracts low to high; the trump: suits C S H D; the play:
+        cards by suit C S H D, each suit from low to high in this deal's order.
+        """
+        phase = self._phase
+        if phase is _PLAY:
+            duties: PlayDuties = self._game.duties  # type: ignore[assignment]
+            mask = self._legal
+            if mask == _UNKNOWN:
+                mask = self._legal = legal_card_mask(
+                    self._hands[self._to_act],  # type: ignore[index]
+                    self._led,
+                    self._win,
+                    self._head,
+                    duties,
+                )
+            return canonical_play_cards(mask, duties)  # type: ignore[return-value]
+        if phase is _AUCTION:
+            return [PASS, *self._ctx.bid_actions[self._lowest_bid_level() :]]
+        if phase is Phase.TRUMP:
+            return list(NAME_TRUMPS)
+        return []
+
+    def is_legal(self, action: object) -> bool:
+        """True when ``action`` may be applied now."""
+        phase = self._phase
+        kind = type(action)
+        if phase is Phase.PLAY and kind is PlayCard:
+            card = action.card  # type: ignore[attr-defined]
+            return type(card) is Card and bool(self.legal_card_mask() >> card.index & 1)
+        if phase is Phase.AUCTION and kind is Bid:
+            contract = action.contract  # type: ignore[attr-defined]
+            if contract == PASS_ID:
+                return True
+            level = self._ctx.levels.get(contract) if isinstance(contract, str) else None
+            return level is not None and level >= self._lowest_bid_level()
+        if phase is Phase.TRUMP and kind is NameTrump:
+            return isinstance(action.suit, Suit)  # type: ignore[attr-defined]
+        return False
+
+    def _lowest_bid_level(self) -> int:
+        auction = self._auction
+        ctx = self._ctx
+        assert self._to_act is not None
+        return lowest_legal_level(
+            auction.level,
+            auction.holder,
+            self._to_act,
+            dealer=ctx.dealer,
+            players=ctx.players,
+            holds=ctx.ruleset.holds,
+        )
+
+    # ------------------------------------------------------------------- moving forward
+
+    def apply(self, action: Action) -> DealState:
+        """The state after the seat to act takes ``action``; raises
+        :class:`IllegalActionError` with the reason when the rules forbid it."""
+        if type(action) is PlayCard and self._phase is _PLAY:
+            return self._play(action, None)
+        return self._advance(action, None)
+
+    def step(self, action: Action) -> tuple[DealState, list[Event]]:
+        """Like :meth:`apply`, also returning the public events the action caused, in order:
+        the action itself, then ``ContractSet``, ``TrickTaken``, ``DealEnded`` as they happen.
+        """
+        events: list[Event] = []
+        if type(action) is PlayCard and self._phase is _PLAY:
+            return self._play(action, events), events
+        return self._advance(action, events), events
+
+    def _advance(self, action: Action, events: list[Event] | None) -> DealState:
+        kind = type(action)
+        expected = _EXPECTED.get(kind)
+        if expected is None:
+            raise IllegalActionError(f"not an action: {action!r}")
+        if self._phase is not expected:
+            if self._phase is Phase.DONE:
+                raise IllegalActionError("the deal is over")
+            raise IllegalActionError(f"it is {self._phase.noun}, not {expected.noun}")
+        if kind is Bid:
+            return self._bid(action, events)  # type: ignore[arg-type]
+        if kind is NameTrump:
+            return self._name_trump(action, events)  # type: ignore[arg-type]
+        return self._play(action, events)  # type: ignore[arg-type]
+
+    def _copy(self) -> DealState:
+        new = object.__new__(DealState)
+        new._ctx = self._ctx
+        new._phase = self._phase
+        new._to_act = self._to_act
+        new._hands = self._hands
+        new._auction = self._auction
+        new._game = self._game
+        new._trick = self._trick
+        new._leader = self._leader
+        new._led = self._led
+        new._win = self._win
+        new._win_seat = self._win_seat
+        new._head = self._head
+        new._tricks = self._tricks
+        new._tricks_won = self._tricks_won
+        new._history = self._history
+        new._outcome = None
+        new._legal = _UNKNOWN
+        return new
+
+    def _bid(self, bid: Bid, events: list[Event] | None) -> DealState:
+        ctx = self._ctx
+        auction = self._auction
+        seat = self._to_act
+        assert seat is not None
+        holder, level, passed = auction.holder, auction.level, auction.passed
+        if bid.contract == PASS_ID:
+            passed |= 1 << seat  # R5.2
+        else:
+            contract = bid.contract
+            bid_level = ctx.levels.get(contract) if isinstance(contract, str) else None
+            if bid_level is None:
+                known = ", ".join((PASS_ID, *ctx.levels))
+                raise IllegalActionError(
+                    f"{bid.contract!r} is not a bid in {ctx.ruleset.id!r}; bids: {known}"
+                )
+            if bid_level < self._lowest_bid_level():
+                raise IllegalActionError(self._explain_low_bid(bid_level))
+            holder, level = seat, bid_level  # a raise, or a hold by a senior player (R5.3)
+        made = BidMade(seat, bid)
+        new = self._copy()
+        new._auction = _Auction(holder, level, passed, (*auction.bids, made))
+        new._history = (self._history, seat, bid)
+        if events is not None:
+            events.append(made)
+        following = next_to_speak(seat, passed, holder, ctx.players)
+        if following is not None:
+            new._to_act = following
+            return new
+        if holder is not None:  # R5.5: everyone else has passed
+            new._start_game(holder, ctx.ruleset.contracts[level], False, events)
+        else:
+            new._pass_out(events)
+        return new
+
+    def _explain_low_bid(self, bid_level: int) -> str:
+        ctx = self._ctx
+        current = ctx.ruleset.contracts[self._auction.level].id
+        wanted = ctx.ruleset.contracts[bid_level].id
+        if bid_level < self._auction.level:
+            return f"{wanted} is lower than the contract already bid, {current}"
+        if ctx.ruleset.holds:
+            return f"a junior may not hold {current}: bid higher or pass (R5.3)"
+        return f"{wanted} does not raise {current}; {ctx.ruleset.id} has no holds"
+
+    def _pass_out(self, events: list[Event] | None) -> None:
+        """R6 and section 6: what happens when every player has passed."""
+        ctx = self._ctx
+        policy = ctx.ruleset.pass_out
+        if policy is PassOut.MUSS:  # R6.1: forehand plays the lowest contract
+            self._start_game(ctx.forehand, ctx.ruleset.contracts[0], True, events)
+            return
+        self._game = _Game(None, None, True, None, None)
+        if events is not None:
+            events.append(ContractSet(None, None, True))
+        if policy is PassOut.FREE_PLAY:  # russian: no trump, the dealer leads
+            self._start_play(ctx.dealer, None)
+            return
+        payments, pool_delta = pass_out_payments(ctx.ruleset)
+        self._finish(payments, None, pool_delta, events)
+
+    def _start_game(
+        self, soloist: int, contract: Contract, passed_out: bool, events: list[Event] | None
+    ) -> None:
+        self._game = _Game(soloist, contract, passed_out, None, None)
+        if events is not None:
+            events.append(ContractSet(soloist, contract.id, passed_out))
+        if contract.trump:  # R7.1: the soloist names trump before the first lead
+            self._phase = Phase.TRUMP
+            self._to_act = soloist
+        else:  # R7.2
+            self._start_play(soloist, None)
+
+    def _start_play(self, leader: int, trump: Suit | None) -> None:
+        game = self._game
+        duties = duties_for(self._ctx.ruleset, trump)
+        self._game = _Game(game.soloist, game.contract, game.passed_out, trump, duties)
+        self._phase = Phase.PLAY
+        self._to_act = self._leader = leader  # R8.1
+
+    def _name_trump(self, action: NameTrump, events: list[Event] | None) -> DealState:
+        suit = action.suit
+        if not isinstance(suit, Suit):
+            raise IllegalActionError(f"{suit!r} is not a suit")
+        seat = self._to_act
+        assert seat is not None
+        new = self._copy()
+        new._history = (self._history, seat, action)
+        if events is not None:
+            events.append(TrumpNamed(suit))
+        new._start_play(seat, suit)
+        return new
+
+    def _play(self, action: PlayCard, events: list[Event] | None) -> DealState:
+        # The hot path: every card of every deal comes through here, so it builds the next
+        # state directly instead of through _copy.
+        card = action.card
+        seat: int = self._to_act  # type: ignore[assignment]
+        if type(card) is not Card:
+            raise IllegalActionError(f"{card!r} is not a card")
+        index = card.index
+        mask = self._legal
+        if mask == _UNKNOWN:
+            mask = self.legal_card_mask()
+        if not mask >> index & 1:
+            raise IllegalActionError(self._explain_card(seat, index))
+        ctx = self._ctx
+        game = self._game
+        new = _new_state(DealState)
+        new._ctx = ctx
+        new._phase = _PLAY
+        new._auction = self._auction
+        new._game = game
+        new._outcome = None
+        new._legal = _UNKNOWN
+        new._leader = self._leader
+        new._tricks = self._tricks
+        new._tricks_won = self._tricks_won
+        hands = self._hands
+        new._hands = (*hands[:seat], hands[seat] ^ 1 << index, *hands[seat + 1 :])
+        new._history = (self._history, seat, action)
+        if events is not None:
+            events.append(CardPlayed(seat, card))
+        trick = self._trick
+        if trick:
+            beats = game.duties.beats  # type: ignore[union-attr]
+            led, win, head, win_seat = self._led, self._win, self._head, self._win_seat
+            if beats[win] >> index & 1:  # R8.4
+                win, win_seat = index, seat
+            if index // RANK_COUNT == led and beats[head] >> index & 1:
+                head = index
+        else:
+            led, win, head, win_seat = index // RANK_COUNT, index, index, seat
+        new._led, new._win, new._head, new._win_seat = led, win, head, win_seat
+        trick = (*trick, card)
+        if len(trick) < ctx.players:
+            new._trick = trick
+            new._to_act = left_of(seat, ctx.players)
+            return new
+        new._complete_trick(trick, events)
+        return new
+
+    def _explain_card(self, seat: int, index: int) -> str:
+        duties = self._game.duties
+        assert duties is not None
+        return explain_illegal_card(
+            self._hands[seat], index, led=self._led, win=self._win, head=self._head, duties=duties
+        )
+
+    def _complete_trick(self, trick: tuple[Card, ...], events: list[Event] | None) -> None:
+        ctx = self._ctx
+        winner = self._win_seat
+        taken = TrickTaken(len(self._tricks) + 1, self._leader, trick, winner)  # R8.4
+        self._tricks = (*self._tricks, taken)
+        won = list(self._tricks_won)
+        won[winner] += 1
+        self._tricks_won = tricks_won = tuple(won)
+        self._trick = ()
+        self._led = NO_TRICK
+        if events is not None:
+            events.append(taken)
+        game = self._game
+        if len(self._tricks) < ctx.ruleset.tricks and not ends_early(
+            ctx.ruleset, game.contract, game.soloist, tricks_won
+        ):
+            self._to_act = self._leader = winner  # R8.1: the winner leads the next trick
+            return
+        if game.contract is None or game.soloist is None:
+            payments = free_play_payments(tricks_won, ctx.ruleset.tricks)
+            self._finish(payments, None, 0, events)
+            return
+        made, payments, pool_delta = contract_payments(
+            ctx.ruleset, game.contract, game.soloist, tricks_won, ctx.pool
+        )
+        self._finish(payments, made, pool_delta, events)
+
+    def _finish(
+        self,
+        payments: tuple[int, ...],
+        made: bool | None,
+        pool_delta: int,
+        events: list[Event] | None,
+    ) -> None:
+        ctx = self._ctx
+        game = self._game
+        self._phase = Phase.DONE
+        self._to_act = None
+        self._outcome = outcome = DealOutcome(
+            dealer=ctx.dealer,
+            soloist=game.soloist,
+            contract=game.contract.id if game.contract is not None else None,
+            trump=game.trump,
+            passed_out=game.passed_out,
+            tricks_won=self._tricks_won,
+            made=made,
+            payments=payments,
+            pool_delta=pool_delta,
+            unplayed=tuple(CardSet.from_mask(mask) for mask in self._hands),
+            hands=ctx.deal.hands,
+            blind=ctx.deal.blind,
+        )
+        if events is not None:
+            events.append(DealEnded.of(outcome))
+
+    # ---------------------------------------------------------------------------- views
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know now (R12.1): its own hand and the public record."""
+        ctx = self._ctx
+        if not 0 <= seat < ctx.players:
+            raise ValueError(f"seat {seat} is not a seat of {ctx.ruleset.id!r}")
+        game = self._game
+        outcome = self._outcome
+        return PlayerView(
+            seat=seat,
+            dealer=ctx.dealer,
+            forehand=ctx.forehand,
+            hand=CardSet.from_mask(self._hands[seat]),
+            auction=self._auction.bids,
+            soloist=game.soloist,
+            contract=game.contract.id if game.contract is not None else None,
+            trump=game.trump,
+            tricks=self._tricks,
+            current_trick_leader=self.leader,
+            current_trick=self._trick,
+            tricks_won=self._tricks_won,
+            deal_payments=outcome.payments if outcome is not None else (),
+        )
+
+    # ---------------------------------------------------------------------- comparisons
+
+    def _key(self) -> tuple[object, ...]:
+        return (self._ctx.ruleset, self._ctx.deal, self._ctx.pool, self.actions)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DealState) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"<DealState {self._ctx.ruleset.id} dealer={self._ctx.dealer} "
+            f"phase={self._phase.name} to_act={self._to_act} "
+            f"tricks={len(self._tricks)} current={[str(c) for c in self._trick]}>"
+        )

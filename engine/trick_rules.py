@@ -1,0 +1,324 @@
+"""The rules core of the play (RULES.md R2, R8): card strength, who beats whom, legal cards.
+
+Everything here works on card *indices* and *masks* (see :mod:`engine.cards`), so that the
+public :class:`engine.state.DealState` and the fast random playouts of :mod:`engine.playout`
+share one implementation of the duties of R8.3.
+
+A trick in progress is described by three numbers: ``led`` (the suit of its first card, or
+``NO_TRICK`` before the lead), ``win`` (the index of the card now winning it) and ``head`` (the
+index of the highest card of the led suit in it, for the switch ``head_rule = suit``).
+
+>>> from engine.cards import Card, CardSet, Suit, parse_cards
+>>> from engine.rulesets import find_ruleset
+>>> duties = duties_for(find_ruleset("standard"), Suit.HEARTS)
+>>> hand = CardSet(parse_cards("H9 HA SA")).mask
+>>> ct, hq = Card.parse("CT").index, Card.parse("HQ").index
+>>> str(CardSet.from_mask(legal_card_mask(hand, Suit.CLUBS, hq, ct, duties)))  # T17
+'HA'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+from engine.actions import PLAY_CARDS, PlayCard
+from engine.cards import (
+    CARD_COUNT,
+    CARDS,
+    RANK_COUNT,
+    RANKS_32,
+    SUIT_COUNT,
+    SUIT_MASKS,
+    Card,
+    Rank,
+    Suit,
+)
+from engine.rulesets import HeadRule, Ruleset, Stichzwang, Trumpfzwang, TrumpOrder, Undertrump
+
+__all__ = [
+    "NO_TRICK",
+    "NO_TRUMP",
+    "PlayDuties",
+    "beats",
+    "canonical_card_indices",
+    "canonical_play_cards",
+    "duties_for",
+    "explain_illegal_card",
+    "legal_card_mask",
+    "rank_order",
+    "trick_winner",
+]
+
+NO_TRICK: Final = -1
+"""``led`` before the first card of a trick: the leader may play any card (R8.2)."""
+NO_TRUMP: Final = SUIT_COUNT
+"""The trump slot of a contract without trump (bettel, herrenmord, free play)."""
+
+_SUIT_SIZE: Final = 1 << RANK_COUNT  # the number of distinct masks of one suit
+
+# R2.2: inside the trump suit the J and the 7 rank above the ace: J 7 A K Q T 9 (8 is never
+# dealt with this order, but keeps its natural place so the table is total).
+_JACK_SEVEN_STRENGTH: Final = {Rank.SEVEN: Rank.ACE + 1, Rank.JACK: Rank.ACE + 2}
+
+
+def _strength(rank: int, is_trump: bool, order: TrumpOrder) -> int:
+    if is_trump and order is TrumpOrder.JACK_SEVEN_FIRST:
+        return _JACK_SEVEN_STRENGTH.get(Rank(rank), rank)
+    return rank  # R2.3: the natural order, A high, which is Rank's numbering
+
+
+def _beats(a: int, w: int, trump: int, order: TrumpOrder) -> bool:
+    """RULES.md R8.4's ``beats(a, w)``, on indices."""
+    a_suit, w_suit = a // RANK_COUNT, w // RANK_COUNT
+    if a_suit == trump and w_suit != trump:
+        return True
+    if a_suit != w_suit:  # covers "w is trump and a is not" (R2.5)
+        return False
+    is_trump = a_suit == trump
+    a_rank, w_rank = a % RANK_COUNT, w % RANK_COUNT
+    return _strength(a_rank, is_trump, order) > _strength(w_rank, is_trump, order)
+
+
+def _beats_table(trump: int, order: TrumpOrder) -> tuple[int, ...]:
+    """For every card ``w``, the mask of the cards that beat it."""
+    return tuple(
+        sum(1 << a for a in range(CARD_COUNT) if _beats(a, w, trump, order))
+        for w in range(CARD_COUNT)
+    )
+
+
+def _suit_orders(is_trump: bool, order: TrumpOrder) -> tuple[tuple[int, ...], ...]:
+    """For each 8-bit suit mask, its ranks from low to high (R12.3)."""
+    return tuple(
+        tuple(
+            sorted(
+                (r for r in range(RANK_COUNT) if m >> r & 1),
+                key=lambda r: _strength(r, is_trump, order),
+            )
+        )
+        for m in range(_SUIT_SIZE)
+    )
+
+
+_BEATS: Final = {
+    (order, trump): _beats_table(trump, order)
+    for order in TrumpOrder
+    for trump in range(SUIT_COUNT + 1)
+}
+_RANKS_LOW_TO_HIGH: Final = {
+    (order, is_trump): _suit_orders(is_trump, order)
+    for order in TrumpOrder
+    for is_trump in (False, True)
+}
+# The same orders, as card indices and as PlayCard actions, for each suit.
+_INDEX_ORDERS: Final = {
+    (order, is_trump, suit): tuple(
+        tuple(suit * RANK_COUNT + r for r in ranks) for ranks in _RANKS_LOW_TO_HIGH[order, is_trump]
+    )
+    for order in TrumpOrder
+    for is_trump in (False, True)
+    for suit in range(SUIT_COUNT)
+}
+_ACTION_ORDERS: Final = {
+    key: tuple(tuple(PLAY_CARDS[i] for i in indices) for indices in table)
+    for key, table in _INDEX_ORDERS.items()
+}
+
+
+def beats(card: Card, winning: Card, trump: Suit | None, order: TrumpOrder) -> bool:
+    """Whether ``card`` beats ``winning``, the card now winning a trick (R8.4).
+
+    >>> from engine.cards import Card, Suit
+    >>> beats(Card.parse("H9"), Card.parse("CA"), Suit.HEARTS, TrumpOrder.JACK_SEVEN_FIRST)
+    True
+    >>> beats(Card.parse("DJ"), Card.parse("C9"), Suit.HEARTS, TrumpOrder.JACK_SEVEN_FIRST)
+    False
+    """
+    trump_slot = NO_TRUMP if trump is None else int(trump)
+    return bool(_BEATS[order, trump_slot][winning.index] >> card.index & 1)
+
+
+def rank_order(
+    suit: Suit, trump: Suit | None, order: TrumpOrder, ranks: Iterable[Rank] = RANKS_32
+) -> tuple[Rank, ...]:
+    """The ``ranks`` of ``suit`` from high to low in a deal with ``trump`` (R2.2, R2.3).
+
+    >>> from engine.cards import RANKS_28, Suit
+    >>> order = TrumpOrder.JACK_SEVEN_FIRST
+    >>> "".join(r.letter for r in rank_order(Suit.HEARTS, Suit.HEARTS, order, RANKS_28))
+    'J7AKQT9'
+    >>> "".join(r.letter for r in rank_order(Suit.CLUBS, Suit.HEARTS, order, RANKS_28))
+    'AKQJT97'
+    """
+    wanted = sum(1 << rank for rank in ranks)
+    low_to_high = _RANKS_LOW_TO_HIGH[order, suit == trump][wanted]
+    return tuple(Rank(r) for r in reversed(low_to_high))
+
+
+def trick_winner(cards: tuple[Card, ...], trump: Suit | None, order: TrumpOrder) -> int:
+    """The position (0-based, in play order) of the card that wins the trick ``cards`` (R8.4).
+
+    >>> from engine.cards import Suit, parse_cards
+    >>> trick_winner(tuple(parse_cards("CA CK H9 CQ")), Suit.HEARTS, TrumpOrder.JACK_SEVEN_FIRST)
+    2
+    """
+    table = _BEATS[order, NO_TRUMP if trump is None else int(trump)]
+    best = 0
+    for position in range(1, len(cards)):
+        if table[cards[best].index] >> cards[position].index & 1:
+            best = position
+    return best
+
+
+# The three strengths of Trumpfzwang, as small ints for the hot path.
+_TRUMPF_NONE: Final = 0
+_TRUMPF_ANY: Final = 1
+_TRUMPF_OVER: Final = 2
+
+
+@dataclass(frozen=True, slots=True)
+class PlayDuties:
+    """The play duties of one deal: its trump, its rank order and the R8.3 switches in force.
+
+    Build it with :func:`duties_for`; it is the same object for every deal with the same rules.
+    """
+
+    trump: int  # a suit, or NO_TRUMP
+    beats: tuple[int, ...]  # beats[w] = mask of the cards that beat card w
+    stichzwang: bool  # R8.3b applies in this contract
+    head_suit: bool  # head_rule = suit: beat the highest led-suit card, not the winning card
+    trumpfzwang: int  # _TRUMPF_NONE / _TRUMPF_ANY / _TRUMPF_OVER (R8.3c)
+    undertrump_free: bool  # void, holding trumps that cannot beat W: any card
+    suit_indices: tuple[tuple[tuple[int, ...], ...], ...]  # per suit, per 8-bit mask: low->high
+    suit_actions: tuple[tuple[tuple[PlayCard, ...], ...], ...]  # the same as PlayCard actions
+
+
+def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
+    """The duties for a deal of ``ruleset`` with ``trump`` (``None`` in a no-trump contract)."""
+    return _duties(
+        order=ruleset.trump_order,
+        stichzwang=ruleset.stichzwang,
+        trumpfzwang=ruleset.trumpfzwang,
+        head_rule=ruleset.head_rule,
+        undertrump=ruleset.undertrump,
+        trump=NO_TRUMP if trump is None else int(trump),
+    )
+
+
+@cache
+def _duties(
+    *,
+    order: TrumpOrder,
+    stichzwang: Stichzwang,
+    trumpfzwang: Trumpfzwang,
+    head_rule: HeadRule,
+    undertrump: Undertrump,
+    trump: int,
+) -> PlayDuties:
+    has_trump = trump != NO_TRUMP
+    return PlayDuties(
+        trump=trump,
+        beats=_BEATS[order, trump],
+        stichzwang=stichzwang is Stichzwang.ALWAYS
+        or (stichzwang is Stichzwang.NO_TRUMP_ONLY and not has_trump),
+        head_suit=head_rule is HeadRule.SUIT,
+        trumpfzwang={
+            Trumpfzwang.NONE: _TRUMPF_NONE,
+            Trumpfzwang.ANY_TRUMP: _TRUMPF_ANY,
+            Trumpfzwang.OVERTRUMP: _TRUMPF_OVER,
+        }[trumpfzwang]
+        if has_trump
+        else _TRUMPF_NONE,
+        undertrump_free=undertrump is Undertrump.FREE,
+        suit_indices=tuple(_INDEX_ORDERS[order, s == trump, s] for s in range(SUIT_COUNT)),
+        suit_actions=tuple(_ACTION_ORDERS[order, s == trump, s] for s in range(SUIT_COUNT)),
+    )
+
+
+def legal_card_mask(hand: int, led: int, win: int, head: int, duties: PlayDuties) -> int:
+    """The mask of the cards of ``hand`` that may be played to the trick (R8.2, R8.3).
+
+    ``led`` is ``NO_TRICK`` when the trick is empty; ``win`` and ``head`` are then ignored.
+    """
+    if led == NO_TRICK:
+        return hand  # R8.2
+    follow = hand & SUIT_MASKS[led]
+    if follow:  # R8.3a: Farbzwang comes first
+        if duties.stichzwang:  # R8.3b
+            better = follow & duties.beats[head if duties.head_suit else win]
+            if better:
+                return better
+        return follow
+    trump = duties.trump
+    if duties.trumpfzwang == _TRUMPF_NONE:  # no-trump contract, or classic-1905
+        return hand  # R8.3d
+    trumps = hand & SUIT_MASKS[trump]
+    if not trumps:
+        return hand  # R8.3d
+    if win // RANK_COUNT != trump:
+        return trumps  # R8.3c: must trump
+    over = trumps & duties.beats[win]
+    if over:  # R8.3c: must overtrump (classic-1860: any trump will do)
+        return over if duties.trumpfzwang == _TRUMPF_OVER else trumps
+    return hand if duties.undertrump_free else trumps  # R8.3c: still a trump (undertrump)
+
+
+# Where each suit's eight bits start in a mask (clubs at bit 0).
+_SPADES_AT: Final = Suit.SPADES * RANK_COUNT
+_HEARTS_AT: Final = Suit.HEARTS * RANK_COUNT
+_DIAMONDS_AT: Final = Suit.DIAMONDS * RANK_COUNT
+_ONE_SUIT: Final = _SUIT_SIZE - 1
+
+
+def canonical_card_indices(mask: int, duties: PlayDuties) -> list[int]:
+    """The cards of ``mask`` as indices in canonical order (R12.3): by suit C S H D, then low
+    to high by the order that applies in the deal."""
+    clubs, spades, hearts, diamonds = duties.suit_indices
+    return [
+        *clubs[mask & _ONE_SUIT],
+        *spades[mask >> _SPADES_AT & _ONE_SUIT],
+        *hearts[mask >> _HEARTS_AT & _ONE_SUIT],
+        *diamonds[mask >> _DIAMONDS_AT & _ONE_SUIT],
+    ]
+
+
+def canonical_play_cards(mask: int, duties: PlayDuties) -> list[PlayCard]:
+    """The cards of ``mask`` as :class:`PlayCard` actions in canonical order (R12.3)."""
+    clubs, spades, hearts, diamonds = duties.suit_actions
+    return [
+        *clubs[mask & _ONE_SUIT],
+        *spades[mask >> _SPADES_AT & _ONE_SUIT],
+        *hearts[mask >> _HEARTS_AT & _ONE_SUIT],
+        *diamonds[mask >> _DIAMONDS_AT & _ONE_SUIT],
+    ]
+
+
+_SUIT_NAMES: Final = ("clubs", "spades", "hearts", "diamonds")
+
+
+def explain_illegal_card(
+    hand: int, index: int, *, led: int, win: int, head: int, duties: PlayDuties
+) -> str:
+    """Why playing card ``index`` is illegal here (call only when it is), for error messages."""
+    card = CARDS[index]
+    if not hand >> index & 1:
+        return f"not your hand: {card}"
+    follow = hand & SUIT_MASKS[led]
+    if follow and index // RANK_COUNT != led:
+        return f"must follow {_SUIT_NAMES[led]}"
+    if follow:
+        target = CARDS[head if duties.head_suit else win]
+        if duties.head_suit and head != win:
+            return f"must beat the highest {_SUIT_NAMES[led]} card {target}"
+        return f"must beat the winning card {target}"
+    trumps = hand & SUIT_MASKS[duties.trump]
+    if index // RANK_COUNT != duties.trump:
+        if win // RANK_COUNT == duties.trump:
+            return f"must play a trump ({_SUIT_NAMES[duties.trump]}), even under {CARDS[win]}"
+        return f"must trump: you hold {_SUIT_NAMES[duties.trump]} and no {_SUIT_NAMES[led]}"
+    if trumps & duties.beats[win]:
+        return f"must overtrump {CARDS[win]}"
+    return "this card is not legal here"  # unreachable with consistent inputs

@@ -1,0 +1,43 @@
+"""What one seat may know about a deal (RULES.md R12.1; PROTOCOL.md ``PlayerView``).
+
+>>> from engine.rulesets import find_ruleset
+>>> from engine.dealing import deal_cards
+>>> from engine.state import DealState
+>>> ruleset = find_ruleset("standard")
+>>> view = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5)).view(0)
+>>> view.seat, view.dealer, view.forehand, len(view.hand), view.contract
+(0, 3, 0, 7, None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cards import Card, CardSet, Suit
+from engine.events import BidMade, TrickTaken
+
+__all__ = ["PlayerView"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """Everything ``seat`` may know, and nothing more: never another seat's cards (nor the
+    blind) while the deal is live. ``current_trick_leader`` is set during the play only;
+    ``deal_payments`` is empty until the deal is settled. ``match_balances`` and
+    ``deal_number`` are filled in by the match layer (the engine leaves the defaults)."""
+
+    seat: int
+    dealer: int
+    forehand: int
+    hand: CardSet
+    auction: tuple[BidMade, ...]
+    soloist: int | None
+    contract: str | None
+    trump: Suit | None
+    tricks: tuple[TrickTaken, ...]
+    current_trick_leader: int | None
+    current_trick: tuple[Card, ...]
+    tricks_won: tuple[int, ...]
+    deal_payments: tuple[int, ...] = ()
+    match_balances: tuple[int, ...] = ()
+    deal_number: int = 0

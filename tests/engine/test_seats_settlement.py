@@ -1,0 +1,123 @@
+"""Seat arithmetic (R1) and the settlement and end-of-deal rules (R9, R10, section 6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.rulesets import find_ruleset
+from engine.seats import forehand_of, left_of, seat_at_distance, seats_from, seniority
+from engine.settlement import (
+    contract_payments,
+    ends_early,
+    free_play_payments,
+    pass_out_payments,
+)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_r1_1_left_is_next_seat_clockwise(players: int) -> None:
+    assert [left_of(s, players) for s in range(players)] == [*range(1, players), 0]
+
+
+@pytest.mark.parametrize(("dealer", "players", "forehand"), [(0, 4, 1), (3, 4, 0), (2, 3, 0)])
+def test_r1_3_forehand_left_of_dealer(dealer: int, players: int, forehand: int) -> None:
+    assert forehand_of(dealer, players) == forehand
+    assert seniority(forehand, dealer, players) == 0
+    assert seniority(dealer, dealer, players) == players - 1  # the dealer is most junior
+    assert seat_at_distance(dealer, 0, players) == forehand
+    assert seat_at_distance(dealer, players - 1, players) == dealer
+
+
+def test_seats_from_goes_round_once() -> None:
+    assert seats_from(3, 4) == (3, 0, 1, 2)
+    assert seats_from(1, 3) == (1, 2, 0)
+
+
+def test_r10_2_zero_sum_payments_four_and_three_players() -> None:
+    standard = find_ruleset("standard")
+    brandle = standard.contract("brandle")
+    assert contract_payments(standard, brandle, 2, (2, 2, 3, 0), 0) == (True, (-3, -3, 9, -3), 0)
+    assert contract_payments(standard, brandle, 2, (2, 3, 2, 0), 0) == (
+        False,
+        (3, 3, -9, 3),
+        0,
+    )
+    three = find_ruleset("three-player")
+    mord = three.contract("mord")
+    assert contract_payments(three, mord, 0, (7, 0, 0), 0) == (True, (24, -12, -12), 0)
+
+
+def test_russian_payments_soloist_only() -> None:
+    russian = find_ruleset("russian")
+    assert contract_payments(russian, russian.contract("six"), 1, (0, 6, 1, 0), 0) == (
+        True,
+        (0, 4, 0, 0),
+        0,
+    )
+    assert contract_payments(russian, russian.contract("null"), 3, (3, 3, 0, 1), 0) == (
+        False,
+        (0, 0, 0, -5),
+        0,
+    )
+
+
+def test_haferl_pool_payments() -> None:
+    haferl = find_ruleset("haferl")
+    assert pass_out_payments(haferl) == ((-1, -1, -1, -1), 4)
+    assert pass_out_payments(find_ruleset("classic-1860")) == ((0, 0, 0, 0), 0)
+    brand = haferl.contract("brand")
+    assert contract_payments(haferl, brand, 0, (4, 1, 1, 1), 12) == (True, (24, -4, -4, -4), -12)
+    assert contract_payments(haferl, brand, 0, (3, 2, 1, 1), 12) == (
+        False,
+        (-12, 4, 4, 4),
+        0,
+    )
+
+
+def test_free_play_scores() -> None:
+    assert free_play_payments((3, 2, 1, 1), 7) == (1, 0, 0, 0)
+    assert free_play_payments((3, 3, 1, 0), 7) == (1, 1, 0, 0)
+    assert free_play_payments((0, 0, 8, 0), 8) == (0, 0, -3, 0)
+
+
+def test_r9_2_sudden_death_by_goal_under_rules() -> None:
+    standard = find_ruleset("standard")
+    bettel, mord, brand = (standard.contract(i) for i in ("bettel", "mord", "brand"))
+    assert ends_early(standard, bettel, 1, (0, 1, 0, 0))
+    assert not ends_early(standard, bettel, 1, (1, 0, 0, 0))
+    assert ends_early(standard, mord, 1, (0, 1, 1, 0))
+    assert not ends_early(standard, mord, 1, (0, 2, 0, 0))
+    assert not ends_early(standard, brand, 1, (0, 4, 0, 0))  # R9.3: played out
+    assert not ends_early(standard, brand, 1, (4, 0, 0, 0))
+    russian = find_ruleset("russian")
+    assert ends_early(russian, russian.contract("null"), 0, (1, 0, 0, 0))
+    assert ends_early(russian, russian.contract("all-no-trump"), 0, (1, 1, 0, 0))
+    assert not ends_early(russian, russian.contract("three"), 0, (4, 0, 0, 0))
+    assert not ends_early(russian, None, None, (6, 0, 0, 0))  # free play is played out
+
+
+def test_early_stop_never_ends_nothing_early() -> None:
+    never = find_ruleset("standard", {"early_stop": "never"})
+    assert not ends_early(never, never.contract("bettel"), 1, (0, 1, 0, 0))
+    assert not ends_early(never, never.contract("mord"), 1, (1, 0, 0, 0))
+
+
+def test_early_stop_when_decided_contracts() -> None:
+    decided = find_ruleset("standard", {"early_stop": "when_decided"})
+    brand = decided.contract("brand")
+    assert ends_early(decided, brand, 0, (4, 0, 0, 0))  # made whatever happens
+    assert ends_early(decided, brand, 0, (0, 2, 1, 1))  # 3 left: 4 is out of reach
+    assert not ends_early(decided, brand, 0, (1, 1, 1, 0))
+    assert ends_early(decided, decided.contract("bettel"), 0, (1, 0, 0, 0))
+    russian = find_ruleset("russian", {"early_stop": "when_decided"})
+    four = russian.contract("four")
+    assert ends_early(russian, four, 0, (5, 0, 0, 0))  # exact goal already overshot
+    assert not ends_early(russian, four, 0, (4, 0, 0, 0))  # one more trick would fail it
+    assert ends_early(russian, four, 0, (0, 2, 2, 0))  # 3 left: cannot reach 4
+
+
+def test_early_stop_when_decided_free_play() -> None:
+    russian = find_ruleset("russian", {"early_stop": "when_decided"})
+    assert not ends_early(russian, None, None, (4, 0, 0, 0))  # a sweep is still possible
+    assert ends_early(russian, None, None, (5, 1, 0, 0))  # one left: seat 0 scores +1 anyway
+    assert not ends_early(russian, None, None, (3, 2, 1, 0))  # seat 1 may still tie
