@@ -1,0 +1,85 @@
+"""A referee in the current event loop, for the CLI's season runner and for tests.
+
+>>> async def demo(tmp):                                   # doctest: +SKIP
+...     async with EmbeddedReferee(tmp) as referee:
+...         print(referee.address, referee.admin_token)
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from types import TracebackType
+
+import grpc
+
+from arena.clock import Clock
+from arena.referee import Referee, RefereeConfig
+from arena.server import TlsFiles, create_server
+from arena.timecontrol import TimeControlSettings
+
+__all__ = ["EmbeddedReferee"]
+
+
+class EmbeddedReferee:
+    """Start a referee on ``host:port`` (port 0: a free one) with its data under ``data_dir``."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        admin_token: str | None = None,
+        *,
+        tls: TlsFiles | None = None,
+        time_control: TimeControlSettings | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.host = host
+        self.port = port
+        # An embedded referee lives as long as its owner, so a fresh token each time is enough.
+        self.admin_token = admin_token or secrets.token_urlsafe(24)
+        self.tls = tls
+        self.config = RefereeConfig(
+            db_path=self.data_dir / "referee.db",
+            logs_dir=self.data_dir / "logs",
+            admin_token=self.admin_token,
+            time_control=time_control or TimeControlSettings(),
+        )
+        self.clock = clock
+        self.referee: Referee | None = None
+        self.server: grpc.aio.Server | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    async def start(self) -> EmbeddedReferee:
+        self.referee = Referee(self.config, self.clock)
+        self.server, self.port = await create_server(
+            f"{self.host}:{self.port}", self.referee, self.tls
+        )
+        return self
+
+    async def stop(self, grace: float = 1.0) -> None:
+        """Abort running matches (recorded as aborted), then stop serving."""
+        if self.referee is not None:
+            await self.referee.abort_all()
+        if self.server is not None:
+            await self.server.stop(grace)
+            self.server = None
+        if self.referee is not None:
+            self.referee.close()
+            self.referee = None
+
+    async def __aenter__(self) -> EmbeddedReferee:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()

@@ -1,0 +1,79 @@
+"""The arena's exception hierarchy, mapped to gRPC status codes in one place."""
+
+from __future__ import annotations
+
+import grpc
+
+__all__ = [
+    "ArenaError",
+    "BotNameTakenError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "ProtocolError",
+    "SeatUnavailableError",
+    "StoreError",
+    "UnauthenticatedError",
+    "UnsupportedVersionError",
+    "status_code_for",
+]
+
+
+class ArenaError(Exception):
+    """Base of every error the referee reports to a caller."""
+
+
+class UnauthenticatedError(ArenaError):
+    """A missing, unknown or revoked token."""
+
+
+class UnsupportedVersionError(ArenaError):
+    """A protocol version the referee does not speak."""
+
+
+class ProtocolError(ArenaError):
+    """A bot broke the stream's rules (first message not hello, a second hello, oversize)."""
+
+
+class InvalidRequestError(ArenaError):
+    """An Admin request with bad arguments (unknown ruleset, wrong seat count, bad hands...)."""
+
+
+class NotFoundError(ArenaError):
+    """An unknown match or bot id."""
+
+
+class PermissionDeniedError(ArenaError):
+    """A bot asked for something that is not its own (another bot's match)."""
+
+
+class BotNameTakenError(ArenaError):
+    """RegisterBot with a name already in use."""
+
+
+class SeatUnavailableError(ArenaError):
+    """RunMatch could not find a free session of a bot in time."""
+
+
+class StoreError(ArenaError):
+    """The database cannot be opened or used."""
+
+
+_CODES: dict[type[ArenaError], grpc.StatusCode] = {
+    UnauthenticatedError: grpc.StatusCode.UNAUTHENTICATED,
+    UnsupportedVersionError: grpc.StatusCode.FAILED_PRECONDITION,
+    ProtocolError: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidRequestError: grpc.StatusCode.INVALID_ARGUMENT,
+    NotFoundError: grpc.StatusCode.NOT_FOUND,
+    PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
+    BotNameTakenError: grpc.StatusCode.ALREADY_EXISTS,
+    SeatUnavailableError: grpc.StatusCode.UNAVAILABLE,
+    StoreError: grpc.StatusCode.INTERNAL,
+}
+
+
+def status_code_for(error: ArenaError) -> grpc.StatusCode:
+    for cls in type(error).__mro__:
+        if cls in _CODES:
+            return _CODES[cls]
+    return grpc.StatusCode.INTERNAL

@@ -1,0 +1,228 @@
+"""Match logs: one self-contained JSON Lines file per match, and their replay through the engine.
+
+Layout (one JSON object per line, ``type`` first):
+
+- ``header``: match id, ruleset and its options, players, deals, seed, first dealer, fixed deals,
+  suit permutation, seats with bot ids, names and versions, time control, software versions.
+- ``deal``: a deal's number, dealer, seed and every hand as dealt (after the suit permutation), so
+  the log replays without the RNG.
+- ``decision``: who was asked, the action taken, its latency and how it ended (``ok``,
+  ``timeout``, ``forfeited``...).
+- ``event``: every public event with its sequence number, in a compact form.
+- ``penalty``: a strike or a forfeit, with its reason. ``bot_log``: a bot's debug text (capped).
+- ``footer``: status, balances, ranks, forfeited seats, strikes, deals played.
+
+A log is flushed after every deal; a referee that dies mid-match leaves a log without a footer,
+which readers report as incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from engine.actions import Action, parse_action
+from engine.cards import CardSet, format_cards, parse_cards
+from engine.dealing import Deal, fixed_deal
+from engine.errors import EngineError
+from engine.events import (
+    BidMade,
+    CardPlayed,
+    ContractSet,
+    DealEnded,
+    Event,
+    TrickTaken,
+    TrumpNamed,
+)
+from engine.match import MatchState
+from engine.replay import replay
+from engine.rulesets import find_ruleset
+
+__all__ = [
+    "MatchLogWriter",
+    "ReplayReport",
+    "event_record",
+    "read_log",
+    "replay_log",
+]
+
+Record = dict[str, Any]
+
+
+def event_record(event: Event, seq: int, deal_number: int) -> Record:
+    """A public engine event as a compact log record."""
+    record: Record = {"type": "event", "seq": seq, "deal": deal_number}
+    if isinstance(event, BidMade):
+        record.update(kind="bid_made", seat=event.seat, bid=event.bid.contract)
+    elif isinstance(event, ContractSet):
+        record.update(
+            kind="contract_set",
+            soloist=event.soloist,
+            contract=event.contract,
+            passed_out=event.passed_out,
+        )
+    elif isinstance(event, TrumpNamed):
+        record.update(kind="trump_named", suit=event.suit.letter)
+    elif isinstance(event, CardPlayed):
+        record.update(kind="card_played", seat=event.seat, card=str(event.card))
+    elif isinstance(event, TrickTaken):
+        record.update(
+            kind="trick_taken",
+            trick=event.trick_number,
+            leader=event.leader,
+            cards=format_cards(event.cards),
+            winner=event.winner,
+        )
+    elif isinstance(event, DealEnded):
+        outcome = event
+        record.update(
+            kind="deal_ended",
+            soloist=outcome.soloist,
+            contract=outcome.contract,
+            trump=None if outcome.trump is None else outcome.trump.letter,
+            passed_out=outcome.passed_out,
+            tricks_won=list(outcome.tricks_won),
+            made=outcome.made,
+            payments=list(outcome.payments),
+        )
+    return record
+
+
+class MatchLogWriter:
+    """Appends a match's records to its JSONL file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] | None = path.open("w", encoding="utf-8")
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        if self._file is None:
+            return
+        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+            self._file.close()
+            self._file = None
+
+
+def read_log(text: str) -> list[Record]:
+    """Parse a log's lines; a malformed line is a ValueError naming its line number."""
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"match log line {number} is not JSON: {error}") from None
+        if not isinstance(record, dict) or "type" not in record:
+            raise ValueError(f"match log line {number} has no 'type'")
+        records.append(record)
+    return records
+
+
+def iter_deals(records: Sequence[Record]) -> Iterator[tuple[Record, list[Record]]]:
+    """Each ``deal`` record with the decision records that follow it."""
+    current: Record | None = None
+    decisions: list[Record] = []
+    for record in records:
+        if record["type"] == "deal":
+            if current is not None:
+                yield current, decisions
+            current, decisions = record, []
+        elif record["type"] == "decision" and current is not None:
+            decisions.append(record)
+    if current is not None:
+        yield current, decisions
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """What replaying a log through the engine found."""
+
+    match_id: str
+    deals_replayed: int
+    complete: bool
+    reproduced: bool
+    recorded_balances: tuple[int, ...] | None
+    replayed_balances: tuple[int, ...]
+    problems: tuple[str, ...]
+
+
+def replay_log(text: str) -> ReplayReport:
+    """Replay a match log through the engine and compare with the recorded result.
+
+    Every deal is rebuilt from its recorded hands, every recorded action applied in order, and
+    the settlements folded into the match balances, which must equal the footer's.
+    """
+    records = read_log(text)
+    problems: list[str] = []
+    header = next((r for r in records if r["type"] == "header"), None)
+    footer = next((r for r in records if r["type"] == "footer"), None)
+    if header is None:
+        return ReplayReport("", 0, False, False, None, (), ("the log has no header",))
+    match_id = str(header.get("match_id", ""))
+    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
+    match = MatchState.new(ruleset, int(header["deals"]), int(header.get("first_dealer", 0)))
+    deals = 0
+    for deal_record, decisions in iter_deals(records):
+        number = int(deal_record["deal_number"])
+        try:
+            hands = [parse_cards(text) for text in deal_record["hands"]]
+            blind = parse_cards(deal_record.get("blind") or "")
+            deal = fixed_deal(ruleset, int(deal_record["dealer"]), hands, blind)
+            actions: list[Action] = [
+                parse_action(str(d["action"])) for d in decisions if d.get("action") is not None
+            ]
+            final = replay(ruleset, deal, actions, match.pool)
+        except (EngineError, ValueError, KeyError) as error:
+            problems.append(f"deal {number}: {error}")
+            break
+        outcome = final.outcome()
+        if outcome is None:
+            # A deal cut short by an abort: nothing was settled, nothing to compare.
+            break
+        match = match.record(outcome)
+        deals += 1
+    replayed = tuple(match.final_balances()) if footer is not None else tuple(match.balances)
+    recorded: tuple[int, ...] | None = None
+    if footer is None:
+        problems.append("the log has no footer (the match did not finish)")
+    else:
+        recorded = tuple(int(x) for x in footer["balances"])
+        if footer.get("status") == "finished" and recorded != replayed:
+            problems.append(f"recorded balances {recorded} != replayed {replayed}")
+        if int(footer.get("deals_played", deals)) != deals:
+            problems.append(f"footer says {footer.get('deals_played')} deals, replayed {deals}")
+    complete = footer is not None and footer.get("status") == "finished"
+    return ReplayReport(
+        match_id=match_id,
+        deals_replayed=deals,
+        complete=complete,
+        reproduced=complete and not problems,
+        recorded_balances=recorded,
+        replayed_balances=replayed,
+        problems=tuple(problems),
+    )
+
+
+def hands_record(deal: Deal) -> dict[str, Any]:
+    """The hands of a deal in notation, for the ``deal`` record."""
+    return {
+        "hands": [format_cards(hand) for hand in deal.hands],
+        "blind": format_cards(deal.blind) if deal.blind else "",
+    }
+
+
+def cardset(text: str) -> CardSet:
+    return CardSet(parse_cards(text))

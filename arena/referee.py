@@ -1,0 +1,263 @@
+"""The referee's core: bot identities, the lobby, running tables and finished matches.
+
+The gRPC servicers (``arena.servicers``) are thin adapters over this class; it holds all state
+and is driven from one asyncio event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena import codec
+from arena.clock import Clock, SystemClock
+from arena.errors import (
+    InvalidRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+    UnsupportedVersionError,
+)
+from arena.session import Lobby, SeatSession, SessionState
+from arena.store import BotRecord, RefereeStore, hash_token, new_token
+from arena.table import PROTOCOL_VERSION, MatchSpec, Table
+from arena.timecontrol import TimeControlSettings
+from brandeln.v1 import admin_pb2, bot_pb2
+from engine.dealing import Deal, fixed_deal
+from engine.errors import EngineError
+from engine.permutation import SuitPermutation
+from engine.rulesets import Ruleset, find_ruleset
+
+__all__ = ["SERVER_VERSION", "SUPPORTED_PROTOCOL_VERSIONS", "Referee", "RefereeConfig"]
+
+SERVER_VERSION = "brandeln-arena 0.1.0"
+SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """Where the referee keeps its state, and its defaults."""
+
+    db_path: Path
+    logs_dir: Path
+    admin_token: str | None = None  # None: keep the stored one, or generate one on first start
+    time_control: TimeControlSettings = field(default_factory=TimeControlSettings)
+    seat_wait_ms: int = 10_000
+    max_deals: int = 1000
+
+
+class Referee:
+    """State and behaviour behind both services."""
+
+    def __init__(self, config: RefereeConfig, clock: Clock | None = None) -> None:
+        self.config = config
+        self.clock: Clock = clock or SystemClock()
+        self.store = RefereeStore(config.db_path)
+        aborted = self.store.mark_running_aborted()
+        self.recovered_aborted = aborted
+        self.lobby = Lobby()
+        self.tables: dict[str, Table] = {}
+        self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
+        self.generated_admin_token: str | None = None
+        if config.admin_token is not None:
+            self.store.set_admin_token(config.admin_token)
+        elif self.store.admin_token_hash() is None:
+            self.generated_admin_token = new_token()
+            self.store.set_admin_token(self.generated_admin_token)
+
+    # --- auth ------------------------------------------------------------------------------
+    def check_admin(self, token: str | None) -> None:
+        stored = self.store.admin_token_hash()
+        if not token or stored is None or not hmac.compare_digest(hash_token(token), stored):
+            raise UnauthenticatedError("missing or wrong admin token (authorization: Bearer ...)")
+
+    # --- seat sessions ---------------------------------------------------------------------
+    async def open_session(self, hello: bot_pb2.Hello, peer: str) -> SeatSession:
+        """Validate a Hello; returns the session, seated again if it resumes a match."""
+        bot = self.store.bot_for_token(hello.token)
+        if bot is None:
+            raise UnauthenticatedError("unknown or revoked bot token")
+        if hello.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
+            supported = ", ".join(str(v) for v in SUPPORTED_PROTOCOL_VERSIONS)
+            raise UnsupportedVersionError(
+                f"protocol_version {hello.protocol_version} is not supported; this referee "
+                f"speaks {supported}"
+            )
+        table = None
+        if hello.resume_match_id:
+            table = self.tables.get(hello.resume_match_id)
+            if table is not None and all(s.bot_id != bot.bot_id for s in table.seats):
+                raise PermissionDeniedError(
+                    f"bot {bot.name} has no seat in match {hello.resume_match_id}"
+                )
+        session = SeatSession(
+            session_id=self.lobby.new_session_id(),
+            bot_id=bot.bot_id,
+            bot_name=hello.bot_name or bot.name,
+            bot_version=hello.bot_version,
+            rulesets=frozenset(hello.rulesets),
+            snapshot_only=hello.snapshot_only,
+        )
+        self.store.session_opened(session.session_id, bot.bot_id, hello.bot_version, peer)
+        session.send(
+            bot_pb2.RefereeMessage(
+                welcome=bot_pb2.Welcome(
+                    session_id=session.session_id,
+                    bot_id=bot.bot_id,
+                    protocol_version=PROTOCOL_VERSION,
+                    server_version=SERVER_VERSION,
+                )
+            )
+        )
+        seat = table.seat_of_bot(bot.bot_id) if table is not None else None
+        if table is not None and seat is not None:
+            session.state = SessionState.SEATED
+            await self.lobby.join(session)
+            table.resume(seat, session)
+        else:
+            # A finished match, or no seat free to resume: the session simply waits in the lobby.
+            await self.lobby.join(session)
+        return session
+
+    def on_message(self, session: SeatSession, message: bot_pb2.BotMessage) -> None:
+        """Route a message of an open session to its seat (or answer it in the lobby)."""
+        seat = session.seat
+        if seat is not None:
+            seat.inbox.put_nowait(message)
+            return
+        if message.WhichOneof("kind") == "action":
+            session.send(
+                bot_pb2.RefereeMessage(
+                    rejected=bot_pb2.ActionRejected(
+                        request_id=message.action.request_id,
+                        code=bot_pb2.REJECT_CODE_STALE_REQUEST,
+                        reason="no request is open: the session is not seated",
+                    )
+                )
+            )
+
+    async def close_session(self, session: SeatSession) -> None:
+        seat = session.seat
+        if seat is not None and seat.session is session:
+            for table in self.tables.values():
+                if seat in table.seats:
+                    table.disconnect(seat)
+        session.seat = None
+        session.close()
+        await self.lobby.leave(session)
+        self.store.session_closed(session.session_id)
+
+    # --- admin -----------------------------------------------------------------------------
+    def register_bot(self, name: str) -> tuple[BotRecord, str]:
+        try:
+            return self.store.register_bot(name)
+        except ValueError as error:
+            raise InvalidRequestError(str(error)) from None
+
+    def build_spec(self, request: admin_pb2.RunMatchRequest) -> MatchSpec:
+        """Validate a RunMatchRequest into a MatchSpec (InvalidRequestError says what is wrong)."""
+        try:
+            ruleset = find_ruleset(request.ruleset or "standard", dict(request.options))
+        except EngineError as error:
+            raise InvalidRequestError(str(error)) from None
+        bot_ids = tuple(request.bot_ids)
+        if len(bot_ids) != ruleset.players:
+            raise InvalidRequestError(
+                f"ruleset {ruleset.id!r} seats {ruleset.players} bots; got {len(bot_ids)}"
+            )
+        for bot_id in bot_ids:
+            try:
+                self.store.bot(bot_id)
+            except NotFoundError as error:
+                raise InvalidRequestError(str(error)) from None
+        if request.first_dealer >= ruleset.players:
+            raise InvalidRequestError(f"first_dealer must be a seat 0..{ruleset.players - 1}")
+        fixed = self._fixed_deals(request, ruleset)
+        deals = len(fixed) if fixed else request.deals or ruleset.default_deals
+        if deals > self.config.max_deals:
+            raise InvalidRequestError(f"deals must be at most {self.config.max_deals}")
+        permutation = SuitPermutation.identity()
+        if request.suit_permutation:
+            try:
+                permutation = SuitPermutation(
+                    [codec.suit_from_pb(s) for s in request.suit_permutation]
+                )
+            except (codec.CodecError, ValueError) as error:
+                raise InvalidRequestError(f"suit_permutation: {error}") from None
+        default = self.config.time_control
+        tc = request.time_control
+        try:
+            time_control = TimeControlSettings(
+                move_ms=tc.move_ms or default.move_ms,
+                bank_ms=tc.bank_ms or default.bank_ms,
+                max_strikes=tc.max_strikes or default.max_strikes,
+                reconnect_ms=tc.reconnect_ms or default.reconnect_ms,
+            )
+        except ValueError as error:
+            raise InvalidRequestError(str(error)) from None
+        return MatchSpec(
+            match_id=f"m_{uuid.uuid4().hex[:16]}",
+            ruleset=ruleset,
+            bot_ids=bot_ids,
+            deals=deals,
+            seed=request.seed,
+            first_dealer=fixed[0].dealer if fixed else request.first_dealer,
+            fixed_deals=tuple(fixed),
+            permutation=permutation,
+            time_control=time_control,
+        )
+
+    @staticmethod
+    def _fixed_deals(request: admin_pb2.RunMatchRequest, ruleset: Ruleset) -> list[Deal]:
+        deals = []
+        for number, fixed in enumerate(request.fixed_deals, start=1):
+            try:
+                by_seat = {
+                    hand.seat: [codec.card_from_pb(c) for c in hand.cards] for hand in fixed.hands
+                }
+                hands = [by_seat.get(seat, []) for seat in range(ruleset.players)]
+                blind = by_seat.get(ruleset.players, [])
+                deals.append(fixed_deal(ruleset, fixed.dealer, hands, blind))
+            except (EngineError, codec.CodecError) as error:
+                raise InvalidRequestError(f"fixed deal {number}: {error}") from None
+        return deals
+
+    async def start_match(
+        self,
+        request: admin_pb2.RunMatchRequest,
+        observer: Callable[[admin_pb2.MatchUpdate], None] | None = None,
+    ) -> Table:
+        """Seat the bots (waiting a bounded time for free sessions) and start the match."""
+        spec = self.build_spec(request)
+        wait_ms = request.seat_wait_ms or self.config.seat_wait_ms
+        sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
+        table = Table(spec, sessions, self.store, self.config.logs_dir, self.clock, SERVER_VERSION)
+        if observer is not None:
+            table.observers.append(observer)
+        self.tables[spec.match_id] = table
+        task = asyncio.create_task(self._run_table(table), name=spec.match_id)
+        self._tasks[spec.match_id] = task
+        return table
+
+    async def _run_table(self, table: Table) -> admin_pb2.MatchSummary:
+        try:
+            return await table.run()
+        finally:
+            self.tables.pop(table.spec.match_id, None)
+            self._tasks.pop(table.spec.match_id, None)
+            # The sessions now at the table (a resumed seat has a new one) go back to the lobby.
+            await self.lobby.release(s.session for s in table.seats if s.session is not None)
+
+    async def abort_all(self) -> None:
+        """Abort every running match (each is recorded as aborted, its log closed)."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,60 @@
+"""The grpc.aio server: both services, the standard health service and server reflection."""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.referee import Referee
+from arena.servicers import AdminServicer, RefereeServicer
+from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc
+
+__all__ = ["TlsFiles", "create_server"]
+
+# gRPC's own cap on a received message; the servicer enforces the protocol's smaller cap with a
+# clear INVALID_ARGUMENT (gRPC's would be RESOURCE_EXHAUSTED).
+GRPC_MAX_RECEIVE_BYTES = 1024 * 1024
+
+TlsFiles = tuple[bytes, bytes]  # (certificate chain PEM, private key PEM)
+
+
+async def create_server(
+    address: str, referee: Referee, tls: TlsFiles | None = None
+) -> tuple[grpc.aio.Server, int]:
+    """Build and start a server on ``address`` ("127.0.0.1:0" picks a free port).
+
+    Returns the server and the port it is bound to.
+    """
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", GRPC_MAX_RECEIVE_BYTES),
+            # Notice dead peers (a bot machine that vanished) within about a minute.
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.keepalive_permit_without_calls", 1),
+        ]
+    )
+    bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(referee), server)
+    admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(referee), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    service_names = (
+        bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name,
+        admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name,
+        health.SERVICE_NAME,
+        reflection.SERVICE_NAME,
+    )
+    reflection.enable_server_reflection(service_names, server)
+    if tls is None:
+        port = server.add_insecure_port(address)
+    else:
+        credentials = grpc.ssl_server_credentials([(tls[1], tls[0])])
+        port = server.add_secure_port(address, credentials)
+    if port == 0:
+        raise OSError(f"cannot bind {address}")
+    await server.start()
+    for name in ("", *service_names[:2]):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port

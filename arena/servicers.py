@@ -1,0 +1,292 @@
+"""The gRPC servicers: thin adapters from `brandeln.v1` RPCs to the :class:`Referee`.
+
+Arena errors become gRPC status codes here and nowhere else (``arena.errors.status_code_for``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+
+from arena.errors import (
+    ArenaError,
+    NotFoundError,
+    ProtocolError,
+    status_code_for,
+)
+from arena.referee import Referee
+from arena.session import SeatSession
+from arena.store import MatchRecord
+from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
+
+__all__ = ["MAX_BOT_MESSAGE_BYTES", "AdminServicer", "RefereeServicer"]
+
+# The largest BotMessage the referee reads; a real one is well under 1 KiB.
+MAX_BOT_MESSAGE_BYTES = 16 * 1024
+# A connection must say hello within this time.
+HELLO_TIMEOUT_S = 10.0
+# Messages a session in the lobby may send before the stream is ended as a flood.
+LOBBY_MESSAGE_LIMIT = 64
+
+T = TypeVar("T")
+
+
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ArenaError) -> None:
+    await context.abort(status_code_for(error), str(error))
+
+
+class RefereeServicer(bot_pb2_grpc.RefereeServicer):
+    """`brandeln.v1.Referee`: one Play stream is one seat session."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+
+    async def Play(  # noqa: N802 - the RPC's name is the protocol's
+        self,
+        request_iterator: AsyncIterator[bot_pb2.BotMessage],
+        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
+    ) -> AsyncIterator[bot_pb2.RefereeMessage]:
+        messages = aiter(request_iterator)
+        try:
+            async with asyncio.timeout(HELLO_TIMEOUT_S):
+                first = await anext(messages)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:g} s"
+            )
+            return
+        try:
+            self._check_size(first)
+            if first.WhichOneof("kind") != "hello":
+                raise ProtocolError("the first message of a session must be hello")
+            session = await self.referee.open_session(first.hello, context.peer())
+        except ArenaError as error:
+            await _abort(context, error)
+            return
+        reader = asyncio.create_task(self._read(session, messages))
+        try:
+            while True:
+                message = await session.outbox.get()
+                if message is None:
+                    break
+                yield message
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+            await self.referee.close_session(session)
+        if session.close_reason.startswith("protocol:"):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, session.close_reason.removeprefix("protocol: ")
+            )
+        elif session.close_reason:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, session.close_reason)
+
+    def _check_size(self, message: bot_pb2.BotMessage) -> None:
+        size = message.ByteSize()
+        if size > MAX_BOT_MESSAGE_BYTES:
+            raise ProtocolError(
+                f"message of {size} bytes is over the {MAX_BOT_MESSAGE_BYTES}-byte cap"
+            )
+
+    async def _read(
+        self, session: SeatSession, messages: AsyncIterator[bot_pb2.BotMessage]
+    ) -> None:
+        """Route the bot's messages until its stream ends or breaks the protocol."""
+        unseated = 0
+        try:
+            async for message in messages:
+                try:
+                    self._check_size(message)
+                    if message.WhichOneof("kind") == "hello":
+                        raise ProtocolError("hello was already sent on this session")
+                    if message.WhichOneof("kind") is None:
+                        raise ProtocolError("empty message: set hello, action or log")
+                except ProtocolError as error:
+                    session.close(f"protocol: {error}")
+                    return
+                if session.seat is None:
+                    unseated += 1
+                    if unseated > LOBBY_MESSAGE_LIMIT:
+                        session.close("protocol: too many messages while not seated")
+                        return
+                else:
+                    unseated = 0
+                self.referee.on_message(session, message)
+        except (grpc.aio.AioRpcError, asyncio.CancelledError):
+            raise
+        except Exception as error:
+            session.close(f"protocol: unreadable stream: {error}")
+            return
+        # The bot closed its side: the session ends (a seated seat waits for a resume).
+        session.close()
+
+
+class AdminServicer(admin_pb2_grpc.AdminServicer):
+    """`brandeln.v1.Admin`, guarded by the admin token."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+
+    async def _guard(
+        self,
+        context: grpc.aio.ServicerContext[object, object],
+        call: Callable[[], Awaitable[T]],
+    ) -> T:
+        try:
+            self.referee.check_admin(_bearer(context))
+            return await call()
+        except ArenaError as error:
+            await _abort(context, error)
+            raise AssertionError("unreachable") from None
+
+    async def RegisterBot(  # noqa: N802
+        self,
+        request: admin_pb2.RegisterBotRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> admin_pb2.RegisterBotResponse:
+        async def call() -> admin_pb2.RegisterBotResponse:
+            record, token = self.referee.register_bot(request.name)
+            return admin_pb2.RegisterBotResponse(bot_id=record.bot_id, token=token)
+
+        return await self._guard(context, call)
+
+    async def ListBots(  # noqa: N802
+        self,
+        request: admin_pb2.ListBotsRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> admin_pb2.ListBotsResponse:
+        async def call() -> admin_pb2.ListBotsResponse:
+            return admin_pb2.ListBotsResponse(
+                bots=[
+                    admin_pb2.BotInfo(
+                        bot_id=b.bot_id, name=b.name, created_at=b.created_at, revoked=b.revoked
+                    )
+                    for b in self.referee.store.bots()
+                ]
+            )
+
+        return await self._guard(context, call)
+
+    async def ListSessions(  # noqa: N802
+        self,
+        request: admin_pb2.ListSessionsRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> admin_pb2.ListSessionsResponse:
+        async def call() -> admin_pb2.ListSessionsResponse:
+            infos = []
+            for session in self.referee.lobby.sessions():
+                match_id = ""
+                for table in self.referee.tables.values():
+                    if session.seat in table.seats:
+                        match_id = table.spec.match_id
+                infos.append(
+                    admin_pb2.SessionInfo(
+                        session_id=session.session_id,
+                        bot_id=session.bot_id,
+                        bot_name=session.bot_name,
+                        state=str(session.state),
+                        match_id=match_id,
+                    )
+                )
+            return admin_pb2.ListSessionsResponse(sessions=infos)
+
+        return await self._guard(context, call)
+
+    async def RunMatch(  # noqa: N802
+        self,
+        request: admin_pb2.RunMatchRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> AsyncIterator[admin_pb2.MatchUpdate]:
+        updates: asyncio.Queue[admin_pb2.MatchUpdate] = asyncio.Queue()
+
+        async def call() -> None:
+            await self.referee.start_match(request, updates.put_nowait)
+
+        await self._guard(context, call)
+        # The match runs on its own task: a caller that goes away does not abort it.
+        while True:
+            update = await updates.get()
+            yield update
+            if update.WhichOneof("kind") == "result":
+                return
+
+    async def WatchMatch(  # noqa: N802
+        self,
+        request: admin_pb2.WatchMatchRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> AsyncIterator[cards_pb2.GameEvent]:
+        async def call() -> asyncio.Queue[cards_pb2.GameEvent | None]:
+            table = self.referee.tables.get(request.match_id)
+            if table is None:
+                raise NotFoundError(f"no running match with id {request.match_id!r}")
+            queue: asyncio.Queue[cards_pb2.GameEvent | None] = asyncio.Queue()
+            for event in table.history:
+                queue.put_nowait(event)
+            table.watchers.append(queue)
+            return queue
+
+        queue = await self._guard(context, call)
+        while True:
+            event = await queue.get()
+            if event is None:
+                return
+            yield event
+
+    async def ListMatches(  # noqa: N802
+        self,
+        request: admin_pb2.ListMatchesRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> admin_pb2.ListMatchesResponse:
+        async def call() -> admin_pb2.ListMatchesResponse:
+            limit = request.limit or 50
+            records = self.referee.store.matches(request.bot_id, limit)
+            return admin_pb2.ListMatchesResponse(matches=[summary_of(r) for r in records])
+
+        return await self._guard(context, call)
+
+    async def GetMatch(  # noqa: N802
+        self,
+        request: admin_pb2.GetMatchRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> admin_pb2.GetMatchResponse:
+        async def call() -> admin_pb2.GetMatchResponse:
+            record = self.referee.store.match(request.match_id)
+            try:
+                text = await asyncio.to_thread(Path(record.log_path).read_text, encoding="utf-8")
+            except OSError as error:
+                raise NotFoundError(
+                    f"the log of match {record.match_id} is unreadable: {error}"
+                ) from None
+            return admin_pb2.GetMatchResponse(summary=summary_of(record), log_jsonl=text)
+
+        return await self._guard(context, call)
+
+
+def _bearer(context: grpc.aio.ServicerContext[object, object]) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value.removeprefix("Bearer ").strip()
+    return None
+
+
+def summary_of(record: MatchRecord) -> admin_pb2.MatchSummary:
+    return admin_pb2.MatchSummary(
+        match_id=record.match_id,
+        ruleset=record.ruleset,
+        bot_ids=record.bot_ids,
+        balances=record.balances,
+        ranks=record.ranks,
+        forfeited=record.forfeited,
+        status=record.status,
+        deals_played=record.deals_played,
+        started_at=record.started_at,
+        ended_at=record.ended_at,
+        bot_names=record.bot_names,
+        strikes=record.strikes,
+    )

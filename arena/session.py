@@ -1,0 +1,159 @@
+"""Seat sessions (one per `Referee.Play` stream) and the lobby where they wait to be seated.
+
+A session's outgoing messages go through a bounded queue so the referee never blocks on a bot
+that does not read: a session whose queue overflows is closed (a slow reader must not stall its
+table, nor hold the referee's memory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from arena.errors import SeatUnavailableError
+from brandeln.v1 import bot_pb2
+
+if TYPE_CHECKING:
+    from arena.table import Seat
+
+__all__ = ["Lobby", "SeatSession", "SessionState"]
+
+# Messages a session may have queued and unread before it is dropped as a slow reader. A deal
+# sends a seat about 50 messages, so this is several deals' worth.
+OUTBOX_LIMIT = 512
+
+
+class SessionState(enum.StrEnum):
+    LOBBY = "lobby"
+    SEATED = "seated"
+    CLOSED = "closed"
+
+
+@dataclass(eq=False)
+class SeatSession:
+    """One connected seat session of a bot."""
+
+    session_id: str
+    bot_id: str
+    bot_name: str
+    bot_version: str
+    rulesets: frozenset[str]
+    snapshot_only: bool
+    state: SessionState = SessionState.LOBBY
+    seat: Seat | None = None
+    outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = field(default_factory=asyncio.Queue)
+    close_reason: str = ""
+
+    def plays(self, ruleset_id: str) -> bool:
+        return not self.rulesets or ruleset_id in self.rulesets
+
+    def send(self, message: bot_pb2.RefereeMessage) -> None:
+        """Queue a message without blocking; close the session if the bot stopped reading."""
+        if self.state is SessionState.CLOSED:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.close("slow reader: the bot stopped reading the referee's messages")
+            return
+        self.outbox.put_nowait(message)
+
+    def close(self, reason: str = "") -> None:
+        """End the stream: the Play handler sees the sentinel and returns."""
+        if self.state is SessionState.CLOSED:
+            return
+        self.state = SessionState.CLOSED
+        self.close_reason = reason
+        self.outbox.put_nowait(None)
+
+
+class Lobby:
+    """The connected sessions, and the wait for a free one of a given bot."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, SeatSession] = {}
+        self._changed = asyncio.Condition()
+        self._ids = itertools.count(1)
+
+    def new_session_id(self) -> str:
+        return f"s{next(self._ids)}"
+
+    def sessions(self) -> list[SeatSession]:
+        return list(self._sessions.values())
+
+    async def join(self, session: SeatSession) -> None:
+        self._sessions[session.session_id] = session
+        await self.notify()
+
+    async def leave(self, session: SeatSession) -> None:
+        self._sessions.pop(session.session_id, None)
+        await self.notify()
+
+    async def notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def _free(self, bot_id: str, ruleset_id: str, taken: set[str]) -> SeatSession | None:
+        for session in self._sessions.values():
+            if (
+                session.bot_id == bot_id
+                and session.state is SessionState.LOBBY
+                and session.session_id not in taken
+                and session.plays(ruleset_id)
+            ):
+                return session
+        return None
+
+    async def claim(
+        self, bot_ids: Iterable[str], ruleset_id: str, timeout: float
+    ) -> list[SeatSession]:
+        """Claim one free session per seat (a bot named twice needs two sessions).
+
+        Waits up to ``timeout`` seconds for the sessions to be free; the claimed sessions are
+        marked seated at once, so two matches never share one.
+        """
+        wanted = list(bot_ids)
+
+        def find_all() -> list[SeatSession] | None:
+            taken: set[str] = set()
+            found = []
+            for bot_id in wanted:
+                session = self._free(bot_id, ruleset_id, taken)
+                if session is None:
+                    return None
+                taken.add(session.session_id)
+                found.append(session)
+            return found
+
+        try:
+            async with asyncio.timeout(timeout), self._changed:
+                found = await self._changed.wait_for(find_all)
+        except TimeoutError:
+            raise SeatUnavailableError(self._missing_report(wanted, ruleset_id, timeout)) from None
+        assert found is not None
+        for session in found:
+            session.state = SessionState.SEATED
+        return found
+
+    def _missing_report(self, wanted: list[str], ruleset_id: str, timeout: float) -> str:
+        lacking = []
+        for bot_id in dict.fromkeys(wanted):
+            need = wanted.count(bot_id)
+            mine = [s for s in self._sessions.values() if s.bot_id == bot_id]
+            free = [s for s in mine if s.state is SessionState.LOBBY and s.plays(ruleset_id)]
+            if len(free) < need:
+                lacking.append(
+                    f"{bot_id} needs {need} free session(s) for {ruleset_id!r}, has "
+                    f"{len(free)} free of {len(mine)} connected"
+                )
+        return f"no seat after {timeout:g} s: " + "; ".join(lacking or ["sessions were busy"])
+
+    async def release(self, sessions: Iterable[SeatSession]) -> None:
+        """Send seated sessions back to the lobby after a match."""
+        for session in sessions:
+            if session.state is SessionState.SEATED:
+                session.state = SessionState.LOBBY
+            session.seat = None
+        await self.notify()

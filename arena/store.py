@@ -1,0 +1,311 @@
+"""The referee's database: bot identities, the admin token, session history and the match index.
+
+SQLite in WAL mode behind this one module. Tokens are stored only as SHA-256 hashes (they are
+random 256-bit secrets, so a plain hash is enough; no password stretching is needed). The schema
+is versioned with ``PRAGMA user_version`` and created on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import BotNameTakenError, NotFoundError, StoreError
+
+__all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS bots (
+    bot_id      TEXT PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    token_hash  TEXT NOT NULL UNIQUE,
+    created_at  INTEGER NOT NULL,
+    revoked     INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id   TEXT PRIMARY KEY,
+    bot_id       TEXT NOT NULL REFERENCES bots(bot_id),
+    bot_version  TEXT NOT NULL,
+    peer         TEXT NOT NULL,
+    opened_at    INTEGER NOT NULL,
+    closed_at    INTEGER
+);
+CREATE TABLE IF NOT EXISTS matches (
+    match_id      TEXT PRIMARY KEY,
+    ruleset       TEXT NOT NULL,
+    bot_ids       TEXT NOT NULL,
+    bot_names     TEXT NOT NULL,
+    balances      TEXT NOT NULL,
+    ranks         TEXT NOT NULL,
+    forfeited     TEXT NOT NULL,
+    strikes       TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    deals_played  INTEGER NOT NULL,
+    started_at    INTEGER NOT NULL,
+    ended_at      INTEGER NOT NULL,
+    log_path      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS matches_started ON matches(started_at);
+CREATE TABLE IF NOT EXISTS match_bots (
+    match_id  TEXT NOT NULL REFERENCES matches(match_id),
+    bot_id    TEXT NOT NULL,
+    PRIMARY KEY (match_id, bot_id)
+);
+"""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_token() -> str:
+    """A fresh secret token (256 bits, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    bot_id: str
+    name: str
+    created_at: int
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """One row of the match index."""
+
+    match_id: str
+    ruleset: str
+    bot_ids: tuple[str, ...]
+    bot_names: tuple[str, ...]
+    balances: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeited: tuple[int, ...]
+    strikes: tuple[int, ...]
+    status: str
+    deals_played: int
+    started_at: int
+    ended_at: int
+    log_path: str
+
+
+class RefereeStore:
+    """The referee's SQLite database (one connection; the referee runs in one event loop)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"cannot open the referee database {path}: {error}") from error
+
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}, newer than this referee's "
+                f"{SCHEMA_VERSION}; upgrade brandeln-arena"
+            )
+        if version == 0:
+            # One script, one transaction: a crash here leaves an empty, unversioned file.
+            self._db.executescript(
+                f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
+            )
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- admin token -----------------------------------------------------------------------
+    def admin_token_hash(self) -> str | None:
+        row = self._db.execute("SELECT value FROM settings WHERE key='admin_token_hash'").fetchone()
+        return None if row is None else str(row[0])
+
+    def set_admin_token(self, token: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO settings(key, value) VALUES('admin_token_hash', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (hash_token(token),),
+            )
+
+    # --- bots ------------------------------------------------------------------------------
+    def register_bot(self, name: str) -> tuple[BotRecord, str]:
+        """Create a bot identity; returns it and its token (which is stored only as a hash)."""
+        name = name.strip()
+        if not name or len(name) > 64 or any(ch in name for ch in "\n\r\t"):
+            raise ValueError("a bot name is 1 to 64 printable characters")
+        token = new_token()
+        record = BotRecord(
+            bot_id=f"bot_{uuid.uuid4().hex[:12]}", name=name, created_at=now_ms(), revoked=False
+        )
+        try:
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT INTO bots(bot_id, name, token_hash, created_at) VALUES(?,?,?,?)",
+                    (record.bot_id, record.name, hash_token(token), record.created_at),
+                )
+        except sqlite3.IntegrityError:
+            raise BotNameTakenError(f"a bot named {name!r} is already registered") from None
+        return record, token
+
+    def bot_for_token(self, token: str) -> BotRecord | None:
+        row = self._db.execute(
+            "SELECT bot_id, name, created_at, revoked FROM bots WHERE token_hash=?",
+            (hash_token(token),),
+        ).fetchone()
+        if row is None or row[3]:
+            return None
+        return BotRecord(row[0], row[1], row[2], bool(row[3]))
+
+    def bot(self, bot_id: str) -> BotRecord:
+        row = self._db.execute(
+            "SELECT bot_id, name, created_at, revoked FROM bots WHERE bot_id=?", (bot_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no bot with id {bot_id!r}")
+        return BotRecord(row[0], row[1], row[2], bool(row[3]))
+
+    def bots(self) -> list[BotRecord]:
+        rows = self._db.execute(
+            "SELECT bot_id, name, created_at, revoked FROM bots ORDER BY created_at, name"
+        ).fetchall()
+        return [BotRecord(r[0], r[1], r[2], bool(r[3])) for r in rows]
+
+    def revoke_bot(self, bot_id: str) -> None:
+        with self._transaction() as db:
+            if db.execute("UPDATE bots SET revoked=1 WHERE bot_id=?", (bot_id,)).rowcount == 0:
+                raise NotFoundError(f"no bot with id {bot_id!r}")
+
+    # --- sessions --------------------------------------------------------------------------
+    def session_opened(self, session_id: str, bot_id: str, bot_version: str, peer: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO sessions(session_id, bot_id, bot_version, peer, opened_at) "
+                "VALUES(?,?,?,?,?)",
+                (session_id, bot_id, bot_version, peer, now_ms()),
+            )
+
+    def session_closed(self, session_id: str) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE sessions SET closed_at=? WHERE session_id=?", (now_ms(), session_id))
+
+    # --- matches ---------------------------------------------------------------------------
+    def record_match(self, match: MatchRecord) -> None:
+        """Insert or update a match's index row (running, then finished or aborted)."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO matches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(match_id) DO UPDATE SET balances=excluded.balances, "
+                "ranks=excluded.ranks, forfeited=excluded.forfeited, strikes=excluded.strikes, "
+                "status=excluded.status, deals_played=excluded.deals_played, "
+                "ended_at=excluded.ended_at",
+                (
+                    match.match_id,
+                    match.ruleset,
+                    json.dumps(match.bot_ids),
+                    json.dumps(match.bot_names),
+                    json.dumps(match.balances),
+                    json.dumps(match.ranks),
+                    json.dumps(match.forfeited),
+                    json.dumps(match.strikes),
+                    match.status,
+                    match.deals_played,
+                    match.started_at,
+                    match.ended_at,
+                    match.log_path,
+                ),
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO match_bots(match_id, bot_id) VALUES(?,?)",
+                [(match.match_id, bot_id) for bot_id in match.bot_ids],
+            )
+
+    def match(self, match_id: str) -> MatchRecord:
+        row = self._db.execute("SELECT * FROM matches WHERE match_id=?", (match_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no match with id {match_id!r}")
+        return _match_from_row(row)
+
+    def matches(self, bot_id: str = "", limit: int = 50) -> list[MatchRecord]:
+        if bot_id:
+            rows = self._db.execute(
+                "SELECT m.* FROM matches m JOIN match_bots b USING(match_id) WHERE b.bot_id=? "
+                "ORDER BY m.started_at DESC, m.match_id DESC LIMIT ?",
+                (bot_id, limit),
+            ).fetchall()
+        else:
+            rows = self._db.execute(
+                "SELECT * FROM matches ORDER BY started_at DESC, match_id DESC LIMIT ?", (limit,)
+            ).fetchall()
+        return [_match_from_row(row) for row in rows]
+
+    def mark_running_aborted(self) -> int:
+        """At start-up: matches left 'running' by a referee that died were aborted."""
+        with self._transaction() as db:
+            return db.execute(
+                "UPDATE matches SET status='aborted', ended_at=? WHERE status='running'",
+                (now_ms(),),
+            ).rowcount
+
+    def integrity_ok(self) -> bool:
+        return bool(self._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in json.loads(text))
+
+
+def _strs(text: str) -> tuple[str, ...]:
+    return tuple(str(x) for x in json.loads(text))
+
+
+def _match_from_row(row: Sequence[object]) -> MatchRecord:
+    return MatchRecord(
+        match_id=str(row[0]),
+        ruleset=str(row[1]),
+        bot_ids=_strs(str(row[2])),
+        bot_names=_strs(str(row[3])),
+        balances=_ints(str(row[4])),
+        ranks=_ints(str(row[5])),
+        forfeited=_ints(str(row[6])),
+        strikes=_ints(str(row[7])),
+        status=str(row[8]),
+        deals_played=int(str(row[9])),
+        started_at=int(str(row[10])),
+        ended_at=int(str(row[11])),
+        log_path=str(row[12]),
+    )

@@ -1,0 +1,213 @@
+"""Where the CLI reads bots and matches from: the local referee database and logs (works with
+the referee stopped), or a remote referee through the Admin service."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from brandeln_cli import paths
+
+
+class SourceError(Exception):
+    """A clear, user-facing reason the data cannot be read."""
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    match_id: str
+    ruleset: str
+    bot_ids: tuple[str, ...]
+    bot_names: tuple[str, ...]
+    balances: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeited: tuple[int, ...]
+    status: str
+    deals_played: int
+    started_at: int
+
+
+@dataclass(frozen=True)
+class BotRow:
+    bot_id: str
+    name: str
+    created_at: int
+    revoked: bool
+
+
+class Source(Protocol):
+    def bots(self) -> list[BotRow]: ...
+    def add_bot(self, name: str) -> tuple[BotRow, str]: ...
+    def matches(self, bot_id: str, limit: int) -> list[MatchRow]: ...
+    def match(self, match_id: str) -> tuple[MatchRow, str]: ...
+
+
+class LocalSource:
+    """The referee's own files (``DATA/referee.db`` and the logs it names)."""
+
+    def __init__(self, data: Path | None, create: bool = False) -> None:
+        from arena.store import RefereeStore  # noqa: PLC0415 - keep --help fast
+
+        self.db_path = paths.referee_db(data)
+        if not create and not self.db_path.is_file():
+            raise SourceError(
+                f"no referee database at {self.db_path}: run a season or `brandeln serve` "
+                "first, or point --data / $BRANDELN_DATA at the right folder"
+            )
+        from arena.errors import StoreError  # noqa: PLC0415
+
+        try:
+            self.store = RefereeStore(self.db_path)
+        except StoreError as error:
+            raise SourceError(str(error)) from None
+
+    def bots(self) -> list[BotRow]:
+        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in self.store.bots()]
+
+    def add_bot(self, name: str) -> tuple[BotRow, str]:
+        from arena.errors import BotNameTakenError  # noqa: PLC0415
+
+        try:
+            record, token = self.store.register_bot(name)
+        except (BotNameTakenError, ValueError) as error:
+            raise SourceError(str(error)) from None
+        return BotRow(record.bot_id, record.name, record.created_at, record.revoked), token
+
+    def resolve_bot(self, name_or_id: str) -> str:
+        for bot in self.bots():
+            if name_or_id in (bot.bot_id, bot.name):
+                return bot.bot_id
+        raise SourceError(f"no bot named or with id {name_or_id!r}")
+
+    def matches(self, bot_id: str, limit: int) -> list[MatchRow]:
+        return [_row(r) for r in self.store.matches(bot_id, limit)]
+
+    def match(self, match_id: str) -> tuple[MatchRow, str]:
+        from arena.errors import NotFoundError  # noqa: PLC0415
+
+        try:
+            record = self.store.match(match_id)
+        except NotFoundError as error:
+            raise SourceError(str(error)) from None
+        try:
+            text = Path(record.log_path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise SourceError(f"the log of match {match_id} is unreadable: {error}") from None
+        return _row(record), text
+
+
+class _MatchLike(Protocol):
+    """What a MatchRecord (local) and a MatchSummary (remote) have in common."""
+
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def bot_ids(self) -> Iterable[str]: ...
+    @property
+    def bot_names(self) -> Iterable[str]: ...
+    @property
+    def balances(self) -> Iterable[int]: ...
+    @property
+    def ranks(self) -> Iterable[int]: ...
+    @property
+    def forfeited(self) -> Iterable[int]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def deals_played(self) -> int: ...
+    @property
+    def started_at(self) -> int: ...
+
+
+def _row(record: _MatchLike) -> MatchRow:
+    return MatchRow(
+        match_id=record.match_id,
+        ruleset=record.ruleset,
+        bot_ids=tuple(record.bot_ids),
+        bot_names=tuple(record.bot_names),
+        balances=tuple(record.balances),
+        ranks=tuple(record.ranks),
+        forfeited=tuple(record.forfeited),
+        status=record.status,
+        deals_played=record.deals_played,
+        started_at=record.started_at,
+    )
+
+
+class RemoteSource:
+    """A referee reached through Admin (token from $BRANDELN_ADMIN_TOKEN)."""
+
+    def __init__(self, address: str, ca_file: Path | None = None) -> None:
+        token = os.environ.get(paths.ADMIN_TOKEN_ENV)
+        if not token:
+            raise SourceError(f"--referee needs the admin token in ${paths.ADMIN_TOKEN_ENV}")
+        self.address = address
+        self.token = token
+        self.root_certificates = ca_file.read_bytes() if ca_file else None
+
+    def _call(self, method: str, request: object) -> object:
+        import grpc  # noqa: PLC0415
+
+        from brandeln.v1 import admin_pb2_grpc  # noqa: PLC0415
+
+        if self.root_certificates is None:
+            channel = grpc.insecure_channel(self.address)
+        else:
+            credentials = grpc.ssl_channel_credentials(self.root_certificates)
+            channel = grpc.secure_channel(self.address, credentials)
+        with channel:
+            rpc = getattr(admin_pb2_grpc.AdminStub(channel), method)
+            try:
+                return rpc(
+                    request, metadata=(("authorization", f"Bearer {self.token}"),), timeout=30
+                )
+            except grpc.RpcError as error:
+                raise SourceError(
+                    f"referee {self.address}: {error.code().name}: {error.details()}"
+                ) from None
+
+    def bots(self) -> list[BotRow]:
+        from brandeln.v1 import admin_pb2  # noqa: PLC0415
+
+        reply = self._call("ListBots", admin_pb2.ListBotsRequest())
+        assert isinstance(reply, admin_pb2.ListBotsResponse)
+        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in reply.bots]
+
+    def add_bot(self, name: str) -> tuple[BotRow, str]:
+        from brandeln.v1 import admin_pb2  # noqa: PLC0415
+
+        reply = self._call("RegisterBot", admin_pb2.RegisterBotRequest(name=name))
+        assert isinstance(reply, admin_pb2.RegisterBotResponse)
+        return BotRow(reply.bot_id, name, 0, False), reply.token
+
+    def resolve_bot(self, name_or_id: str) -> str:
+        for bot in self.bots():
+            if name_or_id in (bot.bot_id, bot.name):
+                return bot.bot_id
+        raise SourceError(f"no bot named or with id {name_or_id!r}")
+
+    def matches(self, bot_id: str, limit: int) -> list[MatchRow]:
+        from brandeln.v1 import admin_pb2  # noqa: PLC0415
+
+        reply = self._call("ListMatches", admin_pb2.ListMatchesRequest(bot_id=bot_id, limit=limit))
+        assert isinstance(reply, admin_pb2.ListMatchesResponse)
+        return [_row(m) for m in reply.matches]
+
+    def match(self, match_id: str) -> tuple[MatchRow, str]:
+        from brandeln.v1 import admin_pb2  # noqa: PLC0415
+
+        reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
+        assert isinstance(reply, admin_pb2.GetMatchResponse)
+        return _row(reply.summary), reply.log_jsonl
+
+
+def open_source(
+    data: Path | None, referee: str | None, ca_file: Path | None = None, create: bool = False
+) -> LocalSource | RemoteSource:
+    """The remote referee when one is named, else the local files (``create``: start them)."""
+    return RemoteSource(referee, ca_file) if referee else LocalSource(data, create)

@@ -1,0 +1,162 @@
+"""`brandeln matches ...` and `brandeln bots ...` through Typer's runner, locally and remotely."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.embedded import EmbeddedReferee
+from brandeln.v1 import admin_pb2
+from brandeln_cli.main import app
+from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
+
+runner = CliRunner()
+
+
+@dataclass
+class Played:
+    data: Path
+    match_id: str
+    referee: EmbeddedReferee
+
+
+@pytest.fixture
+async def played(tmp_path: Path, bot_processes: BotProcesses) -> AsyncIterator[Played]:
+    """A referee (still running) whose data folder holds one finished 2-deal match."""
+    data = tmp_path / "data"
+    async with EmbeddedReferee(data) as referee:
+        admin = AdminClient(referee.address, referee.admin_token)
+        ids = []
+        for n in range(4):
+            reply = await admin.register(f"bot{n}")
+            bot_processes.start([MINIMAL_BOT, referee.address, reply.token, "first"])
+            ids.append(reply.bot_id)
+        await admin.wait_for_sessions(ids)
+        _, result = await admin.run_match(admin_pb2.RunMatchRequest(bot_ids=ids, deals=2, seed=8))
+        await admin.close()
+        yield Played(data, result.match_id, referee)
+
+
+async def test_matches_list_shows_the_match_and_how_to_inspect_it(played: Played) -> None:
+    result = runner.invoke(app, ["matches", "list", "--data", str(played.data)])
+    assert result.exit_code == 0, result.output
+    assert played.match_id in result.output
+    assert f"brandeln matches show {played.match_id}" in result.output
+
+
+async def test_matches_list_json_and_bot_filter(played: Played) -> None:
+    result = runner.invoke(
+        app, ["matches", "list", "--data", str(played.data), "--json", "--bot", "bot2"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [r["match_id"] for r in rows] == [played.match_id]
+    unknown = runner.invoke(app, ["matches", "list", "--data", str(played.data), "--bot", "zz"])
+    assert unknown.exit_code == 1
+    assert "no bot named" in unknown.output
+
+
+async def test_matches_show_overview_and_one_deal_trick_by_trick(played: Played) -> None:
+    overview = runner.invoke(app, ["matches", "show", played.match_id, "--data", str(played.data)])
+    assert overview.exit_code == 0, overview.output
+    assert "deals" in overview.output
+    assert "status: finished" in overview.output
+    deal = runner.invoke(
+        app, ["matches", "show", played.match_id, "--deal", "1", "--data", str(played.data)]
+    )
+    assert deal.exit_code == 0, deal.output
+    for heading in ("hands", "auction", "tricks", "settlement", "contract"):
+        assert heading in deal.output
+    missing = runner.invoke(
+        app, ["matches", "show", played.match_id, "--deal", "9", "--data", str(played.data)]
+    )
+    assert missing.exit_code == 1
+    assert "no deal 9" in missing.output
+
+
+async def test_matches_export_prints_the_jsonl_log(played: Played) -> None:
+    result = runner.invoke(app, ["matches", "export", played.match_id, "--data", str(played.data)])
+    assert result.exit_code == 0
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert lines[0]["type"] == "header"
+    assert lines[-1]["type"] == "footer"
+
+
+async def test_matches_verify_reproduces_and_catches_a_tampered_log(played: Played) -> None:
+    ok = runner.invoke(app, ["matches", "verify", played.match_id, "--data", str(played.data)])
+    assert ok.exit_code == 0, ok.output
+    assert "reproduced" in ok.output
+    log = played.data / "logs" / f"{played.match_id}.jsonl"
+    lines = log.read_text().splitlines()
+    footer = json.loads(lines[-1])
+    footer["balances"][0] += 3
+    footer["balances"][1] -= 3
+    log.write_text("\n".join([*lines[:-1], json.dumps(footer)]) + "\n")
+    bad = runner.invoke(app, ["matches", "verify", played.match_id, "--data", str(played.data)])
+    assert bad.exit_code == 1
+    assert "not reproduced" in bad.output
+
+
+async def test_unknown_match_and_missing_database_are_clear_errors(
+    played: Played, tmp_path: Path
+) -> None:
+    unknown = runner.invoke(app, ["matches", "show", "m_nope", "--data", str(played.data)])
+    assert unknown.exit_code == 1
+    assert "no match with id 'm_nope'" in unknown.output
+    empty = runner.invoke(app, ["matches", "list", "--data", str(tmp_path / "void")])
+    assert empty.exit_code == 1
+    assert "no referee database" in empty.output
+
+
+async def test_a_corrupt_log_line_is_reported_not_a_traceback(played: Played) -> None:
+    log = played.data / "logs" / f"{played.match_id}.jsonl"
+    log.write_text(log.read_text() + "{not json\n")
+    result = runner.invoke(app, ["matches", "show", played.match_id, "--data", str(played.data)])
+    assert result.exit_code == 1
+    assert "not JSON" in result.output
+
+
+async def test_remote_inspection_through_admin(
+    played: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRANDELN_ADMIN_TOKEN", played.referee.admin_token)
+    address = played.referee.address
+    # The CLI blocks on its calls, so it runs in a thread while this loop serves the referee.
+    listed = await asyncio.to_thread(runner.invoke, app, ["matches", "list", "--referee", address])
+    assert listed.exit_code == 0, listed.output
+    assert played.match_id in listed.output
+    verified = await asyncio.to_thread(
+        runner.invoke, app, ["matches", "verify", played.match_id, "--referee", address]
+    )
+    assert verified.exit_code == 0, verified.output
+    monkeypatch.setenv("BRANDELN_ADMIN_TOKEN", "wrong")
+    denied = await asyncio.to_thread(runner.invoke, app, ["matches", "list", "--referee", address])
+    assert denied.exit_code == 1
+    assert "UNAUTHENTICATED" in denied.output
+
+
+def test_bots_add_prints_the_token_once_and_list_shows_the_bot(tmp_path: Path) -> None:
+    added = runner.invoke(app, ["bots", "add", "alice", "--data", str(tmp_path)])
+    assert added.exit_code == 0, added.output
+    assert "token (shown once)" in added.output
+    again = runner.invoke(app, ["bots", "add", "alice", "--data", str(tmp_path)])
+    assert again.exit_code == 1
+    assert "already registered" in again.output
+    listed = runner.invoke(app, ["bots", "list", "--data", str(tmp_path), "--json"])
+    assert [b["name"] for b in json.loads(listed.output)] == ["alice"]
+    db = (tmp_path / "referee.db").read_bytes()
+    token = added.output.split("token (shown once):")[1].split()[0]
+    assert token.encode() not in db  # only its hash is stored
+
+
+def test_help_lists_the_command_groups() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for group in ("serve", "matches", "bots"):
+        assert group in result.output

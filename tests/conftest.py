@@ -1,0 +1,122 @@
+"""Shared fixtures: a real referee on a free loopback port, and real bot processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.embedded import EmbeddedReferee
+from brandeln.v1 import admin_pb2, admin_pb2_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class AdminClient:
+    """The Admin stub with the admin token attached to every call."""
+
+    def __init__(self, address: str, token: str, root_certificates: bytes | None = None) -> None:
+        if root_certificates is None:
+            self.channel = grpc.aio.insecure_channel(address)
+        else:
+            credentials = grpc.ssl_channel_credentials(root_certificates)
+            self.channel = grpc.aio.secure_channel(address, credentials)
+        self.stub = admin_pb2_grpc.AdminStub(self.channel)
+        self.metadata = (("authorization", f"Bearer {token}"),)
+
+    async def register(self, name: str) -> admin_pb2.RegisterBotResponse:
+        return await self.stub.RegisterBot(
+            admin_pb2.RegisterBotRequest(name=name), metadata=self.metadata
+        )
+
+    async def wait_for_sessions(self, bot_ids: list[str], timeout: float = 15.0) -> None:
+        """Until every bot id has as many lobby sessions as it appears in the list."""
+        async with asyncio.timeout(timeout):
+            while True:
+                sessions = await self.stub.ListSessions(
+                    admin_pb2.ListSessionsRequest(), metadata=self.metadata
+                )
+                free = [s.bot_id for s in sessions.sessions if s.state == "lobby"]
+                if all(free.count(b) >= bot_ids.count(b) for b in set(bot_ids)):
+                    return
+                await asyncio.sleep(0.05)
+
+    async def run_match(
+        self, request: admin_pb2.RunMatchRequest
+    ) -> tuple[list[admin_pb2.MatchUpdate], admin_pb2.MatchSummary]:
+        updates = [u async for u in self.stub.RunMatch(request, metadata=self.metadata)]
+        assert updates[-1].WhichOneof("kind") == "result"
+        return updates, updates[-1].result
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+@pytest.fixture
+async def referee(tmp_path: Path) -> AsyncIterator[EmbeddedReferee]:
+    async with EmbeddedReferee(tmp_path / "referee") as running:
+        yield running
+
+
+@pytest.fixture
+async def admin(referee: EmbeddedReferee) -> AsyncIterator[AdminClient]:
+    client = AdminClient(referee.address, referee.admin_token)
+    yield client
+    await client.close()
+
+
+class BotProcesses:
+    """Bot processes started by a test and stopped after it."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.procs: list[subprocess.Popen[str]] = []
+
+    def start(
+        self, args: list[str], name: str = "bot", env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
+        out = (self.tmp_path / f"{name}-{len(self.procs)}.out").open("w")
+        env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+        proc = subprocess.Popen(
+            [sys.executable, *args], stdout=out, stderr=subprocess.STDOUT, text=True, env=env
+        )
+        proc.output_path = out.name  # type: ignore[attr-defined]
+        self.procs.append(proc)
+        return proc
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture
+def bot_processes(tmp_path: Path) -> Iterator[BotProcesses]:
+    bots = BotProcesses(tmp_path)
+    yield bots
+    bots.stop()
+
+
+MINIMAL_BOT = str(ROOT / "tests" / "arena" / "minimal_bot.py")
+
+
+@pytest.fixture
+def start_minimal_bot(
+    referee: EmbeddedReferee, bot_processes: BotProcesses
+) -> Callable[[str, str], subprocess.Popen[str]]:
+    def start(token: str, behaviour: str) -> subprocess.Popen[str]:
+        return bot_processes.start([MINIMAL_BOT, referee.address, token, behaviour], name=behaviour)
+
+    return start
