@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import typer
 
+from brandeln_cli.matches_cmd import bots_app, matches_app
+from brandeln_cli.serve_cmd import serve
+
 app = typer.Typer(
     name="brandeln",
     help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln.",
@@ -16,3 +19,8 @@ app = typer.Typer(
 @app.callback()
 def main() -> None:
     """Brandeln Arena: run a referee, connect bots, run ladder seasons, inspect matches."""
+
+
+app.command()(serve)
+app.add_typer(matches_app, name="matches")
+app.add_typer(bots_app, name="bots")
