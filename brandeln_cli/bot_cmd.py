@@ -1,0 +1,124 @@
+"""`brandeln bot run NAME` and `brandeln bot bridge -- COMMAND`: connect bots to a referee."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+bot_app = typer.Typer(
+    help="Connect a sample bot, or any program through the stdio bridge, to a referee.",
+    no_args_is_help=True,
+)
+console = Console(stderr=True)
+
+Server = Annotated[
+    str | None,
+    typer.Option(help="The referee's HOST:PORT.", envvar="BRANDELN_SERVER", show_envvar=True),
+]
+Token = Annotated[
+    str | None,
+    typer.Option(help="The bot's token.", envvar="BRANDELN_TOKEN", show_envvar=True),
+]
+Tables = Annotated[
+    int | None,
+    typer.Option(help="Tables to play at once (default 1).", envvar="BRANDELN_TABLES"),
+]
+Ca = Annotated[
+    str | None,
+    typer.Option(help="CA certificate (PEM) for a TLS referee.", envvar="BRANDELN_CA"),
+]
+Matches = Annotated[
+    int | None, typer.Option(help="Stop after this many matches per table [default: never].")
+]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")]
+
+
+@bot_app.command()
+def run(
+    name: Annotated[str, typer.Argument(help="random | heuristic | montecarlo")],
+    server: Server = None,
+    token: Token = None,
+    tables: Tables = None,
+    ca: Ca = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the bot's random choices.")] = None,
+    matches: Matches = None,
+    bot_name: Annotated[
+        str | None, typer.Option(help="Display name in Hello.", envvar="BRANDELN_BOT_NAME")
+    ] = None,
+    verbose: Verbose = False,
+) -> None:
+    """Play with a sample bot until stopped (Ctrl-C); the session waits in the lobby."""
+    from sample_bots.launcher import (  # noqa: PLC0415  (grpc is slow to import)
+        configure_logging,
+        resolve_options,
+        resolve_tables,
+        run_sample_bot,
+    )
+
+    configure_logging(verbose)
+    _guard(
+        lambda: run_sample_bot(
+            name,
+            resolve_options(server, token, ca, matches),
+            resolve_tables(tables),
+            seed,
+            bot_name,
+        )
+    )
+
+
+@bot_app.command(context_settings={"allow_interspersed_args": False})
+def bridge(
+    command: Annotated[list[str], typer.Argument(help="The bot program and its arguments.")],
+    server: Server = None,
+    token: Token = None,
+    name: Annotated[
+        str | None, typer.Option(help="Display name in Hello.", envvar="BRANDELN_BOT_NAME")
+    ] = None,
+    tables: Tables = None,
+    ca: Ca = None,
+    snapshot_only: Annotated[
+        bool, typer.Option(help="Forward no events but deal_ended to the child.")
+    ] = False,
+    max_restarts: Annotated[int, typer.Option(help="Child restarts allowed per match.")] = 3,
+    matches: Matches = None,
+    verbose: Verbose = False,
+) -> None:
+    """Run COMMAND as a bot speaking JSON Lines on stdin/stdout (write it after --).
+
+    One request object per line in, one answer per line out; see sample_bots/BRIDGE.md.
+    """
+    from sample_bots.launcher import (  # noqa: PLC0415
+        configure_logging,
+        resolve_options,
+        resolve_tables,
+        run_bridge,
+    )
+
+    configure_logging(verbose)
+    _guard(
+        lambda: run_bridge(
+            command,
+            resolve_options(server, token, ca, matches),
+            resolve_tables(tables),
+            name,
+            snapshot_only,
+            max_restarts,
+        )
+    )
+
+
+def _guard(action: Callable[[], object]) -> None:
+    """Run ``action``; print a BotKitError (bad token, unreachable referee, ...) and exit 2."""
+    from sample_bots.sdk import BotKitError  # noqa: PLC0415
+
+    try:
+        action()
+    except (BotKitError, ValueError) as error:
+        console.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None

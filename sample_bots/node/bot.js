@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+// A Brandeln sample bot in Node.js. It loads the protocol from ../../proto at run time
+// (no generated code, no copy), dials the referee, says Hello with snapshot_only, and answers
+// every DecisionRequest by a simple rule:
+//   bid:   pass, unless it holds four cards of a suit including that suit's jack or seven;
+//          then the lowest contract on offer;
+//   trump: that suit (else its longest suit);
+//   card:  leading, the last legal card; following, the first (legal choices come in
+//          canonical order, low to high within a suit).
+//
+// Usage: node bot.js [--server HOST:PORT] [--token TOKEN] [--name NAME] [--ca FILE] [--matches N]
+// --server and --token default to $BRANDELN_SERVER and $BRANDELN_TOKEN (the ladder sets them).
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+const definition = protoLoader.loadSync('brandeln/v1/bot.proto', {
+  includeDirs: [PROTO_ROOT],
+  keepCase: true, // field names exactly as in the .proto files
+  longs: String, // uint64 request ids stay exact
+  enums: String, // 'SUIT_HEARTS', 'PHASE_CARD', ...
+  defaults: true,
+  oneofs: true, // message.kind names the field that is set
+});
+const v1 = grpc.loadPackageDefinition(definition).brandeln.v1;
+
+function option(name, fallback) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+}
+
+const server = option('server', process.env.BRANDELN_SERVER || '127.0.0.1:50051');
+const token = option('token', process.env.BRANDELN_TOKEN || '');
+const botName = option('name', process.env.BRANDELN_BOT_NAME || 'node-sample');
+const caFile = option('ca', '');
+const maxMatches = Number(option('matches', '0')); // 0: play until stopped
+const RETRY_FOR_MS = 30000;
+
+if (!token) {
+  console.error('error: no token: pass --token or set BRANDELN_TOKEN');
+  process.exit(2);
+}
+
+const credentials = caFile
+  ? grpc.credentials.createSsl(fs.readFileSync(caFile))
+  : grpc.credentials.createInsecure();
+const client = new v1.Referee(server, credentials);
+
+// --- the rule ------------------------------------------------------------------------------
+function strongSuit(hand) {
+  const bySuit = {};
+  for (const card of hand) (bySuit[card.suit] = bySuit[card.suit] || []).push(card.rank);
+  const suits = Object.keys(bySuit).sort((a, b) => bySuit[b].length - bySuit[a].length);
+  return suits.find(
+    (s) => bySuit[s].length >= 4 && (bySuit[s].includes('RANK_JACK') || bySuit[s].includes('RANK_SEVEN')),
+  );
+}
+
+function longestSuit(hand, suits) {
+  const count = (s) => hand.filter((c) => c.suit === s).length;
+  return suits.reduce((best, s) => (count(s) > count(best) ? s : best), suits[0]);
+}
+
+// Returns the index of the chosen legal choice.
+function decide(request) {
+  const legal = request.legal;
+  const hand = request.view.hand;
+  if (request.phase === 'PHASE_BID') {
+    const bids = legal.map((c, i) => [c.bid.contract, i]).filter(([id]) => id !== 'pass');
+    return strongSuit(hand) && bids.length && legal[0].bid.contract === 'pass' ? bids[0][1] : 0;
+  }
+  if (request.phase === 'PHASE_TRUMP') {
+    const suits = legal.map((c) => c.trump);
+    const wanted = strongSuit(hand) || longestSuit(hand, suits);
+    return Math.max(0, suits.indexOf(wanted));
+  }
+  return request.view.current_trick.length === 0 ? legal.length - 1 : 0;
+}
+
+// A fresh Choice holding only the field that is set.
+function copyChoice(choice) {
+  if (choice.kind === 'bid') return { bid: { contract: choice.bid.contract } };
+  if (choice.kind === 'trump') return { trump: choice.trump };
+  return { card: { suit: choice.card.suit, rank: choice.card.rank } };
+}
+
+// --- the session ---------------------------------------------------------------------------
+let matchId = ''; // the running match, for a resume after a dropped stream
+let matchesPlayed = 0;
+let failingSince = 0;
+let delayMs = 100;
+
+function connect() {
+  const call = client.Play();
+  let finished = false;
+  call.write({
+    hello: {
+      token,
+      bot_name: botName,
+      bot_version: '1.0',
+      protocol_version: 1,
+      resume_match_id: matchId,
+      snapshot_only: true,
+    },
+  });
+
+  call.on('data', (message) => {
+    switch (message.kind) {
+      case 'welcome':
+        failingSince = 0;
+        delayMs = 100;
+        console.error(`welcomed as ${message.welcome.bot_id} by ${message.welcome.server_version}`);
+        break;
+      case 'match_started':
+        matchId = message.match_started.match_id;
+        console.error(`match ${matchId}: seat ${message.match_started.seat}`);
+        break;
+      case 'request': {
+        const request = message.request;
+        const choice = copyChoice(request.legal[decide(request)]);
+        call.write({ action: { request_id: request.request_id, choice } });
+        break;
+      }
+      case 'rejected':
+        console.error(`rejected: ${message.rejected.code} ${message.rejected.reason}`);
+        break;
+      case 'match_ended':
+        matchesPlayed += 1;
+        console.error(`match ${matchId} ended: balances ${message.match_ended.balances.join(' ')}`);
+        matchId = '';
+        if (maxMatches && matchesPlayed >= maxMatches) {
+          finished = true;
+          call.end();
+          call.cancel();
+          client.close();
+        }
+        break;
+      default: // deal_started, events: nothing to do for this bot
+    }
+  });
+
+  call.on('error', (error) => {
+    if (finished) return;
+    finished = true;
+    if (error.code === grpc.status.UNAUTHENTICATED) {
+      console.error(`error: bad token: the referee at ${server} rejected it (${error.details})`);
+      process.exit(2);
+    }
+    if (error.code === grpc.status.FAILED_PRECONDITION || error.code === grpc.status.INVALID_ARGUMENT) {
+      console.error(`error: the referee refused the session: ${error.details}`);
+      process.exit(2);
+    }
+    retry(`stream dropped: ${error.details || error.message}`);
+  });
+
+  call.on('end', () => {
+    if (!finished) {
+      finished = true;
+      retry('the referee closed the stream');
+    }
+  });
+}
+
+function retry(reason) {
+  const now = Date.now();
+  failingSince = failingSince || now;
+  if (!matchId && now - failingSince > RETRY_FOR_MS) {
+    console.error(`error: cannot reach the referee at ${server}: ${reason}`);
+    process.exit(1);
+  }
+  console.error(`${reason}; reconnecting in ${delayMs} ms`);
+  setTimeout(connect, delayMs);
+  delayMs = Math.min(delayMs * 2, 2000);
+}
+
+connect();

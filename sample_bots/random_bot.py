@@ -1,0 +1,28 @@
+"""The `random` sample bot: a uniformly random legal choice, reproducible with a seed.
+
+>>> bot = RandomBot(seed=7)
+>>> bot.name
+'random'
+"""
+
+from __future__ import annotations
+
+import random
+
+from brandeln.v1 import bot_pb2
+from sample_bots.sdk import Answer, Bot
+
+
+class RandomBot(Bot):
+    """Picks one of ``request.legal`` uniformly at random."""
+
+    name = "random"
+    version = "1.0"
+    decide_in_thread = False  # nothing to compute
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
+        self.rng = random.Random(seed)
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> Answer:
+        return self.rng.randrange(len(request.legal))

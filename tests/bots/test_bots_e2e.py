@@ -1,0 +1,269 @@
+"""Every sample bot, as a real process, plays full matches against the real referee.
+
+The Python bots run as ``python -m sample_bots NAME`` or ``python -m brandeln_cli bot run``,
+the Node bot as ``node bot.js`` after ``npm ci``, the bridge with the stdlib-only sample child
+and with a child that crashes on every request (its seat gets fallbacks and strikes, the
+referee and the other seats carry on).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.embedded import EmbeddedReferee
+from brandeln.v1 import admin_pb2, cards_pb2
+from tests.arena.test_tls_and_serve import self_signed
+from tests.conftest import AdminClient, BotProcesses
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_DIR = ROOT / "sample_bots" / "node"
+SIMPLE_BOT = ROOT / "sample_bots" / "bridge_examples" / "simple_bot.py"
+FAST = cards_pb2.TimeControl(move_ms=1500, bank_ms=5000, max_strikes=3)
+
+
+async def register(admin: AdminClient, name: str) -> tuple[str, str]:
+    reply = await admin.register(name)
+    return reply.bot_id, reply.token
+
+
+def sample_bot(name: str, server: str, token: str, *extra: str) -> list[str]:
+    return ["-m", "sample_bots", name, "--server", server, "--token", token, *extra]
+
+
+def outputs(processes: BotProcesses) -> str:
+    return "\n".join(
+        Path(p.output_path).read_text()  # type: ignore[attr-defined]
+        for p in processes.procs
+    )
+
+
+async def test_random_heuristic_and_montecarlo_play_full_matches(
+    admin: AdminClient, bot_processes: BotProcesses, referee: object
+) -> None:
+    address = referee.address  # type: ignore[attr-defined]
+    ids = []
+    for name in ("montecarlo", "heuristic", "random"):
+        bot_id, token = await register(admin, name)
+        bot_processes.start(sample_bot(name, address, token, "--seed", "3"), name=name)
+        ids.append(bot_id)
+    # The CLI path too: `brandeln bot run` with the token from the environment.
+    bot_id, token = await register(admin, "random-cli")
+    os.environ["BRANDELN_TOKEN"] = token
+    try:
+        bot_processes.start(
+            ["-m", "brandeln_cli", "bot", "run", "random", "--server", address], name="cli"
+        )
+    finally:
+        del os.environ["BRANDELN_TOKEN"]
+    ids.append(bot_id)
+    await admin.wait_for_sessions(ids)
+    for seed in (1, 2):
+        _, result = await admin.run_match(
+            admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=seed, time_control=FAST)
+        )
+        assert result.status == "finished", outputs(bot_processes)
+        assert result.deals_played == 4
+        assert list(result.forfeited) == []
+        assert list(result.strikes) == [0, 0, 0, 0], outputs(bot_processes)
+        ids = ids[1:] + ids[:1]  # rotate the seats; the sessions wait in the lobby between
+
+
+async def test_one_process_plays_two_tables_at_once(
+    admin: AdminClient, bot_processes: BotProcesses, referee: object
+) -> None:
+    address = referee.address  # type: ignore[attr-defined]
+    random_id, random_token = await register(admin, "random-x2")
+    heuristic_id, heuristic_token = await register(admin, "heuristic-x2")
+    bot_processes.start(sample_bot("random", address, random_token, "--tables", "2"), "r")
+    bot_processes.start(sample_bot("heuristic", address, heuristic_token, "--tables", "2"), "h")
+    ids = [random_id, heuristic_id, random_id, heuristic_id]
+    await admin.wait_for_sessions(ids)
+    _, result = await admin.run_match(
+        admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=9, time_control=FAST)
+    )
+    assert result.status == "finished"
+    assert list(result.strikes) == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "cli", [["-m", "sample_bots", "random"], ["-m", "brandeln_cli", "bot", "run", "random"]]
+)
+async def test_a_token_that_starts_with_a_dash_is_read_as_the_token(
+    referee: object, cli: list[str]
+) -> None:
+    address = referee.address  # type: ignore[attr-defined]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *cli,
+        "--server",
+        address,
+        "--token",
+        "-looks-like-an-option",
+        "--matches",
+        "1",
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    _, stderr = await asyncio.wait_for(proc.communicate(), 30)
+    assert b"error: bad token" in stderr  # the referee saw it, and rejected it
+    assert proc.returncode == 2
+
+
+async def test_a_bad_token_ends_the_process_with_a_clear_message(referee: object) -> None:
+    address = referee.address  # type: ignore[attr-defined]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *sample_bot("random", address, "not-a-token"),
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    _, stderr = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 2
+    assert b"error: bad token" in stderr
+
+
+async def test_the_bridge_plays_with_the_sample_child_and_survives_a_crashing_one(
+    admin: AdminClient, bot_processes: BotProcesses, referee: object, tmp_path: Path
+) -> None:
+    address = referee.address  # type: ignore[attr-defined]
+    crashing = tmp_path / "crash.py"
+    crashing.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    if json.loads(line)['type'] == 'request':\n"
+        "        raise SystemExit('crash on purpose')\n"
+    )
+    ids = []
+    children = {"simple": SIMPLE_BOT, "crashing": crashing}
+    for name, script in children.items():
+        bot_id, token = await register(admin, name)
+        bot_processes.start(
+            [
+                "-m",
+                "brandeln_cli",
+                "bot",
+                "bridge",
+                "--server",
+                address,
+                "--token",
+                token,
+                "--max-restarts",
+                "1",
+                "--",
+                sys.executable,
+                str(script),
+            ],
+            name=name,
+        )
+        ids.append(bot_id)
+    for name in ("heuristic", "random"):
+        bot_id, token = await register(admin, name)
+        bot_processes.start(sample_bot(name, address, token), name=name)
+        ids.append(bot_id)
+    await admin.wait_for_sessions(ids)
+    short = cards_pb2.TimeControl(move_ms=300, bank_ms=0, max_strikes=3)
+    _, result = await admin.run_match(
+        admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=5, time_control=short)
+    )
+    assert result.status == "finished"
+    assert result.deals_played == 4
+    # The crashing child's seat timed out into strikes and forfeited; the others played clean.
+    assert list(result.forfeited) == [1]
+    assert result.strikes[1] == 3
+    assert [result.strikes[s] for s in (0, 2, 3)] == [0, 0, 0]
+    assert result.ranks[1] == max(result.ranks)
+    log = (
+        await admin.stub.GetMatch(
+            admin_pb2.GetMatchRequest(match_id=result.match_id), metadata=admin.metadata
+        )
+    ).log_jsonl
+    assert "simple_bot: seat 0" in log  # the sample child's BotLog reached the match log
+    assert "crash on purpose" in log  # the crashing child's stderr too
+
+
+async def test_the_node_bot_plays_a_full_match(
+    admin: AdminClient, bot_processes: BotProcesses, referee: object, node_bin: str
+) -> None:
+    install = await asyncio.to_thread(
+        subprocess.run,
+        ["npm", "ci", "--no-audit", "--no-fund"],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert install.returncode == 0, install.stderr
+    address = referee.address  # type: ignore[attr-defined]
+    node_id, node_token = await register(admin, "node")
+    ids = [node_id]
+    node_out = bot_processes.tmp_path / "node.out"
+    with node_out.open("w") as log:
+        node = await asyncio.create_subprocess_exec(
+            node_bin,
+            str(NODE_DIR / "bot.js"),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "BRANDELN_SERVER": address, "BRANDELN_TOKEN": node_token},
+        )
+    try:
+        for name in ("heuristic", "random", "random"):
+            bot_id, token = await register(admin, f"{name}-{len(ids)}")
+            bot_processes.start(sample_bot(name, address, token), name=name)
+            ids.append(bot_id)
+        await admin.wait_for_sessions(ids)
+        _, result = await admin.run_match(
+            admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=11, time_control=FAST)
+        )
+        assert result.status == "finished"
+        assert list(result.strikes) == [0, 0, 0, 0], node_out.read_text()
+        assert "match " in node_out.read_text()  # the bot's own progress lines
+    finally:
+        node.terminate()
+        await asyncio.wait_for(node.wait(), 10)
+
+
+def test_the_node_bot_fails_clearly_without_a_token(node_bin: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "BRANDELN_TOKEN"}
+    done = subprocess.run(
+        [node_bin, str(NODE_DIR / "bot.js")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    if "Cannot find module" in done.stderr:
+        pytest.skip("run `npm ci` in sample_bots/node first (the e2e test does)")
+    assert done.returncode == 2
+    assert "no token" in done.stderr
+
+
+async def test_a_sample_bot_plays_over_tls_with_a_ca_file(
+    tmp_path: Path, bot_processes: BotProcesses
+) -> None:
+    cert, key = self_signed(tmp_path)
+    tls = (cert.read_bytes(), key.read_bytes())
+    async with EmbeddedReferee(tmp_path / "ref", host="localhost", tls=tls) as referee:
+        admin = AdminClient(referee.address, referee.admin_token, cert.read_bytes())
+        try:
+            ids = []
+            for n in range(4):
+                bot_id, token = await register(admin, f"tls-{n}")
+                args = sample_bot("heuristic" if n % 2 else "random", referee.address, token)
+                bot_processes.start([*args, "--ca", str(cert)], name=f"tls{n}")
+                ids.append(bot_id)
+            await admin.wait_for_sessions(ids)
+            _, result = await admin.run_match(
+                admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=2, time_control=FAST)
+            )
+            assert result.status == "finished"
+            assert list(result.strikes) == [0, 0, 0, 0]
+        finally:
+            await admin.close()

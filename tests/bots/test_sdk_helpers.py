@@ -1,0 +1,104 @@
+"""The SDK's helpers without the engine: notation, trick winners, situations; doctests."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import random
+
+import pytest
+
+from arena import codec
+from brandeln.v1 import cards_pb2
+from engine.cards import FULL_DECK_32, Card, Suit
+from engine.rulesets import TrumpOrder
+from engine.trick_rules import trick_winner as engine_trick_winner
+from sample_bots.sdk import (
+    NotationError,
+    TrickRules,
+    card_text,
+    choice_text,
+    parse_card,
+    parse_choice,
+    parse_suit,
+    suit_letter,
+    trick_winner,
+)
+
+
+def test_every_card_round_trips_and_matches_the_engines_notation() -> None:
+    for card in FULL_DECK_32:
+        message = codec.card_to_pb(card)  # the referee's own conversion
+        assert card_text(message) == str(card)
+        assert parse_card(str(card)) == message
+        assert parse_card(str(card).lower()) == message
+
+
+def test_suits_are_offset_by_one_from_the_engine() -> None:
+    for suit in Suit:
+        assert parse_suit(suit.letter) == suit + 1
+        assert suit_letter(cards_pb2.Suit.ValueType(suit + 1)) == suit.letter
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("HJ", "card"), ("ct", "card"), ("H", "trump"), ("pass", "bid"), ("brandle", "bid")],
+)
+def test_choices_are_written_as_the_one_thing_they_hold(text: str, kind: str) -> None:
+    choice = parse_choice(text)
+    assert choice.WhichOneof("kind") == kind
+    assert choice_text(choice).lower() == text.lower()
+
+
+@pytest.mark.parametrize("bad", ["", "X9", "H1", "HJJ"])
+def test_bad_card_text_names_the_notation(bad: str) -> None:
+    with pytest.raises(NotationError, match="suit letter"):
+        parse_card(bad)
+
+
+def test_an_empty_choice_or_unset_suit_is_an_error() -> None:
+    with pytest.raises(NotationError):
+        choice_text(cards_pb2.Choice())
+    with pytest.raises(NotationError):
+        suit_letter(cards_pb2.SUIT_UNSPECIFIED)
+
+
+@pytest.mark.parametrize("natural", [False, True])
+def test_trick_winners_agree_with_the_engine(natural: bool) -> None:
+    rng = random.Random(5)
+    deck = list(FULL_DECK_32)
+    order = TrumpOrder.NATURAL if natural else TrumpOrder.JACK_SEVEN_FIRST
+    for _ in range(3000):
+        cards: list[Card] = rng.sample(deck, rng.randint(1, 4))
+        trump = rng.choice([None, *Suit])
+        rules = TrickRules(
+            trump=cards_pb2.SUIT_UNSPECIFIED
+            if trump is None
+            else cards_pb2.Suit.ValueType(trump + 1),
+            jack_seven_on_top=not natural,
+        )
+        expected = engine_trick_winner(tuple(cards), trump, order)
+        assert trick_winner([codec.card_to_pb(c) for c in cards], rules) == expected, cards
+
+
+def test_russian_rulesets_use_the_natural_trump_order() -> None:
+    russian = cards_pb2.Ruleset(id="russian", options={"trump_order": "natural"})
+    standard = cards_pb2.Ruleset(id="standard", options={"trump_order": "jack_seven_first"})
+    assert not TrickRules.for_deal(russian, cards_pb2.SUIT_HEARTS).jack_seven_on_top
+    assert TrickRules.for_deal(standard, cards_pb2.SUIT_HEARTS).jack_seven_on_top
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "sample_bots.sdk.notation",
+        "sample_bots.sdk.trick",
+        "sample_bots.sdk.situation",
+        "sample_bots.sdk.bot",
+        "sample_bots.bridge_format",
+        "sample_bots.random_bot",
+    ],
+)
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0
