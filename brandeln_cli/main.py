@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import typer
 
+from brandeln_cli.bot_cmd import bot_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
+from brandeln_cli.ratings_cmd import ratings
+from brandeln_cli.season_cmd import demo, season_app
 from brandeln_cli.serve_cmd import serve
 
 app = typer.Typer(
@@ -24,3 +27,7 @@ def main() -> None:
 app.command()(serve)
 app.add_typer(matches_app, name="matches")
 app.add_typer(bots_app, name="bots")
+app.add_typer(bot_app, name="bot")
+app.add_typer(season_app, name="season")
+app.command("ratings")(ratings)
+app.command("demo")(demo)

@@ -1,0 +1,229 @@
+"""The ladder's only way to the referee: a ``grpc.aio`` client of the ``Admin`` service.
+
+Every call carries ``authorization: Bearer <admin token>``; gRPC failures become
+:class:`~ladder.errors.RefereeError` with a message that says what to check. This module is
+also the ladder's one place that turns ladder values into protobuf messages and back.
+
+>>> async def example(address: str, token: str) -> None:      # doctest: +SKIP
+...     async with AdminClient(address, token) as admin:
+...         bot_id, bot_token = await admin.register_bot("random")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+
+import grpc
+from grpc import aio
+
+from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
+from engine.cards import Suit
+from ladder.config import SeasonConfig
+from ladder.duplicate import MatchOutcome, MatchPlan
+from ladder.errors import BlockFailedError, BotNameTakenError, RefereeError
+from ladder.tally import MatchTally
+
+__all__ = ["AdminClient", "SessionCount", "suit_permutation_message"]
+
+FINISHED = "finished"
+# Bound every message the referee may send (a full match log can be several megabytes).
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+def suit_permutation_message(images: str) -> list[cards_pb2.Suit.ValueType]:
+    """The protobuf form of a permutation written as the images of C S H D ("SHDC").
+
+    >>> suit_permutation_message("SHDC") == [cards_pb2.SUIT_SPADES, cards_pb2.SUIT_HEARTS,
+    ...     cards_pb2.SUIT_DIAMONDS, cards_pb2.SUIT_CLUBS]
+    True
+    """
+    # The protocol numbers suits from 1 (0 is UNSPECIFIED); the engine from 0, in the same order.
+    return [cards_pb2.Suit.ValueType(Suit.parse(letter) + 1) for letter in images]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCount:
+    """How many seat sessions a bot has connected, by state."""
+
+    bot_id: str
+    lobby: int = 0
+    seated: int = 0
+    disconnected: int = 0
+
+    @property
+    def connected(self) -> int:
+        return self.lobby + self.seated
+
+
+def _describe_rpc_error(address: str, what: str, error: grpc.aio.AioRpcError) -> RefereeError:
+    code = error.code()
+    details = error.details() or ""
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        hint = "the referee refused the admin token (check BRANDELN_ADMIN_TOKEN)"
+    elif code == grpc.StatusCode.UNAVAILABLE:
+        # Either the referee is unreachable or (RunMatch) a bot had no free session in time.
+        hint = f"unavailable at {address}: {details}"
+    elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        hint = f"the referee at {address} did not answer in time"
+    else:
+        hint = f"{code.name}: {details}"
+    return RefereeError(f"{what}: {hint}")
+
+
+class AdminClient:
+    """An open channel to a referee's Admin service."""
+
+    def __init__(
+        self,
+        address: str,
+        admin_token: str,
+        *,
+        root_certificates: bytes | None = None,
+        call_timeout_s: float = 30.0,
+    ) -> None:
+        self.address = address
+        options = [
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ]
+        if root_certificates is None:
+            self._channel = aio.insecure_channel(address, options=options)
+        else:
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self._channel = aio.secure_channel(address, credentials, options=options)
+        self._stub = admin_pb2_grpc.AdminStub(self._channel)
+        self._metadata = (("authorization", f"Bearer {admin_token}"),)
+        self._timeout = call_timeout_s
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> AdminClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def register_bot(self, name: str) -> tuple[str, str]:
+        """Register a bot identity; returns (bot_id, token).
+
+        Raises :class:`BotNameTakenError` when the name is taken, else :class:`RefereeError`.
+        """
+        try:
+            response = await self._stub.RegisterBot(
+                admin_pb2.RegisterBotRequest(name=name),
+                metadata=self._metadata,
+                timeout=self._timeout,
+            )
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.ALREADY_EXISTS:
+                raise BotNameTakenError(f"a bot named {name!r} is already registered") from None
+            raise _describe_rpc_error(self.address, f"registering bot {name!r}", error) from None
+        return response.bot_id, response.token
+
+    async def known_bot_ids(self) -> set[str] | None:
+        """The ids of the registered, unrevoked bots; None if the referee has no ListBots."""
+        try:
+            response = await self._stub.ListBots(
+                admin_pb2.ListBotsRequest(), metadata=self._metadata, timeout=self._timeout
+            )
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+                return None
+            raise _describe_rpc_error(self.address, "listing bots", error) from None
+        return {bot.bot_id for bot in response.bots if not bot.revoked}
+
+    async def session_counts(self) -> dict[str, SessionCount]:
+        """The connected seat sessions, counted per bot id."""
+        try:
+            response = await self._stub.ListSessions(
+                admin_pb2.ListSessionsRequest(), metadata=self._metadata, timeout=self._timeout
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _describe_rpc_error(self.address, "listing sessions", error) from None
+        counts: dict[str, dict[str, int]] = {}
+        for session in response.sessions:
+            states = counts.setdefault(session.bot_id, {"lobby": 0, "seated": 0, "disconnected": 0})
+            if session.state in states:
+                states[session.state] += 1
+        return {bot_id: SessionCount(bot_id, **states) for bot_id, states in counts.items()}
+
+    async def run_match(
+        self,
+        config: SeasonConfig,
+        plan: MatchPlan,
+        bot_ids: dict[str, str],
+        *,
+        on_deal: Callable[[], None] | None = None,
+    ) -> MatchOutcome:
+        """Play one match of a block through ``RunMatch`` and return its outcome.
+
+        ``bot_ids`` maps season bot names to referee bot ids. ``on_deal`` is called after every
+        ``DealEnded``. Raises :class:`BlockFailedError` when the match does not finish.
+        """
+        time_control = config.time_control
+        request = admin_pb2.RunMatchRequest(
+            bot_ids=[bot_ids[bot] for bot in plan.bots],
+            ruleset=config.ruleset,
+            deals=config.deals_per_match,
+            seed=plan.seed,
+            first_dealer=0,
+            time_control=cards_pb2.TimeControl(
+                move_ms=time_control.move_ms,
+                bank_ms=time_control.bank_ms,
+                max_strikes=time_control.max_strikes,
+                reconnect_ms=time_control.reconnect_ms,
+            ),
+            suit_permutation=suit_permutation_message(plan.suit_permutation),
+            seat_wait_ms=config.seat_wait_ms,
+            options=dict(config.options),
+        )
+        tally = MatchTally(config.players)
+        summary: admin_pb2.MatchSummary | None = None
+        match_id = ""
+        where = f"block {plan.block} rotation {plan.rotation} ({', '.join(plan.bots)})"
+        call = self._stub.RunMatch(request, metadata=self._metadata)
+        try:
+            async for update in call:
+                kind = update.WhichOneof("kind")
+                if kind == "started":
+                    match_id = update.started.match_id
+                elif kind == "event":
+                    tally.add(update.event)
+                    if on_deal is not None and update.event.WhichOneof("kind") == "deal_ended":
+                        on_deal()
+                elif kind == "result":
+                    summary = update.result
+        except grpc.aio.AioRpcError as error:
+            failure = _describe_rpc_error(self.address, f"match of {where}", error)
+            raise BlockFailedError(str(failure)) from None
+        finally:
+            call.cancel()  # a no-op once the stream ended; stops the match if we are cancelled
+        if summary is None:
+            raise BlockFailedError(f"match {match_id or '?'} of {where}: the stream ended early")
+        if summary.status != FINISHED:
+            raise BlockFailedError(
+                f"match {summary.match_id} of {where} ended {summary.status!r}, not finished "
+                f"(inspect it: brandeln matches show {summary.match_id})"
+            )
+        players = config.players
+        if len(summary.balances) != players:
+            raise BlockFailedError(
+                f"match {summary.match_id} of {where}: {len(summary.balances)} balances "
+                f"for {players} seats"
+            )
+        return MatchOutcome(
+            plan=plan,
+            match_id=summary.match_id,
+            balances=tuple(summary.balances),
+            forfeited=frozenset(summary.forfeited),
+            deals_played=summary.deals_played or tally.deals_ended,
+            tallies=tally.seats(summary.strikes),
+        )

@@ -1,0 +1,235 @@
+"""Starting and stopping the processes of a season's command bots.
+
+A command bot is any executable. It gets the referee's address and its identity in the
+environment (``BRANDELN_SERVER``, ``BRANDELN_TOKEN``, ``BRANDELN_BOT_NAME``,
+``BRANDELN_TABLES``), and the placeholders ``{server}``, ``{token}``, ``{name}``, ``{tables}``
+in its arguments are replaced by the same values. Its stdout and stderr go to one log file.
+
+The program is looked up first next to the running Python (the virtual environment's ``bin``,
+so ``brandeln`` works even when the venv is not activated), then on ``PATH``; ``python`` and
+``python3`` mean the running interpreter.
+
+Each process starts in its own session (process group): a Ctrl-C in the terminal reaches only
+the runner, which then stops the bots itself (SIGTERM to the group, SIGKILL after a grace period)
+so a bot's own children go too.
+
+>>> resolve_program("python") == sys.executable
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from ladder.errors import BotStartError
+
+__all__ = [
+    "BotProcess",
+    "expand_command",
+    "find_orphans",
+    "resolve_program",
+    "start_bot",
+    "stop_bots",
+    "stop_orphans",
+]
+
+STOP_GRACE_S: Final = 5.0
+_PYTHON_NAMES: Final = frozenset({"python", "python3"})
+
+
+def resolve_program(program: str) -> str:
+    """The executable to run for ``program`` (see the module docstring)."""
+    if program in _PYTHON_NAMES:
+        return sys.executable
+    if os.sep in program:
+        return program
+    beside_python = str(Path(sys.executable).parent)
+    found = shutil.which(program, path=os.pathsep.join([beside_python, os.environ.get("PATH", "")]))
+    return found or program
+
+
+def expand_command(command: Sequence[str], values: Mapping[str, str]) -> list[str]:
+    """``command`` with ``{server}``-style placeholders replaced (other braces are kept).
+
+    >>> expand_command(["bot", "--tables", "{tables}", "{x}"], {"tables": "2"})
+    ['bot', '--tables', '2', '{x}']
+    """
+    expanded = []
+    for part in command:
+        text = part
+        for key, value in values.items():
+            text = text.replace("{" + key + "}", value)
+        expanded.append(text)
+    return expanded
+
+
+@dataclass
+class BotProcess:
+    """A running command bot."""
+
+    name: str
+    process: asyncio.subprocess.Process
+    log_path: Path
+
+    @property
+    def exited(self) -> bool:
+        return self.process.returncode is not None
+
+    def log_tail(self, lines: int = 5) -> str:
+        """The last lines of its log, for error messages."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+async def start_bot(
+    name: str,
+    command: Sequence[str],
+    *,
+    server: str,
+    token: str,
+    tables: int,
+    log_path: Path,
+) -> BotProcess:
+    """Start one command bot; raises :class:`BotStartError` if it cannot be started."""
+    values = {"server": server, "token": token, "name": name, "tables": str(tables)}
+    argv = expand_command(command, values)
+    argv[0] = resolve_program(argv[0])
+    env = dict(os.environ)
+    env.update(
+        {
+            "BRANDELN_SERVER": server,
+            "BRANDELN_TOKEN": token,
+            "BRANDELN_BOT_NAME": name,
+            "BRANDELN_TABLES": str(tables),
+            "PYTHONUNBUFFERED": "1",  # so a Python bot's log is current when we show its tail
+        }
+    )
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        log.write(f"--- starting {name}: {' '.join(command)}\n".encode())
+        log.flush()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=asyncio.subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise BotStartError(
+                f"bot {name!r}: cannot start {command[0]!r}: {error.strerror or error}"
+            ) from None
+    return BotProcess(name, process, log_path)
+
+
+async def stop_bots(bots: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -> None:
+    """Stop every bot: SIGTERM to its process group, SIGKILL after ``grace_s``.
+
+    Raises nothing but a cancellation that arrived while it was stopping them.
+    """
+
+    async def stop(bot: BotProcess) -> None:
+        process = bot.process
+        if process.returncode is not None:
+            return
+        _signal_group(process.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), grace_s)
+        except TimeoutError:
+            _signal_group(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                await process.wait()
+
+    # Stopping must finish even when the runner is being cancelled (Ctrl-C): shield it, wait
+    # it out, and pass the cancellation on afterwards.
+    stopping = asyncio.ensure_future(
+        asyncio.gather(*(stop(bot) for bot in bots), return_exceptions=True)
+    )
+    cancelled = False
+    while not stopping.done():
+        try:
+            await asyncio.shield(stopping)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+def find_orphans(tokens: Iterable[str], proc: Path = Path("/proc")) -> list[int]:
+    """Processes left by an earlier run that was killed (SIGKILL leaves no time to stop bots).
+
+    A process counts only if its environment holds ``BRANDELN_TOKEN=<one of tokens>``: the
+    tokens are secrets this ladder handed out, so no unrelated process can match. Reads
+    ``/proc`` (Linux); elsewhere it finds nothing.
+    """
+    wanted = {f"BRANDELN_TOKEN={token}".encode() for token in tokens}
+    if not wanted or not proc.is_dir():
+        return []
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone, or another user's
+            continue
+        if wanted & set(environ.split(b"\0")):
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+async def stop_orphans(tokens: Iterable[str], grace_s: float = STOP_GRACE_S) -> list[int]:
+    """Stop the :func:`find_orphans` processes (SIGTERM, then SIGKILL); returns their pids."""
+    pids = find_orphans(tokens)
+    for pid in pids:
+        _signal_process(pid, signal.SIGTERM)
+    deadline = asyncio.get_running_loop().time() + grace_s
+    while any(_alive(pid) for pid in pids):
+        if asyncio.get_running_loop().time() >= deadline:
+            for pid in pids:
+                _signal_process(pid, signal.SIGKILL)
+            break
+        await asyncio.sleep(0.05)
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie (exited, not yet reaped by its parent) is as good as gone.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1] != "Z"
+    except OSError:
+        return True
+
+
+def _signal_process(pid: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        # A bot we started leads its own process group: signal its children too.
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signum)
+        else:
+            os.kill(pid, signum)
+
+
+def _signal_group(pid: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signum)  # the bot was started in its own session: pgid == pid

@@ -1,0 +1,113 @@
+"""The leaderboard: ratings and statistics per bot, best first.
+
+Bots are ranked by the conservative rating mu - 3 sigma (higher first; then mu, then name, so
+the order is total and stable). Statistics cover the rated blocks (see
+:meth:`ladder.storage.LadderStore.results`).
+
+>>> from ladder.ratings import Rating
+>>> from ladder.storage import RatingRow
+>>> ratings = [RatingRow("a", Rating(25.0, 8.0), 0), RatingRow("b", Rating(30.0, 1.0), 0)]
+>>> rows = leaderboard(ratings, [])
+>>> [(row.rank, row.bot) for row in rows]
+[(1, 'b'), (2, 'a')]
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ladder.duplicate import BotBlockResult
+from ladder.stats import MeanInterval, chips_per_deal, made_percent
+from ladder.storage import LadderStore, RatingRow
+
+__all__ = ["LeaderboardRow", "leaderboard", "season_leaderboard"]
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One line of the leaderboard."""
+
+    rank: int
+    bot: str
+    conservative: float
+    mu: float
+    sigma: float
+    blocks: int
+    deals: int
+    chips: int
+    chips_per_deal: MeanInterval | None
+    contracts_bid: int
+    contracts_made: int
+    timeouts: int
+    illegal: int
+    forfeits: int  # blocks in which it forfeited a match
+
+    @property
+    def made_percent(self) -> float | None:
+        return made_percent(self.contracts_bid, self.contracts_made)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (``brandeln ratings --json``)."""
+        interval = self.chips_per_deal
+        return {
+            "rank": self.rank,
+            "bot": self.bot,
+            "conservative": self.conservative,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "blocks": self.blocks,
+            "deals": self.deals,
+            "chips": self.chips,
+            "chips_per_deal": None if interval is None else interval.mean,
+            "chips_per_deal_ci95": (
+                None
+                if interval is None or interval.half_width is None
+                else [interval.low, interval.high]
+            ),
+            "contracts_bid": self.contracts_bid,
+            "contracts_made": self.contracts_made,
+            "contracts_made_percent": self.made_percent,
+            "timeouts": self.timeouts,
+            "illegal_actions": self.illegal,
+            "forfeits": self.forfeits,
+        }
+
+
+def leaderboard(
+    ratings: Sequence[RatingRow], results: Sequence[tuple[int, BotBlockResult]]
+) -> list[LeaderboardRow]:
+    """The leaderboard from current ratings and per-block results."""
+    by_bot: dict[str, list[BotBlockResult]] = defaultdict(list)
+    for _, result in results:
+        by_bot[result.bot].append(result)
+    ordered = sorted(ratings, key=lambda row: (-row.rating.conservative, -row.rating.mu, row.bot))
+    rows = []
+    for position, row in enumerate(ordered, start=1):
+        played = by_bot.get(row.bot, [])
+        rows.append(
+            LeaderboardRow(
+                rank=position,
+                bot=row.bot,
+                conservative=row.rating.conservative,
+                mu=row.rating.mu,
+                sigma=row.rating.sigma,
+                blocks=row.blocks,
+                deals=sum(r.deals for r in played),
+                chips=sum(r.chips for r in played),
+                chips_per_deal=chips_per_deal(played),
+                contracts_bid=sum(r.contracts_bid for r in played),
+                contracts_made=sum(r.contracts_made for r in played),
+                timeouts=sum(r.timeouts for r in played),
+                illegal=sum(r.illegal for r in played),
+                forfeits=sum(1 for r in played if r.forfeited),
+            )
+        )
+    return rows
+
+
+def season_leaderboard(store: LadderStore, season: str) -> list[LeaderboardRow]:
+    """The leaderboard of a stored season."""
+    return leaderboard(store.ratings(season), store.results(season, rated_only=True))

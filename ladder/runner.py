@@ -1,0 +1,363 @@
+"""Running a season against a referee, through its Admin service only.
+
+:func:`run_season` registers the command bots (or reuses their stored registration), launches
+them, waits until every bot has its seat sessions connected, plays the blocks not yet recorded
+with the configured concurrency, records each finished block in one transaction (ratings
+included) and stops the bot processes at the end, on error and on cancellation.
+
+**Resume.** Only finished blocks are stored, so running an interrupted season again (same name
+and settings) plays the missing blocks, an interrupted one from its start, and counts nothing
+twice; ratings are applied in block order, so they equal an uninterrupted run's.
+
+Bot processes are stopped at the end, on errors and on cancellation (Ctrl-C). A run killed
+outright (SIGKILL) cannot stop them; the next run finds them by the token in their environment
+and stops them before starting new ones.
+
+**Bot identity.** A command bot is registered at the referee as ``<bot>@<season>``; its bot id
+and token are kept in the ladder database so a resumed season reuses them (the referee keeps its
+bots too). If the referee no longer knows the stored id (a fresh referee data dir), the bot is
+registered again, and if the name is taken there by an identity whose token we do not hold, a
+suffix ``-2``, ``-3``, ... is added. Bots that connect by themselves are given by ``bot_id``.
+
+>>> async def example(config, store):                       # doctest: +SKIP
+...     summary = await run_season(config, "127.0.0.1:50051", "admin-token", store,
+...                                progress=lambda p: print(p.blocks_done, p.leader))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, TypeVar
+
+from ladder.admin_client import AdminClient
+from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
+from ladder.config import CommandBot, ExternalBot, SeasonConfig
+from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
+from ladder.errors import BotNameTakenError, BotStartError
+from ladder.ratings import RatingModel
+from ladder.storage import LadderStore
+
+__all__ = ["ProgressCallback", "SeasonProgress", "SeasonSummary", "run_season"]
+
+MAX_NAME_SUFFIX: Final = 100
+SESSION_POLL_S: Final = 0.1
+PROGRESS_INTERVAL_S: Final = 0.25
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonProgress:
+    """A snapshot for a progress display."""
+
+    blocks_done: int
+    blocks_total: int
+    deals: int  # deals played in this run
+    deals_per_second: float
+    leader: str | None  # best conservative rating so far
+    leader_rating: float | None
+
+
+ProgressCallback = Callable[[SeasonProgress], None]
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonSummary:
+    """What one run of a season did."""
+
+    season: str
+    blocks_played: int  # in this run
+    blocks_done: int  # in all, this run included
+    blocks_total: int
+    deals: int  # in this run
+    seconds: float
+    last_match_id: str | None
+
+
+async def run_season(
+    config: SeasonConfig,
+    referee_address: str,
+    admin_token: str,
+    store: LadderStore,
+    *,
+    progress: ProgressCallback | None = None,
+    root_certificates: bytes | None = None,
+    logs_dir: Path | None = None,
+) -> SeasonSummary:
+    """Play the blocks of ``config`` not yet in ``store`` on the referee at ``referee_address``.
+
+    ``logs_dir`` receives one log file per command bot (default: ``seasons/<name>/bots`` next
+    to the ladder database). Raises a :class:`~ladder.errors.LadderError` subclass on failure;
+    the blocks finished before it stay recorded.
+    """
+    started = time.monotonic()
+    model = RatingModel(config.rating)
+    store.ensure_season(config, model.initial())
+    plans = plan_season(
+        [bot.name for bot in config.bots], config.players, config.blocks, config.seed
+    )
+    finished = store.finished_blocks(config.name) & {plan.index for plan in plans}
+    pending = [plan for plan in plans if plan.index not in finished]
+    if logs_dir is None:
+        logs_dir = store.path.parent / "seasons" / config.name / "bots"
+    run = _SeasonRun(config, store, model, progress, started, len(finished))
+    if pending:
+        async with AdminClient(
+            referee_address, admin_token, root_certificates=root_certificates
+        ) as admin:
+            bot_ids, tokens = await _identities(admin, config, store)
+            # Bots of an earlier run that was killed outright (SIGKILL) still hold sessions.
+            await stop_orphans(tokens.values())
+            processes: list[BotProcess] = []
+            try:
+                for bot in config.bots:
+                    if isinstance(bot, CommandBot):
+                        processes.append(
+                            await start_bot(
+                                bot.name,
+                                bot.command,
+                                server=referee_address,
+                                token=tokens[bot.name],
+                                tables=bot.tables,
+                                log_path=logs_dir / f"{bot.name}.log",
+                            )
+                        )
+                await _wait_for_sessions(admin, config, bot_ids, processes)
+                await _first_done(run.play(admin, pending, bot_ids), _watch_processes(processes))
+            finally:
+                await stop_bots(processes)
+    run.report(force=True)
+    return SeasonSummary(
+        season=config.name,
+        blocks_played=run.blocks_played,
+        blocks_done=run.blocks_done,
+        blocks_total=len(plans),
+        deals=run.deals,
+        seconds=time.monotonic() - started,
+        last_match_id=run.last_match_id or _last_recorded_match(store, config.name),
+    )
+
+
+class _SeasonRun:
+    """The mutable state of one run: counters, progress reports and block recording."""
+
+    def __init__(
+        self,
+        config: SeasonConfig,
+        store: LadderStore,
+        model: RatingModel,
+        progress: ProgressCallback | None,
+        started: float,
+        blocks_done: int,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.model = model
+        self.progress = progress
+        self.started = started
+        self.blocks_done = blocks_done
+        self.blocks_played = 0
+        self.deals = 0
+        self.last_match_id: str | None = None
+        self._last_report = 0.0
+
+    async def play(
+        self, admin: AdminClient, pending: Sequence[BlockPlan], bot_ids: dict[str, str]
+    ) -> None:
+        config = self.config
+        match_slots = asyncio.Semaphore(config.concurrency)
+        # Enough blocks in flight to keep every match slot busy, and few more: an interrupted
+        # run replays only the blocks that were in flight.
+        block_slots = asyncio.Semaphore(math.ceil(config.concurrency / config.players) + 1)
+
+        async def play_match(outcomes: list[MatchOutcome], plan: BlockPlan, rotation: int) -> None:
+            async with match_slots:
+                outcomes.append(
+                    await admin.run_match(
+                        config, plan.matches[rotation], bot_ids, on_deal=self.deal_ended
+                    )
+                )
+
+        async def play_block(plan: BlockPlan) -> None:
+            async with block_slots:
+                outcomes: list[MatchOutcome] = []
+                await _all_or_nothing(
+                    [play_match(outcomes, plan, rotation) for rotation in range(len(plan.matches))]
+                )
+                self.record(plan, outcomes)
+
+        await _all_or_nothing([play_block(plan) for plan in pending])
+
+    def record(self, plan: BlockPlan, outcomes: list[MatchOutcome]) -> None:
+        outcomes.sort(key=lambda outcome: outcome.plan.rotation)
+        results = block_results(plan, outcomes)
+        self.store.record_block(self.config.name, plan, outcomes, results, self.model.rate_block)
+        self.blocks_done += 1
+        self.blocks_played += 1
+        self.last_match_id = outcomes[-1].match_id
+        self.report(force=True)
+
+    def deal_ended(self) -> None:
+        self.deals += 1
+        self.report()
+
+    def report(self, *, force: bool = False) -> None:
+        if self.progress is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_report < PROGRESS_INTERVAL_S:
+            return
+        self._last_report = now
+        ratings = self.store.ratings(self.config.name)
+        rated = [row for row in ratings if row.blocks]
+        leader = max(rated, key=lambda row: (row.rating.conservative, row.bot), default=None)
+        elapsed = max(now - self.started, 1e-9)
+        self.progress(
+            SeasonProgress(
+                blocks_done=self.blocks_done,
+                blocks_total=self.config.blocks,
+                deals=self.deals,
+                deals_per_second=self.deals / elapsed,
+                leader=None if leader is None else leader.bot,
+                leader_rating=None if leader is None else leader.rating.conservative,
+            )
+        )
+
+
+async def _identities(
+    admin: AdminClient, config: SeasonConfig, store: LadderStore
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(bot ids, command bots' tokens) by season bot name, registering bots as needed."""
+    stored = store.bot_identities(config.name)
+    known = await admin.known_bot_ids()  # None: the referee cannot list its bots
+    bot_ids: dict[str, str] = {}
+    tokens: dict[str, str] = {}
+    for bot in config.bots:
+        if isinstance(bot, ExternalBot):
+            if known is not None and bot.bot_id not in known:
+                raise BotStartError(
+                    f"bot {bot.name!r}: bot_id {bot.bot_id!r} is not registered at the referee "
+                    "(or is revoked); see `brandeln bots list`"
+                )
+            bot_ids[bot.name] = bot.bot_id
+            continue
+        identity = stored.get(bot.name)
+        if (
+            identity is not None
+            and identity.bot_id is not None
+            and identity.token is not None
+            and (known is None or identity.bot_id in known)
+        ):
+            bot_ids[bot.name], tokens[bot.name] = identity.bot_id, identity.token
+            continue
+        base = f"{bot.name}@{config.name}"
+        for attempt in range(1, MAX_NAME_SUFFIX + 1):
+            referee_name = base if attempt == 1 else f"{base}-{attempt}"
+            try:
+                bot_id, token = await admin.register_bot(referee_name)
+            except BotNameTakenError:
+                continue
+            store.save_bot_identity(
+                config.name, bot.name, bot_id=bot_id, token=token, referee_name=referee_name
+            )
+            bot_ids[bot.name], tokens[bot.name] = bot_id, token
+            break
+        else:
+            raise BotStartError(f"bot {bot.name!r}: every name {base}[-N] is taken at the referee")
+    return bot_ids, tokens
+
+
+async def _wait_for_sessions(
+    admin: AdminClient,
+    config: SeasonConfig,
+    bot_ids: dict[str, str],
+    processes: Sequence[BotProcess],
+) -> None:
+    """Wait until every command bot has ``tables`` sessions and every other bot one."""
+    needed = {bot.name: bot.tables if isinstance(bot, CommandBot) else 1 for bot in config.bots}
+    deadline = time.monotonic() + config.connect_timeout_ms / 1000
+    while True:
+        for process in processes:
+            if process.exited:
+                raise BotStartError(
+                    f"bot {process.name!r} exited with code {process.process.returncode} "
+                    f"before connecting; its log ({process.log_path}) ends:\n"
+                    f"{process.log_tail()}"
+                )
+        counts = await admin.session_counts()
+        missing = {
+            name: (counts[bot_ids[name]].connected if bot_ids[name] in counts else 0, want)
+            for name, want in needed.items()
+            if (counts[bot_ids[name]].connected if bot_ids[name] in counts else 0) < want
+        }
+        if not missing:
+            return
+        if time.monotonic() >= deadline:
+            logs = {process.name: process.log_path for process in processes}
+            details = "; ".join(
+                f"{name!r} has {have} of {want} sessions"
+                + (f" (log: {logs[name]})" if name in logs else "")
+                for name, (have, want) in missing.items()
+            )
+            raise BotStartError(
+                f"bots did not connect within {config.connect_timeout_ms} ms: {details}"
+            )
+        await asyncio.sleep(SESSION_POLL_S)
+
+
+async def _watch_processes(processes: Sequence[BotProcess]) -> None:
+    """Raise :class:`BotStartError` as soon as a bot process exits during the season."""
+    if not processes:
+        await asyncio.Event().wait()  # nothing to watch: wait to be cancelled
+    waits = {asyncio.ensure_future(bot.process.wait()): bot for bot in processes}
+    try:
+        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for future in waits:
+            future.cancel()
+    bot = waits[next(iter(done))]
+    raise BotStartError(
+        f"bot {bot.name!r} exited with code {bot.process.returncode} during the season; "
+        f"its log ({bot.log_path}) ends:\n{bot.log_tail()}"
+    )
+
+
+async def _first_done(main: Awaitable[None], watcher: Awaitable[None]) -> None:
+    """Run ``main`` while ``watcher`` may fail it; return when ``main`` returns."""
+    main_task = asyncio.ensure_future(main)
+    watch_task = asyncio.ensure_future(watcher)
+    try:
+        await asyncio.wait({main_task, watch_task}, return_when=asyncio.FIRST_COMPLETED)
+        if watch_task.done() and not main_task.done():
+            main_task.cancel()
+            await asyncio.gather(main_task, return_exceptions=True)
+            watch_task.result()  # raises the watcher's error
+        main_task.result()
+    finally:
+        for task in (main_task, watch_task):
+            task.cancel()
+        await asyncio.gather(main_task, watch_task, return_exceptions=True)
+
+
+async def _all_or_nothing(coroutines: Sequence[Awaitable[_T]]) -> list[_T]:
+    """Run concurrently; on the first failure cancel the rest and raise that failure itself.
+
+    (``asyncio.TaskGroup`` would wrap it in an ExceptionGroup; the ladder's callers want the
+    :class:`LadderError` with its message.)
+    """
+    tasks = [asyncio.ensure_future(coroutine) for coroutine in coroutines]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _last_recorded_match(store: LadderStore, season: str) -> str | None:
+    matches = store.matches(season)
+    return matches[-1].match_id if matches else None

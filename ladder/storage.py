@@ -1,0 +1,624 @@
+"""The ladder database: one SQLite file (WAL mode), its schema versioned with ``user_version``.
+
+Tables: ``seasons``; ``season_bots`` (a season's bots and their referee identities); ``blocks``,
+``matches`` (the referee's match ids, per block and rotation) and ``results`` (per bot per
+block); ``ratings`` and ``rating_history``. The schema is created on first use.
+
+Only finished blocks are stored, each in **one transaction** together with the rating updates it
+unlocks, so an interrupted season loses at most the blocks that were still being played, and
+running it again replays those from the start: nothing is lost, nothing is counted twice.
+
+Ratings are applied in block order, whatever order blocks finish in (with concurrency a later
+block may finish first): a finished block waits, unrated, until every earlier block is in. So
+the ratings are a function of the block results alone, the same for an interrupted and resumed
+season as for one played in a single run.
+
+>>> from ladder.config import RatingParams
+>>> with LadderStore.open(Path(":memory:")) as store:
+...     store.season_names()
+[]
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final
+
+from ladder.config import ExternalBot, SeasonConfig
+from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
+from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
+from ladder.ratings import Rating
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BotIdentity",
+    "LadderStore",
+    "RatingRow",
+    "RecordedMatch",
+    "SeasonInfo",
+    "season_settings",
+]
+
+SCHEMA_VERSION: Final = 1
+
+_SCHEMA: Final = """
+CREATE TABLE seasons (
+    season_id      INTEGER PRIMARY KEY,
+    name           TEXT NOT NULL UNIQUE,
+    settings_json  TEXT NOT NULL,   -- what must not change between runs (see season_settings)
+    ruleset        TEXT NOT NULL,
+    players        INTEGER NOT NULL,
+    blocks_planned INTEGER NOT NULL,
+    next_to_rate   INTEGER NOT NULL DEFAULT 0,  -- ratings include every block below this index
+    created_at     INTEGER NOT NULL,            -- ms since the epoch
+    updated_at     INTEGER NOT NULL
+);
+CREATE TABLE season_bots (
+    season_id    INTEGER NOT NULL REFERENCES seasons(season_id),
+    bot          TEXT NOT NULL,     -- the name in the season file
+    kind         TEXT NOT NULL CHECK (kind IN ('command', 'external')),
+    bot_id       TEXT,              -- the referee's id; NULL until a command bot is registered
+    token        TEXT,              -- a command bot's token, handed to its process
+    referee_name TEXT,              -- the name it was registered under at the referee
+    PRIMARY KEY (season_id, bot)
+);
+CREATE TABLE blocks (
+    season_id   INTEGER NOT NULL REFERENCES seasons(season_id),
+    block_index INTEGER NOT NULL,
+    seed        TEXT NOT NULL,      -- 64-bit: stored as text, SQLite integers are signed
+    bots_json   TEXT NOT NULL,      -- seating of rotation 0
+    finished_at INTEGER NOT NULL,
+    PRIMARY KEY (season_id, block_index)
+);
+CREATE TABLE matches (
+    season_id        INTEGER NOT NULL,
+    block_index      INTEGER NOT NULL,
+    rotation         INTEGER NOT NULL,
+    match_id         TEXT NOT NULL,
+    suit_permutation TEXT NOT NULL,
+    bots_json        TEXT NOT NULL, -- season bot names by seat
+    balances_json    TEXT NOT NULL,
+    forfeited_json   TEXT NOT NULL,
+    deals_played     INTEGER NOT NULL,
+    PRIMARY KEY (season_id, block_index, rotation),
+    FOREIGN KEY (season_id, block_index) REFERENCES blocks(season_id, block_index)
+);
+CREATE INDEX matches_by_match_id ON matches(match_id);
+CREATE TABLE results (
+    season_id      INTEGER NOT NULL,
+    block_index    INTEGER NOT NULL,
+    bot            TEXT NOT NULL,
+    rank           INTEGER NOT NULL,
+    chips          INTEGER NOT NULL,
+    deals          INTEGER NOT NULL,
+    forfeited      INTEGER NOT NULL,
+    timeouts       INTEGER NOT NULL,
+    illegal        INTEGER NOT NULL,
+    strikes        INTEGER NOT NULL,
+    contracts_bid  INTEGER NOT NULL,
+    contracts_made INTEGER NOT NULL,
+    PRIMARY KEY (season_id, block_index, bot),
+    FOREIGN KEY (season_id, block_index) REFERENCES blocks(season_id, block_index)
+);
+CREATE TABLE ratings (
+    season_id INTEGER NOT NULL REFERENCES seasons(season_id),
+    bot       TEXT NOT NULL,
+    mu        REAL NOT NULL,
+    sigma     REAL NOT NULL,
+    blocks    INTEGER NOT NULL,     -- rated blocks played
+    PRIMARY KEY (season_id, bot)
+);
+CREATE TABLE rating_history (
+    season_id   INTEGER NOT NULL,
+    block_index INTEGER NOT NULL,
+    bot         TEXT NOT NULL,
+    mu          REAL NOT NULL,      -- after the block
+    sigma       REAL NOT NULL,
+    PRIMARY KEY (season_id, block_index, bot)
+);
+"""
+
+RateBlock = Callable[[Mapping[str, Rating], Mapping[str, int]], dict[str, Rating]]
+
+
+def season_settings(config: SeasonConfig) -> dict[str, Any]:
+    """The settings a stored season must keep: they decide its deals, schedule and ratings.
+
+    ``blocks`` may grow (the schedule is prefix-stable), and the time control, concurrency and
+    bot commands may change between runs (a fixed path, a faster machine).
+    """
+    return {
+        "ruleset": config.ruleset,
+        "options": dict(sorted(config.options.items())),
+        "seed": config.seed,
+        "deals_per_match": config.deals_per_match,
+        "players": config.players,
+        "bots": [
+            {"name": bot.name, "bot_id": bot.bot_id}
+            if isinstance(bot, ExternalBot)
+            else {"name": bot.name, "command": True}
+            for bot in config.bots
+        ],
+        "rating": {
+            "mu": config.rating.mu,
+            "sigma": config.rating.sigma,
+            "beta": config.rating.beta,
+            "tau": config.rating.tau,
+            "draw_probability": config.rating.draw_probability,
+        },
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonInfo:
+    """A stored season."""
+
+    season_id: int
+    name: str
+    ruleset: str
+    players: int
+    blocks_planned: int
+    blocks_finished: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotIdentity:
+    """How a season bot is known to the referee."""
+
+    bot: str
+    kind: str
+    bot_id: str | None
+    token: str | None
+    referee_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """A bot's current rating in a season."""
+
+    bot: str
+    rating: Rating
+    blocks: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMatch:
+    """A match of a finished block."""
+
+    block_index: int
+    rotation: int
+    match_id: str
+    suit_permutation: str
+    bots: tuple[str, ...]
+    balances: tuple[int, ...]
+    deals_played: int
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class LadderStore:
+    """The ladder database. Use :meth:`open`; close it (or use it as a context manager)."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._db = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = True) -> LadderStore:
+        """Open the database at ``path``, creating it (and its directory) when ``create``.
+
+        Raises :class:`StorageError` when it is missing (and not ``create``), not a SQLite file,
+        not a ladder database, or of a newer schema version.
+        """
+        memory = str(path) == ":memory:"
+        if not memory and not path.exists():
+            if not create:
+                raise StorageError(
+                    f"no ladder database at {path}; run `brandeln season run FILE` first "
+                    "(or point --data / BRANDELN_DATA at the right directory)"
+                )
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            connection = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
+        except sqlite3.Error as error:
+            raise StorageError(f"{path}: cannot open the ladder database: {error}") from None
+        store = cls(connection, path)
+        try:
+            store._prepare(memory)
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            raise StorageError(f"{path}: not a usable ladder database ({error})") from None
+        except StorageError:
+            connection.close()
+            raise
+        return store
+
+    def _prepare(self, memory: bool) -> None:
+        db = self._db
+        db.row_factory = sqlite3.Row
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                f"{self.path}: ladder database schema version {version} is newer than this "
+                f"program's ({SCHEMA_VERSION}); upgrade brandeln-arena"
+            )
+        if not memory:
+            db.execute("PRAGMA journal_mode=WAL")
+            # WAL with synchronous=NORMAL survives a killed process; only power loss may drop
+            # the last commits, and a lost block is simply played again.
+            db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        if version == 0:
+            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise StorageError(f"{self.path}: an SQLite file, but not a ladder database")
+            # One script, one transaction: the schema and its version appear together or not at all.
+            db.executescript(
+                f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> LadderStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception."""
+        db = self._db
+        if not db.in_transaction:
+            db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        if db.in_transaction:
+            db.execute("COMMIT")
+
+    # -- seasons ----------------------------------------------------------------------------
+
+    def ensure_season(self, config: SeasonConfig, initial: Rating) -> SeasonInfo:
+        """Create the season of ``config``, or check that the stored one has its settings.
+
+        Raises :class:`SeasonMismatchError` naming the settings that differ: a season's deals,
+        schedule and ratings depend on them, so changing them needs a new season name.
+        """
+        settings = season_settings(config)
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT season_id, settings_json FROM seasons WHERE name = ?", (config.name,)
+            ).fetchone()
+            now = _now_ms()
+            if row is None:
+                cursor = db.execute(
+                    "INSERT INTO seasons (name, settings_json, ruleset, players, blocks_planned,"
+                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        config.name,
+                        json.dumps(settings, sort_keys=True),
+                        config.ruleset,
+                        config.players,
+                        config.blocks,
+                        now,
+                        now,
+                    ),
+                )
+                season_id = cursor.lastrowid
+                for bot in config.bots:
+                    external = isinstance(bot, ExternalBot)
+                    db.execute(
+                        "INSERT INTO season_bots (season_id, bot, kind, bot_id) VALUES (?,?,?,?)",
+                        (
+                            season_id,
+                            bot.name,
+                            "external" if external else "command",
+                            bot.bot_id if isinstance(bot, ExternalBot) else None,
+                        ),
+                    )
+                    db.execute(
+                        "INSERT INTO ratings (season_id, bot, mu, sigma, blocks)"
+                        " VALUES (?, ?, ?, ?, 0)",
+                        (season_id, bot.name, initial.mu, initial.sigma),
+                    )
+            else:
+                stored = json.loads(row["settings_json"])
+                different = [key for key in settings if stored.get(key) != settings[key]]
+                if different:
+                    where = f" ({config.source})" if config.source else ""
+                    raise SeasonMismatchError(
+                        f"season {config.name!r} was started with different settings; "
+                        f"changed{where}: {', '.join(different)}. Keep the stored settings to "
+                        "resume it, or give the season a new name"
+                    )
+                db.execute(
+                    "UPDATE seasons SET blocks_planned = ?, updated_at = ? WHERE season_id = ?",
+                    (config.blocks, now, row["season_id"]),
+                )
+        return self.season(config.name)
+
+    def season_names(self) -> list[str]:
+        """Every stored season's name, oldest first."""
+        rows = self._db.execute("SELECT name FROM seasons ORDER BY created_at, season_id")
+        return [row["name"] for row in rows]
+
+    def season(self, name: str) -> SeasonInfo:
+        """The season named ``name``; raises :class:`UnknownSeasonError` listing the known."""
+        row = self._db.execute(
+            "SELECT s.*, (SELECT count(*) FROM blocks b WHERE b.season_id = s.season_id)"
+            " AS finished FROM seasons s WHERE name = ?",
+            (name,),
+        ).fetchone()
+        if row is None:
+            known = ", ".join(self.season_names()) or "none yet"
+            raise UnknownSeasonError(f"no season named {name!r}; seasons: {known}")
+        return SeasonInfo(
+            season_id=row["season_id"],
+            name=row["name"],
+            ruleset=row["ruleset"],
+            players=row["players"],
+            blocks_planned=row["blocks_planned"],
+            blocks_finished=row["finished"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+        )
+
+    def latest_season(self) -> SeasonInfo | None:
+        """The season run most recently, or None when there is none."""
+        row = self._db.execute(
+            "SELECT name FROM seasons ORDER BY updated_at DESC, season_id DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None else self.season(row["name"])
+
+    # -- bot identities ---------------------------------------------------------------------
+
+    def bot_identities(self, season: str) -> dict[str, BotIdentity]:
+        """The season's bots and how the referee knows them, by season bot name."""
+        season_id = self.season(season).season_id
+        rows = self._db.execute(
+            "SELECT bot, kind, bot_id, token, referee_name FROM season_bots WHERE season_id = ?",
+            (season_id,),
+        )
+        return {
+            row["bot"]: BotIdentity(
+                row["bot"], row["kind"], row["bot_id"], row["token"], row["referee_name"]
+            )
+            for row in rows
+        }
+
+    def save_bot_identity(
+        self, season: str, bot: str, *, bot_id: str, token: str, referee_name: str
+    ) -> None:
+        """Remember a command bot's registration, so a resumed season reuses it."""
+        season_id = self.season(season).season_id
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE season_bots SET bot_id = ?, token = ?, referee_name = ?"
+                " WHERE season_id = ? AND bot = ?",
+                (bot_id, token, referee_name, season_id, bot),
+            )
+            if cursor.rowcount != 1:
+                raise StorageError(f"season {season!r} has no bot {bot!r}")
+
+    # -- blocks -----------------------------------------------------------------------------
+
+    def finished_blocks(self, season: str) -> set[int]:
+        """The indexes of the season's recorded blocks."""
+        season_id = self.season(season).season_id
+        rows = self._db.execute("SELECT block_index FROM blocks WHERE season_id = ?", (season_id,))
+        return {row["block_index"] for row in rows}
+
+    def record_block(
+        self,
+        season: str,
+        plan: BlockPlan,
+        outcomes: Sequence[MatchOutcome],
+        results: Mapping[str, BotBlockResult],
+        rate: RateBlock,
+    ) -> list[int]:
+        """Store a finished block and apply every rating it unlocks, in one transaction.
+
+        Returns the indexes of the blocks rated now (in order; empty when an earlier block is
+        still missing). Raises :class:`StorageError` if the block is already stored.
+        """
+        season_id = self.season(season).season_id
+        try:
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT INTO blocks (season_id, block_index, seed, bots_json, finished_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (season_id, plan.index, str(plan.seed), json.dumps(plan.bots), _now_ms()),
+                )
+                db.executemany(
+                    "INSERT INTO matches (season_id, block_index, rotation, match_id,"
+                    " suit_permutation, bots_json, balances_json, forfeited_json, deals_played)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            season_id,
+                            plan.index,
+                            outcome.plan.rotation,
+                            outcome.match_id,
+                            outcome.plan.suit_permutation,
+                            json.dumps(outcome.plan.bots),
+                            json.dumps(outcome.balances),
+                            json.dumps(sorted(outcome.forfeited)),
+                            outcome.deals_played,
+                        )
+                        for outcome in outcomes
+                    ],
+                )
+                db.executemany(
+                    "INSERT INTO results (season_id, block_index, bot, rank, chips, deals,"
+                    " forfeited, timeouts, illegal, strikes, contracts_bid, contracts_made)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            season_id,
+                            plan.index,
+                            r.bot,
+                            r.rank,
+                            r.chips,
+                            r.deals,
+                            int(r.forfeited),
+                            r.timeouts,
+                            r.illegal,
+                            r.strikes,
+                            r.contracts_bid,
+                            r.contracts_made,
+                        )
+                        for r in results.values()
+                    ],
+                )
+                rated = self._rate_ready_blocks(db, season_id, rate)
+                db.execute(
+                    "UPDATE seasons SET updated_at = ? WHERE season_id = ?",
+                    (_now_ms(), season_id),
+                )
+        except sqlite3.IntegrityError as error:
+            raise StorageError(
+                f"season {season!r}: block {plan.index} cannot be recorded ({error}); "
+                "was it already recorded?"
+            ) from None
+        return rated
+
+    def _rate_ready_blocks(
+        self, db: sqlite3.Connection, season_id: int, rate: RateBlock
+    ) -> list[int]:
+        (next_index,) = db.execute(
+            "SELECT next_to_rate FROM seasons WHERE season_id = ?", (season_id,)
+        ).fetchone()
+        rated: list[int] = []
+        while True:
+            ranking = {
+                row["bot"]: row["rank"]
+                for row in db.execute(
+                    "SELECT bot, rank FROM results WHERE season_id = ? AND block_index = ?",
+                    (season_id, next_index),
+                )
+            }
+            if not ranking:
+                break
+            before = {
+                row["bot"]: Rating(row["mu"], row["sigma"])
+                for row in db.execute(
+                    "SELECT bot, mu, sigma FROM ratings WHERE season_id = ?", (season_id,)
+                )
+            }
+            for bot, rating in rate(before, ranking).items():
+                db.execute(
+                    "UPDATE ratings SET mu = ?, sigma = ?, blocks = blocks + 1"
+                    " WHERE season_id = ? AND bot = ?",
+                    (rating.mu, rating.sigma, season_id, bot),
+                )
+                db.execute(
+                    "INSERT INTO rating_history (season_id, block_index, bot, mu, sigma)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (season_id, next_index, bot, rating.mu, rating.sigma),
+                )
+            rated.append(next_index)
+            next_index += 1
+        db.execute(
+            "UPDATE seasons SET next_to_rate = ? WHERE season_id = ?", (next_index, season_id)
+        )
+        return rated
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def ratings(self, season: str) -> list[RatingRow]:
+        """The season's current ratings, every bot of the season included."""
+        season_id = self.season(season).season_id
+        rows = self._db.execute(
+            "SELECT bot, mu, sigma, blocks FROM ratings WHERE season_id = ? ORDER BY bot",
+            (season_id,),
+        )
+        return [
+            RatingRow(row["bot"], Rating(row["mu"], row["sigma"]), row["blocks"]) for row in rows
+        ]
+
+    def results(self, season: str, *, rated_only: bool = False) -> list[tuple[int, BotBlockResult]]:
+        """Every (block index, bot result) of the season, by block then bot.
+
+        ``rated_only`` leaves out finished blocks still waiting for an earlier block (so the
+        statistics and the ratings describe the same blocks).
+        """
+        season_id = self.season(season).season_id
+        rated = (
+            " AND block_index < (SELECT next_to_rate FROM seasons WHERE season_id = ?)"
+            if rated_only
+            else ""
+        )
+        rows = self._db.execute(
+            f"SELECT * FROM results WHERE season_id = ?{rated} ORDER BY block_index, bot",
+            (season_id, season_id) if rated_only else (season_id,),
+        )
+        return [
+            (
+                row["block_index"],
+                BotBlockResult(
+                    bot=row["bot"],
+                    rank=row["rank"],
+                    chips=row["chips"],
+                    deals=row["deals"],
+                    forfeited=bool(row["forfeited"]),
+                    timeouts=row["timeouts"],
+                    illegal=row["illegal"],
+                    strikes=row["strikes"],
+                    contracts_bid=row["contracts_bid"],
+                    contracts_made=row["contracts_made"],
+                ),
+            )
+            for row in rows
+        ]
+
+    def rating_history(self, season: str) -> list[tuple[int, str, Rating]]:
+        """Every (block index, bot, rating after that block), in block order."""
+        season_id = self.season(season).season_id
+        rows = self._db.execute(
+            "SELECT block_index, bot, mu, sigma FROM rating_history WHERE season_id = ?"
+            " ORDER BY block_index, bot",
+            (season_id,),
+        )
+        return [(row["block_index"], row["bot"], Rating(row["mu"], row["sigma"])) for row in rows]
+
+    def matches(self, season: str) -> list[RecordedMatch]:
+        """The matches of the season's finished blocks, by block and rotation."""
+        season_id = self.season(season).season_id
+        rows = self._db.execute(
+            "SELECT * FROM matches WHERE season_id = ? ORDER BY block_index, rotation",
+            (season_id,),
+        )
+        return [
+            RecordedMatch(
+                block_index=row["block_index"],
+                rotation=row["rotation"],
+                match_id=row["match_id"],
+                suit_permutation=row["suit_permutation"],
+                bots=tuple(json.loads(row["bots_json"])),
+                balances=tuple(json.loads(row["balances_json"])),
+                deals_played=row["deals_played"],
+            )
+            for row in rows
+        ]

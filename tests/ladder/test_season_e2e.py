@@ -1,0 +1,194 @@
+"""Seasons end to end: the real embedded referee, real sample-bot processes, the real CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from brandeln_cli.main import app
+from ladder.bot_processes import find_orphans, stop_orphans
+from ladder.errors import StorageError
+from ladder.storage import LadderStore
+
+runner = CliRunner()
+
+
+def random_bots_season(name: str, *, blocks: int, deals: int, concurrency: int = 4) -> str:
+    bots = "".join(
+        f'[[bots]]\nname = "random-{n}"\n'
+        f'command = ["python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "{n}"]\n'
+        for n in range(1, 5)
+    )
+    return (
+        f'name = "{name}"\nseed = 5\nblocks = {blocks}\ndeals_per_match = {deals}\n'
+        f"concurrency = {concurrency}\nconnect_timeout_ms = 30000\n"
+        "[time_control]\nmove_ms = 2000\nbank_ms = 20000\n" + bots
+    )
+
+
+def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    file = tmp_path / "season.toml"
+    file.write_text(random_bots_season("e2e", blocks=2, deals=4))
+
+    result = runner.invoke(app, ["season", "run", str(file), "--data", str(data)])
+    assert result.exit_code == 0, result.output
+    assert "season e2e (standard): 2 of 2 blocks" in result.output
+
+    with LadderStore.open(data / "ladder.db", create=False) as store:
+        assert store.finished_blocks("e2e") == {0, 1}
+        matches = store.matches("e2e")
+        assert len(matches) == 8
+        assert len({m.match_id for m in matches}) == 8
+        assert all(m.deals_played == 4 for m in matches)
+        assert all(sum(m.balances) == 0 for m in matches)  # standard chips are zero-sum
+        assert sum(row.blocks for row in store.ratings("e2e")) == 8
+        results = store.results("e2e")
+        # duplicate: a bot's block chips are the sum of its four matches
+        for block in (0, 1):
+            for bot in ("random-1", "random-2", "random-3", "random-4"):
+                chips = sum(
+                    m.balances[m.bots.index(bot)] for m in matches if m.block_index == block
+                )
+                assert next(r.chips for b, r in results if b == block and r.bot == bot) == chips
+        # every rotation ran under a different suit permutation
+        assert len({m.suit_permutation for m in matches if m.block_index == 0}) == 4
+        last = matches[-1].match_id
+        tokens = [i.token for i in store.bot_identities("e2e").values() if i.token]
+    assert f"inspect a match: brandeln matches show {last} --data {data}" in result.output
+    assert find_orphans(tokens) == []  # every bot process was stopped
+
+    # the match the CLI points at can be inspected and replayed from the local files
+    shown = runner.invoke(app, ["matches", "show", last, "--data", str(data)])
+    assert shown.exit_code == 0, shown.output
+    verified = runner.invoke(app, ["matches", "verify", last, "--data", str(data)])
+    assert verified.exit_code == 0, verified.output
+    assert "reproduced" in verified.output
+
+    board = json.loads(runner.invoke(app, ["ratings", "--data", str(data), "--json"]).output)
+    assert board["season"] == "e2e"
+    assert [row["blocks"] for row in board["leaderboard"]] == [2, 2, 2, 2]
+
+
+def blocks_recorded(db: Path, season: str) -> int:
+    try:
+        with LadderStore.open(db, create=False) as store:
+            return len(store.finished_blocks(season)) if season in store.season_names() else 0
+    except StorageError:
+        return 0
+
+
+def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path) -> None:
+    blocks = 6
+    data = tmp_path / "data"
+    file = tmp_path / "season.toml"
+    file.write_text(random_bots_season("killed", blocks=blocks, deals=40, concurrency=2))
+    first_log = tmp_path / "first-run.log"
+    with first_log.open("w") as log:
+        first = subprocess.Popen(
+            [sys.executable, "-m", "brandeln_cli", "season", "run", str(file), "--data", str(data)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 90
+            while blocks_recorded(data / "ladder.db", "killed") < 1:
+                assert first.poll() is None, first_log.read_text()
+                assert time.monotonic() < deadline, "no block finished in time"
+                time.sleep(0.02)
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=10)
+        finally:
+            if first.poll() is None:
+                first.kill()
+
+    with LadderStore.open(data / "ladder.db", create=False) as store:
+        done = store.finished_blocks("killed")
+        tokens = [i.token for i in store.bot_identities("killed").values() if i.token]
+    assert 1 <= len(done) < blocks, f"the kill must land mid-season; done: {sorted(done)}"
+    # SIGKILL gave the runner no chance to stop its bots; they keep trying to reconnect (for
+    # 30 s in the sample bots' SDK), and the next run must stop them before starting anew.
+    assert find_orphans(tokens)
+    try:
+        result = runner.invoke(app, ["season", "run", str(file), "--data", str(data)])
+        assert result.exit_code == 0, result.output
+        played = blocks - len(done)
+        assert f"{played} blocks played now ({blocks} of {blocks} in all)" in result.output
+        assert find_orphans(tokens) == []
+    finally:
+        asyncio.run(stop_orphans(tokens, grace_s=1.0))
+
+    with LadderStore.open(data / "ladder.db", create=False) as store:
+        assert store.finished_blocks("killed") == set(range(blocks))
+        matches = store.matches("killed")
+        assert len({m.match_id for m in matches}) == len(matches) == 4 * blocks
+        assert [(m.block_index, m.rotation) for m in matches] == [
+            (block, rotation) for block in range(blocks) for rotation in range(4)
+        ]
+        assert len(store.results("killed")) == 4 * blocks
+        assert sum(row.blocks for row in store.ratings("killed")) == 4 * blocks
+        assert len(store.rating_history("killed")) == 4 * blocks
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="orphans are found through /proc")
+def test_orphans_are_found_by_their_token_and_stopped(tmp_path: Path) -> None:
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        env={**os.environ, "BRANDELN_TOKEN": "secret-orphan-token"},
+        start_new_session=True,
+    )
+    other = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        env={**os.environ, "BRANDELN_TOKEN": "someone-else"},
+    )
+    try:
+        assert find_orphans(["secret-orphan-token"]) == [sleeper.pid]
+        assert asyncio.run(stop_orphans(["secret-orphan-token"], grace_s=2.0)) == [sleeper.pid]
+        assert sleeper.wait(timeout=5) == -signal.SIGTERM
+        assert other.poll() is None  # an unrelated process is left alone
+        assert find_orphans([]) == []
+    finally:
+        for process in (sleeper, other):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def test_ctrl_c_stops_the_bots_and_keeps_the_finished_blocks(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    file = tmp_path / "season.toml"
+    file.write_text(random_bots_season("interrupted", blocks=4, deals=40, concurrency=2))
+    first = subprocess.Popen(
+        [sys.executable, "-m", "brandeln_cli", "season", "run", str(file), "--data", str(data)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while blocks_recorded(data / "ladder.db", "interrupted") < 1:
+            assert first.poll() is None
+            assert time.monotonic() < deadline, "no block finished in time"
+            time.sleep(0.05)
+        first.send_signal(signal.SIGINT)  # what Ctrl-C sends to the runner's process group
+        output, _ = first.communicate(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    with LadderStore.open(data / "ladder.db", create=False) as store:
+        done = store.finished_blocks("interrupted")
+        tokens = [i.token for i in store.bot_identities("interrupted").values() if i.token]
+    assert first.returncode == 130, output
+    assert f"interrupted: {len(done)} of 4 blocks are recorded" in output
+    assert "Traceback" not in output
+    assert len(tokens) == 4
+    assert find_orphans(tokens) == []  # the runner stopped its bots before exiting
