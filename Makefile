@@ -18,7 +18,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-demo: $(STAMP)
+NODE_BOT := sample_bots/node
+
+# The Node.js sample bot joins the demo where npm is installed; without it the demo still runs.
+$(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		(cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error) \
+		|| echo "npm ci failed: the demo runs without the Node.js bot"; \
+	else echo "npm not found: the demo runs without the Node.js bot"; fi
+
+demo: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	$(BIN)/brandeln demo
 
 test: $(STAMP)

@@ -12,12 +12,14 @@ import dataclasses
 import importlib.resources
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+import sample_bots
 from brandeln_cli import paths
 from brandeln_cli.ratings_cmd import (
     DataOption,
@@ -27,7 +29,7 @@ from brandeln_cli.ratings_cmd import (
     leaderboard_table,
     season_title,
 )
-from ladder.config import SeasonConfig, load_season, parse_season
+from ladder.config import CommandBot, SeasonConfig, load_season, parse_season
 from ladder.errors import LadderError, SeasonConfigError
 from ladder.leaderboard import season_leaderboard
 from ladder.runner import SeasonProgress, SeasonSummary, run_season
@@ -94,7 +96,26 @@ def demo(data: DataOption = None) -> None:
         config = parse_season(text, "ladder/default_season.toml")
     except SeasonConfigError as error:  # a packaging mistake, not the user's
         raise fail(str(error)) from None
+    node_bot = _node_demo_bot(config.concurrency)
+    if node_bot is None:
+        console.print(
+            "(the Node.js sample bot sits this one out: it needs `node` and `npm ci` in "
+            "sample_bots/node, which `make demo` runs)",
+            highlight=False,
+        )
+    else:
+        # A season of its own: a stored season's bots never change under its name.
+        config = dataclasses.replace(config, name="demo-node", bots=(*config.bots, node_bot))
     play(config, data, None, None)
+
+
+def _node_demo_bot(tables: int) -> CommandBot | None:
+    """The Node.js sample bot, where node is installed and its packages are in place."""
+    node = shutil.which("node")
+    bot_js = Path(sample_bots.__file__).resolve().parent / "node" / "bot.js"
+    if node is None or not (bot_js.parent / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        return None
+    return CommandBot(name="node", command=(node, str(bot_js)), tables=tables)
 
 
 def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path | None) -> None:

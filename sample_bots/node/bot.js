@@ -9,7 +9,9 @@
 //          canonical order, low to high within a suit).
 //
 // Usage: node bot.js [--server HOST:PORT] [--token TOKEN] [--name NAME] [--ca FILE] [--matches N]
-// --server and --token default to $BRANDELN_SERVER and $BRANDELN_TOKEN (the ladder sets them).
+//                    [--tables N]
+// --server, --token and --tables default to $BRANDELN_SERVER, $BRANDELN_TOKEN and
+// $BRANDELN_TABLES (the ladder sets them). Each table is its own seat session (stream).
 'use strict';
 
 const fs = require('fs');
@@ -37,7 +39,8 @@ const server = option('server', process.env.BRANDELN_SERVER || '127.0.0.1:50051'
 const token = option('token', process.env.BRANDELN_TOKEN || '');
 const botName = option('name', process.env.BRANDELN_BOT_NAME || 'node-sample');
 const caFile = option('ca', '');
-const maxMatches = Number(option('matches', '0')); // 0: play until stopped
+const maxMatches = Number(option('matches', '0')); // 0: play until stopped (per table)
+const tables = Math.max(1, Number(option('tables', process.env.BRANDELN_TABLES || '1')) || 1);
 const RETRY_FOR_MS = 30000;
 
 if (!token) {
@@ -89,12 +92,14 @@ function copyChoice(choice) {
 }
 
 // --- the session ---------------------------------------------------------------------------
-let matchId = ''; // the running match, for a resume after a dropped stream
-let matchesPlayed = 0;
-let failingSince = 0;
-let delayMs = 100;
+// One seat session per table; `table` keeps what a resume needs.
+let tablesOpen = tables;
 
-function connect() {
+function newTable(number) {
+  return { number, matchId: '', matchesPlayed: 0, failingSince: 0, delayMs: 100 };
+}
+
+function connect(table) {
   const call = client.Play();
   let finished = false;
   call.write({
@@ -103,7 +108,7 @@ function connect() {
       bot_name: botName,
       bot_version: '1.0',
       protocol_version: 1,
-      resume_match_id: matchId,
+      resume_match_id: table.matchId,
       snapshot_only: true,
     },
   });
@@ -111,13 +116,13 @@ function connect() {
   call.on('data', (message) => {
     switch (message.kind) {
       case 'welcome':
-        failingSince = 0;
-        delayMs = 100;
+        table.failingSince = 0;
+        table.delayMs = 100;
         console.error(`welcomed as ${message.welcome.bot_id} by ${message.welcome.server_version}`);
         break;
       case 'match_started':
-        matchId = message.match_started.match_id;
-        console.error(`match ${matchId}: seat ${message.match_started.seat}`);
+        table.matchId = message.match_started.match_id;
+        console.error(`match ${table.matchId}: seat ${message.match_started.seat}`);
         break;
       case 'request': {
         const request = message.request;
@@ -129,14 +134,15 @@ function connect() {
         console.error(`rejected: ${message.rejected.code} ${message.rejected.reason}`);
         break;
       case 'match_ended':
-        matchesPlayed += 1;
-        console.error(`match ${matchId} ended: balances ${message.match_ended.balances.join(' ')}`);
-        matchId = '';
-        if (maxMatches && matchesPlayed >= maxMatches) {
+        table.matchesPlayed += 1;
+        console.error(`match ${table.matchId} ended: balances ${message.match_ended.balances.join(' ')}`);
+        table.matchId = '';
+        if (maxMatches && table.matchesPlayed >= maxMatches) {
           finished = true;
           call.end();
           call.cancel();
-          client.close();
+          tablesOpen -= 1;
+          if (tablesOpen === 0) client.close();
         }
         break;
       default: // deal_started, events: nothing to do for this bot
@@ -154,27 +160,27 @@ function connect() {
       console.error(`error: the referee refused the session: ${error.details}`);
       process.exit(2);
     }
-    retry(`stream dropped: ${error.details || error.message}`);
+    retry(table, `stream dropped: ${error.details || error.message}`);
   });
 
   call.on('end', () => {
     if (!finished) {
       finished = true;
-      retry('the referee closed the stream');
+      retry(table, 'the referee closed the stream');
     }
   });
 }
 
-function retry(reason) {
+function retry(table, reason) {
   const now = Date.now();
-  failingSince = failingSince || now;
-  if (!matchId && now - failingSince > RETRY_FOR_MS) {
+  table.failingSince = table.failingSince || now;
+  if (!table.matchId && now - table.failingSince > RETRY_FOR_MS) {
     console.error(`error: cannot reach the referee at ${server}: ${reason}`);
     process.exit(1);
   }
-  console.error(`${reason}; reconnecting in ${delayMs} ms`);
-  setTimeout(connect, delayMs);
-  delayMs = Math.min(delayMs * 2, 2000);
+  console.error(`table ${table.number}: ${reason}; reconnecting in ${table.delayMs} ms`);
+  setTimeout(() => connect(table), table.delayMs);
+  table.delayMs = Math.min(table.delayMs * 2, 2000);
 }
 
-connect();
+for (let number = 0; number < tables; number += 1) connect(newTable(number));

@@ -210,10 +210,16 @@ async def test_the_node_bot_plays_a_full_match(
             str(NODE_DIR / "bot.js"),
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "BRANDELN_SERVER": address, "BRANDELN_TOKEN": node_token},
+            env={
+                **os.environ,
+                "BRANDELN_SERVER": address,
+                "BRANDELN_TOKEN": node_token,
+                "BRANDELN_TABLES": "2",
+            },
         )
     try:
-        for name in ("heuristic", "random", "random"):
+        ids.append(node_id)  # two tables: the Node bot fills two seats with two sessions
+        for name in ("heuristic", "random"):
             bot_id, token = await register(admin, f"{name}-{len(ids)}")
             bot_processes.start(sample_bot(name, address, token), name=name)
             ids.append(bot_id)
