@@ -22,6 +22,7 @@ class AdminClient:
     """The Admin stub with the admin token attached to every call."""
 
     def __init__(self, address: str, token: str, root_certificates: bytes | None = None) -> None:
+        self.address = address
         if root_certificates is None:
             self.channel = grpc.aio.insecure_channel(address)
         else:
