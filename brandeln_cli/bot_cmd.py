@@ -89,7 +89,7 @@ def bridge(
 ) -> None:
     """Run COMMAND as a bot speaking JSON Lines on stdin/stdout (write it after --).
 
-    One request object per line in, one answer per line out; see sample_bots/BRIDGE.md.
+    One request object per line in, one answer per line out; see README.md.
     """
     from sample_bots.launcher import (  # noqa: PLC0415
         configure_logging,

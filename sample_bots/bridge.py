@@ -2,7 +2,7 @@
 
 :class:`BridgeBot` is an SDK bot that keeps the gRPC session and runs ``command`` as a child:
 every referee message goes to the child's stdin as one JSON object per line (format in
-:mod:`sample_bots.bridge_format` and sample_bots/BRIDGE.md); each line the child prints on stdout
+:mod:`sample_bots.bridge_format` and README.md); each line the child prints on stdout
 that answers the open request (``{"request_id": 7, "choice": "HJ"}`` or ``{"choice_index": 0}``)
 becomes the ``Action``; ``{"type": "log", "text": ...}`` becomes a ``BotLog``. Anything else the
 child prints is logged and ignored. The child's stderr goes to the match log as ``BotLog`` lines,

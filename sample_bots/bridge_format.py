@@ -1,4 +1,4 @@
-"""The JSON Lines format of the stdio bridge (see sample_bots/BRIDGE.md): messages to JSON.
+"""The JSON Lines format of the stdio bridge (see README.md): messages to JSON.
 
 Every referee message becomes one JSON object with a ``"type"``; cards are written in notation
 (``"HJ"``), suits as letters, phases as ``"bid"``/``"trump"``/``"card"``, absent optional seats
