@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from pathlib import Path
@@ -72,7 +73,7 @@ def bots_list(
     except SourceError as error:
         raise fail(str(error)) from None
     if as_json:
-        console.print_json(json.dumps([b.__dict__ for b in bots]))
+        console.print_json(json.dumps([dataclasses.asdict(b) for b in bots]))
         return
     table = Table(title="bots")
     for column in ("bot id", "name", "registered", "revoked"):
@@ -84,6 +85,9 @@ def bots_list(
 
 @matches_app.command("list")
 def matches_list(
+    season: Annotated[
+        str | None, typer.Option(help="Only this ladder season's matches (from its database).")
+    ] = None,
     bot: Annotated[str | None, typer.Option(help="Only this bot's matches (name or id).")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 20,
     data: DataOption = None,
@@ -91,7 +95,10 @@ def matches_list(
     ca: CaOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Finished and running matches, newest first."""
+    """Finished and running matches, newest first (with --season: a season's, by block)."""
+    if season is not None:
+        _season_matches(season, bot, limit, data, as_json)
+        return
     try:
         source = open_source(data, referee, ca)
         bot_id = source.resolve_bot(bot) if bot else ""
@@ -99,7 +106,7 @@ def matches_list(
     except SourceError as error:
         raise fail(str(error)) from None
     if as_json:
-        console.print_json(json.dumps([r.__dict__ for r in rows]))
+        console.print_json(json.dumps([dataclasses.asdict(r) for r in rows]))
         return
     table = Table(title="matches")
     for column in ("match id", "started", "ruleset", "status", "deals", "bots (chips)"):
@@ -114,6 +121,45 @@ def matches_list(
             row.ruleset,
             row.status,
             str(row.deals_played),
+            players,
+        )
+    console.print(table)
+    if rows:
+        console.print(f"inspect one: brandeln matches show {rows[0].match_id}")
+
+
+def _season_matches(
+    season: str, bot: str | None, limit: int, data: Path | None, as_json: bool
+) -> None:
+    """A season's matches as the ladder recorded them, newest block first."""
+    from brandeln_cli.ratings_cmd import ladder_db  # noqa: PLC0415
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    try:
+        with LadderStore.open(ladder_db(data), create=False) as store:
+            recorded = store.matches(season)
+    except LadderError as error:
+        raise fail(str(error)) from None
+    rows = [m for m in reversed(recorded) if bot is None or bot in m.bots][:limit]
+    if as_json:
+        console.print_json(
+            json.dumps([{**dataclasses.asdict(m), "season": season} for m in rows], default=list)
+        )
+        return
+    table = Table(title=f"season {season}: matches")
+    for column in ("match id", "block", "rotation", "suits", "deals", "bots (chips)"):
+        table.add_column(column)
+    for match in rows:
+        players = ", ".join(
+            f"{name} {chips:+d}" for name, chips in zip(match.bots, match.balances, strict=False)
+        )
+        table.add_row(
+            match.match_id,
+            str(match.block_index),
+            str(match.rotation),
+            match.suit_permutation,
+            str(match.deals_played),
             players,
         )
     console.print(table)

@@ -74,6 +74,18 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
     assert verified.exit_code == 0, verified.output
     assert "reproduced" in verified.output
 
+    listed = runner.invoke(app, ["matches", "list", "--season", "e2e", "--data", str(data)])
+    assert listed.exit_code == 0, listed.output
+    assert f"brandeln matches show {last}" in listed.output
+    as_json = runner.invoke(
+        app,
+        ["matches", "list", "--season", "e2e", "--json", "--bot", "random-2", "--data", str(data)],
+    )
+    assert {row["match_id"] for row in json.loads(as_json.output)} == {m.match_id for m in matches}
+    unknown = runner.invoke(app, ["matches", "list", "--season", "nope", "--data", str(data)])
+    assert unknown.exit_code == 1
+    assert "nope" in unknown.output
+
     board = json.loads(runner.invoke(app, ["ratings", "--data", str(data), "--json"]).output)
     assert board["season"] == "e2e"
     assert [row["blocks"] for row in board["leaderboard"]] == [2, 2, 2, 2]
