@@ -6,15 +6,21 @@ bot sent is defensive: an unset enum, a card outside the deck or a missing oneof
 :class:`CodecError` with a reason fit to send back in an ``ActionRejected``.
 
 The protocol's enums start at 1 (0 is ``*_UNSPECIFIED``); the engine's start at 0.
+
+Building a ``DecisionRequest`` is on the referee's hot path (one per decision, with a snapshot
+that holds every completed trick), so cards, choices, bids and completed tricks are built once
+and kept as shared *templates*. A template is only ever passed to a message constructor, to
+``extend`` or to ``CopyFrom``, which copy it; it is never handed out or mutated.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.actions import Action, Bid, NameTrump, PlayCard
-from engine.cards import Card, CardSet, Rank, Suit
+from engine.cards import CARDS, Card, CardSet, Rank, Suit
 from engine.events import (
     BidMade,
     CardPlayed,
@@ -76,6 +82,21 @@ def cards_to_pb(cards: Iterable[Card]) -> list[cards_pb2.Card]:
     return [card_to_pb(card) for card in cards]
 
 
+# Templates (see the module docstring): never mutate them, never return them.
+_CARD_TEMPLATES: tuple[cards_pb2.Card, ...] = tuple(card_to_pb(card) for card in CARDS)
+_SUIT_CHOICE_TEMPLATES: dict[Suit, cards_pb2.Choice] = {
+    suit: cards_pb2.Choice(trump=suit_to_pb(suit)) for suit in Suit
+}
+_CARD_CHOICE_TEMPLATES: tuple[cards_pb2.Choice, ...] = tuple(
+    cards_pb2.Choice(card=template) for template in _CARD_TEMPLATES
+)
+
+
+def _card_templates(cards: Iterable[Card]) -> list[cards_pb2.Card]:
+    templates = _CARD_TEMPLATES
+    return [templates[card.index] for card in cards]
+
+
 def card_from_pb(message: cards_pb2.Card) -> Card:
     suit = suit_from_pb(message.suit)
     if message.rank == cards_pb2.RANK_UNSPECIFIED:
@@ -104,6 +125,20 @@ def action_to_choice(action: Action) -> cards_pb2.Choice:
     if isinstance(action, NameTrump):
         return cards_pb2.Choice(trump=suit_to_pb(action.suit))
     return cards_pb2.Choice(card=card_to_pb(action.card))
+
+
+@functools.lru_cache(maxsize=256)
+def _bid_choice_template(contract: str) -> cards_pb2.Choice:
+    return cards_pb2.Choice(bid=cards_pb2.Bid(contract=contract))
+
+
+def _choice_template(action: Action) -> cards_pb2.Choice:
+    """A template (see the module docstring) of ``action_to_choice(action)``."""
+    if isinstance(action, PlayCard):
+        return _CARD_CHOICE_TEMPLATES[action.card.index]
+    if isinstance(action, NameTrump):
+        return _SUIT_CHOICE_TEMPLATES[action.suit]
+    return _bid_choice_template(action.contract)
 
 
 _CHOICE_FOR_PHASE = {Phase.AUCTION: "bid", Phase.TRUMP: "trump", Phase.PLAY: "card"}
@@ -163,17 +198,40 @@ def hands_to_pb(hands: Sequence[CardSet], blind: CardSet) -> list[cards_pb2.Hand
     return messages
 
 
+# Completed tricks and bids recur in every snapshot of a deal, as the very same (frozen) engine
+# objects: their messages are built once and kept as templates (see the module docstring), keyed
+# by identity, which is cheaper than hashing the values. The cache holds each object it keys on,
+# so an id cannot be reused by another object while its entry lives; it is emptied when full.
+_TEMPLATE_CACHE_LIMIT = 8192
+_trick_templates: dict[int, tuple[TrickTaken, cards_pb2.TrickTaken]] = {}
+_bid_made_templates: dict[int, tuple[BidMade, cards_pb2.BidMade]] = {}
+
+
 def _trick_to_pb(trick: TrickTaken) -> cards_pb2.TrickTaken:
-    return cards_pb2.TrickTaken(
+    entry = _trick_templates.get(id(trick))
+    if entry is not None and entry[0] is trick:
+        return entry[1]
+    message = cards_pb2.TrickTaken(
         trick_number=trick.trick_number,
         leader=trick.leader,
-        cards=cards_to_pb(trick.cards),
+        cards=_card_templates(trick.cards),
         winner=trick.winner,
     )
+    if len(_trick_templates) >= _TEMPLATE_CACHE_LIMIT:
+        _trick_templates.clear()
+    _trick_templates[id(trick)] = (trick, message)
+    return message
 
 
 def _bid_made_to_pb(event: BidMade) -> cards_pb2.BidMade:
-    return cards_pb2.BidMade(seat=event.seat, bid=cards_pb2.Bid(contract=event.bid.contract))
+    entry = _bid_made_templates.get(id(event))
+    if entry is not None and entry[0] is event:
+        return entry[1]
+    message = cards_pb2.BidMade(seat=event.seat, bid=cards_pb2.Bid(contract=event.bid.contract))
+    if len(_bid_made_templates) >= _TEMPLATE_CACHE_LIMIT:
+        _bid_made_templates.clear()
+    _bid_made_templates[id(event)] = (event, message)
+    return message
 
 
 def event_to_pb(
@@ -200,7 +258,7 @@ def event_to_pb(
         message.trump_named.suit = suit_to_pb(event.suit)
     elif isinstance(event, CardPlayed):
         message.card_played.seat = event.seat
-        message.card_played.card.CopyFrom(card_to_pb(event.card))
+        message.card_played.card.CopyFrom(_CARD_TEMPLATES[event.card.index])
     elif isinstance(event, TrickTaken):
         message.trick_taken.CopyFrom(_trick_to_pb(event))
     elif isinstance(event, DealEnded):
@@ -224,26 +282,36 @@ def event_to_pb(
 
 
 def view_to_pb(view: PlayerView) -> cards_pb2.PlayerView:
-    message = cards_pb2.PlayerView(
-        seat=view.seat,
-        dealer=view.dealer,
-        forehand=view.forehand,
-        hand=cards_to_pb(view.hand),
-        auction=[_bid_made_to_pb(bid) for bid in view.auction],
-        contract=view.contract or "",
-        tricks=[_trick_to_pb(trick) for trick in view.tricks],
-        current_trick_leader=view.current_trick_leader or 0,
-        current_trick=cards_to_pb(view.current_trick),
-        tricks_won=view.tricks_won,
-        deal_payments=view.deal_payments,
-        match_balances=view.match_balances,
-        deal_number=view.deal_number,
-    )
+    message = cards_pb2.PlayerView()
+    _fill_view(message, view, view.match_balances, view.deal_number)
+    return message
+
+
+def _fill_view(
+    message: cards_pb2.PlayerView,
+    view: PlayerView,
+    match_balances: Sequence[int],
+    deal_number: int,
+) -> None:
+    """Write ``view`` into an empty ``message`` in place (a request holds its view, so building
+    it there spares copying the whole snapshot twice), with the match layer's fields."""
+    message.seat = view.seat
+    message.dealer = view.dealer
+    message.forehand = view.forehand
+    message.hand.extend(_card_templates(view.hand))
+    message.auction.extend([_bid_made_to_pb(bid) for bid in view.auction])
+    message.contract = view.contract or ""
+    message.tricks.extend([_trick_to_pb(trick) for trick in view.tricks])
+    message.current_trick_leader = view.current_trick_leader or 0
+    message.current_trick.extend(_card_templates(view.current_trick))
+    message.tricks_won.extend(view.tricks_won)
+    message.deal_payments.extend(view.deal_payments)
+    message.match_balances.extend(match_balances)
+    message.deal_number = deal_number
     if view.soloist is not None:
         message.soloist = view.soloist
     if view.trump is not None:
         message.trump = suit_to_pb(view.trump)
-    return message
 
 
 def decision_request(
@@ -255,16 +323,28 @@ def decision_request(
     bank_ms: int,
     strikes: int,
     last_rtt_ms: int,
+    *,
+    match_balances: Sequence[int] | None = None,
+    deal_number: int | None = None,
 ) -> bot_pb2.RefereeMessage:
-    return bot_pb2.RefereeMessage(
-        request=bot_pb2.DecisionRequest(
-            request_id=request_id,
-            phase=phase_to_pb(phase),
-            legal=[action_to_choice(action) for action in legal],
-            view=view_to_pb(view),
-            move_ms=move_ms,
-            bank_ms=bank_ms,
-            strikes=strikes,
-            last_rtt_ms=last_rtt_ms,
-        )
+    """A ``DecisionRequest``; ``match_balances`` and ``deal_number``, when given, stand in for
+    the view's own (the engine leaves them to the match layer)."""
+    message = bot_pb2.RefereeMessage()
+    # Built in place: nested messages given to constructors would be copied on the way in.
+    request = message.request
+    request.SetInParent()
+    request.request_id = request_id
+    request.phase = phase_to_pb(phase)
+    request.legal.extend([_choice_template(action) for action in legal])
+    request.view.SetInParent()
+    _fill_view(
+        request.view,
+        view,
+        view.match_balances if match_balances is None else match_balances,
+        view.deal_number if deal_number is None else deal_number,
     )
+    request.move_ms = move_ms
+    request.bank_ms = bank_ms
+    request.strikes = strikes
+    request.last_rtt_ms = last_rtt_ms
+    return message

@@ -1,0 +1,184 @@
+"""`brandeln bench ...`: benchmarks, each measured against its floor in the same run.
+
+Heavy imports (grpc, the arena) happen inside the commands, so ``brandeln --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+errors = Console(stderr=True)
+
+bench_app = typer.Typer(
+    help="Benchmarks, each against its floor in the same run (figures, not pass/fail).",
+    no_args_is_help=True,
+)
+
+
+def _table_counts(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise typer.BadParameter(f"expected numbers like 1,16,64, got {text!r}") from None
+    if not counts or any(n < 1 for n in counts):
+        raise typer.BadParameter("table counts must be positive, e.g. 1,16,64")
+    return counts
+
+
+@bench_app.command("referee")
+def referee(
+    tables: Annotated[
+        str, typer.Option("--tables", help="Comma-separated table counts to measure.")
+    ] = "1,16,64",
+    quick: Annotated[
+        bool, typer.Option("--quick", help="A short run: fewer decisions and repeats.")
+    ] = False,
+    snapshot_only: Annotated[
+        bool,
+        typer.Option("--snapshot-only", help="Bots say snapshot_only in Hello (fewer events)."),
+    ] = False,
+    repeats: Annotated[
+        int | None, typer.Option("--repeats", min=1, help="Repeats per table count [3; quick 2].")
+    ] = None,
+    decisions: Annotated[
+        int | None,
+        typer.Option(
+            "--decisions",
+            min=1,
+            help="Decisions per repeat to aim for, which sets the matches per table "
+            "[6000; quick 1500].",
+        ),
+    ] = None,
+    matches: Annotated[
+        int | None,
+        typer.Option(
+            "--matches", min=1, help="Matches per table per repeat (overrides --decisions)."
+        ),
+    ] = None,
+    deals: Annotated[int, typer.Option("--deals", min=1, help="Deals per match.")] = 8,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every benchmark match.")] = 7,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """The referee against its floor (the same messages, no rules): decisions/s, latency, CPU.
+
+    Four instant bots per table over loopback gRPC, in one load-generator process; the floor is
+    a bare gRPC server replaying the messages the referee sent in a recorded match. Ratios are
+    referee/floor, computed within the run.
+    """
+    import asyncio  # noqa: PLC0415 - keep --help fast
+
+    from arena.bench.referee_bench import (  # noqa: PLC0415
+        RefereeBenchSettings,
+        run_referee_bench,
+    )
+
+    changes: dict[str, Any] = {
+        "tables": _table_counts(tables),
+        "snapshot_only": snapshot_only,
+        "deals": deals,
+        "seed": seed,
+        "matches_per_table": matches,
+    }
+    if repeats is not None:
+        changes["repeats"] = repeats
+    if decisions is not None:
+        changes["decisions_per_repeat"] = decisions
+    settings = RefereeBenchSettings.quick(**changes) if quick else RefereeBenchSettings(**changes)
+
+    def progress(text: str) -> None:
+        errors.print(f"[dim]{text}[/dim]")
+
+    try:
+        figures = asyncio.run(run_referee_bench(settings, progress))
+    except (OSError, RuntimeError, TimeoutError) as error:
+        errors.print(f"[red]error:[/red] the benchmark failed: {error}")
+        raise typer.Exit(1) from None
+    print_referee_figures(figures)
+    if json_path is not None:
+        json_path.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        console.print(f"figures written to {json_path}")
+
+
+def _cell(spread: dict[str, float], digits: int) -> str:
+    """``median ±h%``, h = half the range over the repeats as a share of the median."""
+    median = spread["median"]
+    half = (spread["max"] - spread["min"]) / 2
+    share = f" ±{half / median:.0%}" if median else ""
+    return f"{median:,.{digits}f}{share}"
+
+
+def print_referee_figures(figures: dict[str, Any]) -> None:
+    """The figures of ``run_referee_bench`` as rich tables."""
+    settings = figures["settings"]
+    script = figures["script"]
+    mode = "snapshot_only bots" if settings["snapshot_only"] else "bots receive every event"
+    table = Table(
+        title=f"referee vs floor: {script['deals']} deals per match (seed {script['seed']}), "
+        f"{script['decisions_per_match']} decisions per match, {mode}",
+        caption="median over the repeats ±half their range. latency per decision: from a seat "
+        "starting to write its answer to its table's next request arriving, in the load "
+        "generator. busy: CPU s per wall s, server / load generator",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for column in ("tables", "server", "decisions/s", "p50 ms", "p99 ms", "CPU ms/dec", "busy"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for config in figures["configs"]:
+        for name in ("referee", "floor"):
+            summary = config[name]["summary"]
+            table.add_row(
+                str(config["tables"]) if name == "referee" else "",
+                name,
+                _cell(summary["decisions_per_s"], 0),
+                _cell(summary["p50_ms"], 3),
+                _cell(summary["p99_ms"], 1),
+                _cell(summary["cpu_ms_per_decision"], 2),
+                f"{summary['server_busy']['median']:.2f}/{summary['loadgen_busy']['median']:.2f}",
+            )
+        ratios = config["ratios"]
+        table.add_row(
+            "",
+            "[bold]ratio[/bold]",
+            _cell(ratios["decisions_per_s"], 2),
+            _cell(ratios["p50_ms"], 2),
+            _cell(ratios["p99_ms"], 2),
+            _cell(ratios["cpu_ms_per_decision"], 2),
+            "",
+            end_section=True,
+        )
+    console.print(table)
+    targets = Table(
+        title="targets: ratios referee/floor (median of the repeats' ratios)", box=box.SIMPLE_HEAD
+    )
+    for column in ("target", "ratio", "limit", "met"):
+        targets.add_column(column, justify="left" if column == "target" else "right")
+    for target in figures["targets"]:
+        ratio = target["ratio"]
+        met = target["met"]
+        targets.add_row(
+            target["name"],
+            "-" if ratio is None else f"{ratio:.2f}",
+            ("<= " if target["at_most"] else ">= ") + f"{target['limit']:g}",
+            "not measured" if met is None else ("[green]yes[/green]" if met else "[red]no[/red]"),
+        )
+    console.print(targets)
+    same = all(
+        c["messages_per_seat_per_match"]["referee"] == c["messages_per_seat_per_match"]["floor"]
+        for c in figures["configs"]
+    )
+    console.print(
+        f"messages per seat per match: {script['messages_per_seat']} "
+        + ("(referee and floor alike)" if same else "[red](referee and floor differ)[/red]")
+        + f"; run took {figures['elapsed_s']:.0f} s"
+    )
