@@ -1,15 +1,16 @@
 """Time as the referee reads it, injected so tests can prove timeouts without sleeping.
 
-The referee never calls ``time`` or ``asyncio.wait_for`` directly for time control: it asks its
-:class:`Clock`. :class:`SystemClock` is the real one; tests use a fake whose ``wait`` returns at
+The referee never reads ``time`` or sets timers directly for time control: it asks its
+:class:`Clock`. :class:`SystemClock` is the real one; tests use a fake whose ``get`` returns at
 once, advancing its time by the full timeout when nothing is ready.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Protocol, TypeVar
+
+from arena.mailbox import Mailbox
 
 T = TypeVar("T")
 
@@ -21,8 +22,8 @@ class Clock(Protocol):
         """Monotonic time in seconds."""
         ...
 
-    async def get(self, queue: asyncio.Queue[T], timeout: float) -> T | None:
-        """The next item of ``queue``, or None when ``timeout`` seconds pass first."""
+    async def get(self, mailbox: Mailbox[T], timeout: float) -> T | None:
+        """The next item of ``mailbox``, or None when ``timeout`` seconds pass first."""
         ...
 
 
@@ -32,13 +33,7 @@ class SystemClock:
     def now(self) -> float:
         return time.monotonic()
 
-    async def get(self, queue: asyncio.Queue[T], timeout: float) -> T | None:
-        if not queue.empty():
-            return queue.get_nowait()
-        if timeout <= 0:
-            return None
-        try:
-            async with asyncio.timeout(timeout):
-                return await queue.get()
-        except TimeoutError:
-            return None
+    async def get(self, mailbox: Mailbox[T], timeout: float) -> T | None:
+        if await mailbox.wait(timeout):
+            return mailbox.get_nowait()
+        return None

@@ -91,6 +91,10 @@ def event_record(event: Event, seq: int, deal_number: int) -> Record:
     return record
 
 
+# One encoder for every line: json.dumps with custom separators builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 class MatchLogWriter:
     """Appends a match's records to its JSONL file."""
 
@@ -102,7 +106,7 @@ class MatchLogWriter:
     def write(self, record: Mapping[str, Any]) -> None:
         if self._file is None:
             return
-        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._file.write(_ENCODER.encode(record) + "\n")
 
     def flush(self) -> None:
         if self._file is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from arena.errors import (
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
+    TooManySessionsError,
     UnauthenticatedError,
     UnsupportedVersionError,
 )
@@ -36,6 +38,14 @@ __all__ = ["SERVER_VERSION", "SUPPORTED_PROTOCOL_VERSIONS", "Referee", "RefereeC
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
+# Seat sessions one bot may have open at once (a season opens one per table it plays).
+MAX_SESSIONS_PER_BOT = 256
+# Messages a seated session may have waiting for its seat's turn (a forfeited seat is never
+# asked again, so it never reads them); past this the stream is ended as a flood.
+SEAT_INBOX_LIMIT = 64
+# Times one seat may resume in one match. Each resume restarts the open decision's clock, so
+# without a limit a bot that drops and resumes in a loop would hold its table forever.
+MAX_RESUMES_PER_MATCH = 10
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,7 @@ class Referee:
         self.lobby = Lobby()
         self.tables: dict[str, Table] = {}
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
+        self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)
         self.generated_admin_token: str | None = None
         if config.admin_token is not None:
             self.store.set_admin_token(config.admin_token)
@@ -86,6 +97,11 @@ class Referee:
             raise UnsupportedVersionError(
                 f"protocol_version {hello.protocol_version} is not supported; this referee "
                 f"speaks {supported}"
+            )
+        if self.lobby.count(bot.bot_id) >= MAX_SESSIONS_PER_BOT:
+            raise TooManySessionsError(
+                f"bot {bot.name} already has {MAX_SESSIONS_PER_BOT} sessions open (the most "
+                "one bot may have); close some first"
             )
         table = None
         if hello.resume_match_id:
@@ -114,19 +130,32 @@ class Referee:
             )
         )
         seat = table.seat_of_bot(bot.bot_id) if table is not None else None
-        if table is not None and seat is not None:
+        if table is not None and seat is not None and self._may_resume(table, seat.index):
             session.state = SessionState.SEATED
             await self.lobby.join(session)
             table.resume(seat, session)
         else:
-            # A finished match, or no seat free to resume: the session simply waits in the lobby.
+            # A finished match, no seat free to resume, or one resumed too often (its seat
+            # forfeits after reconnect_ms): the session simply waits in the lobby.
             await self.lobby.join(session)
         return session
 
+    def _may_resume(self, table: Table, seat: int) -> bool:
+        key = (table.spec.match_id, seat)
+        self._resumes[key] += 1
+        return self._resumes[key] <= MAX_RESUMES_PER_MATCH
+
     def on_message(self, session: SeatSession, message: bot_pb2.BotMessage) -> None:
         """Route a message of an open session to its seat (or answer it in the lobby)."""
+        if session.state is SessionState.CLOSED:
+            return  # read before the stream's end caught up with a close
         seat = session.seat
         if seat is not None:
+            if seat.inbox.qsize() >= SEAT_INBOX_LIMIT:
+                session.close(
+                    f"protocol: more than {SEAT_INBOX_LIMIT} messages wait for this seat's turn"
+                )
+                return
             seat.inbox.put_nowait(message)
             return
         if message.WhichOneof("kind") == "action":
@@ -140,7 +169,12 @@ class Referee:
                 )
             )
 
-    async def close_session(self, session: SeatSession) -> None:
+    def close_session(self, session: SeatSession) -> None:
+        """The session's stream ended: free its seat for a resume and forget it.
+
+        Synchronous on purpose: the Play handler calls it first thing in its cleanup, where an
+        await could be cut short by a second cancellation and leave a ghost in the lobby.
+        """
         seat = session.seat
         if seat is not None and seat.session is session:
             for table in self.tables.values():
@@ -148,7 +182,7 @@ class Referee:
                     table.disconnect(seat)
         session.seat = None
         session.close()
-        await self.lobby.leave(session)
+        self.lobby.leave(session)
         self.store.session_closed(session.session_id)
 
     # --- admin -----------------------------------------------------------------------------
@@ -237,7 +271,8 @@ class Referee:
         sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
         table = Table(spec, sessions, self.store, self.config.logs_dir, self.clock, SERVER_VERSION)
         if observer is not None:
-            table.observers.append(observer)
+            observers = table.summary_observers if request.summary_updates else table.observers
+            observers.append(observer)
         self.tables[spec.match_id] = table
         task = asyncio.create_task(self._run_table(table), name=spec.match_id)
         self._tasks[spec.match_id] = task
@@ -249,6 +284,8 @@ class Referee:
         finally:
             self.tables.pop(table.spec.match_id, None)
             self._tasks.pop(table.spec.match_id, None)
+            for seat in table.seats:
+                self._resumes.pop((table.spec.match_id, seat.index), None)
             # The sessions now at the table (a resumed seat has a new one) go back to the lobby.
             await self.lobby.release(s.session for s in table.seats if s.session is not None)
 

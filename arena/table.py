@@ -22,6 +22,7 @@ from typing import Any
 
 from arena import codec
 from arena.clock import Clock
+from arena.mailbox import Mailbox
 from arena.matchlog import MatchLogWriter, event_record, hands_record
 from arena.session import SeatSession
 from arena.store import MatchRecord, RefereeStore, now_ms
@@ -91,7 +92,7 @@ class Seat:
     bot_version: str
     clock: SeatClock
     session: SeatSession | None = None
-    inbox: asyncio.Queue[bot_pb2.BotMessage | _Signal] = field(default_factory=asyncio.Queue)
+    inbox: Mailbox[bot_pb2.BotMessage | _Signal] = field(default_factory=Mailbox)
     strikes: int = 0
     forfeited: bool = False
     disconnected_at: float | None = None
@@ -105,6 +106,8 @@ class Seat:
 
 
 Observer = Callable[[admin_pb2.MatchUpdate], None]
+# The events a summary observer (RunMatchRequest.summary_updates) is sent.
+SUMMARY_EVENTS = frozenset({"contract_set", "deal_ended", "seat_penalized"})
 
 
 class Table:
@@ -148,6 +151,7 @@ class Table:
         self._seq = itertools.count(1)
         self._request_ids = itertools.count(1)
         self.observers: list[Observer] = []
+        self.summary_observers: list[Observer] = []
         self.watchers: list[asyncio.Queue[cards_pb2.GameEvent | None]] = []
         self.history: list[cards_pb2.GameEvent] = []  # for spectators who join late
         self.summary: admin_pb2.MatchSummary | None = None
@@ -236,10 +240,13 @@ class Table:
         self.history.append(message)
         for queue in self.watchers:
             queue.put_nowait(message)
-        if self.observers:
+        if self.observers or self.summary_observers:
             update = admin_pb2.MatchUpdate(event=message)
             for observer in self.observers:
                 observer(update)
+            if self.summary_observers and message.WhichOneof("kind") in SUMMARY_EVENTS:
+                for observer in self.summary_observers:
+                    observer(update)
 
     def _penalize(self, seat: Seat, outcome: SeatOutcome, reason: str, *, strike: bool) -> None:
         if strike:
@@ -293,7 +300,7 @@ class Table:
         for seat in self.seats:
             seat.send(self._match_started(seat.index))
         started = admin_pb2.MatchUpdate(started=self._match_started_pb(0))
-        for observer in self.observers:
+        for observer in (*self.observers, *self.summary_observers):
             observer(started)
         try:
             while not self.match.is_over:
@@ -347,8 +354,9 @@ class Table:
                     self.match = self.match.record(outcome)
                     self.deals_played += 1
                 self._publish(event)
+        # The log is flushed per deal; the index row is written at start and end only (a referee
+        # that dies mid-match marks it aborted on its next start).
         self.log.flush()
-        self._index()
 
     async def _decide(self, seat: Seat, state: DealState) -> Action:
         """Ask a seat for its decision under time control; the fallback when it fails."""
@@ -600,7 +608,7 @@ class Table:
         for queue in self.watchers:
             queue.put_nowait(None)
         result = admin_pb2.MatchUpdate(result=self.summary)
-        for observer in self.observers:
+        for observer in (*self.observers, *self.summary_observers):
             observer(result)
         self.done.set()
 

@@ -170,6 +170,7 @@ class AdminClient:
         """
         time_control = config.time_control
         request = admin_pb2.RunMatchRequest(
+            summary_updates=True,  # the tally needs contracts, deal ends and penalties only
             bot_ids=[bot_ids[bot] for bot in plan.bots],
             ruleset=config.ruleset,
             deals=config.deals_per_match,

@@ -280,6 +280,9 @@ def _match_request(settings: RefereeBenchSettings, deals: int | None = None) -> 
         "ruleset": settings.ruleset,
         "deals": settings.deals if deals is None else deals,
         "seed": settings.seed,
+        # Like a season: the operator's stream carries results, not every card (the floor has
+        # no operator stream at all).
+        "summary_updates": True,
     }
 
 
@@ -378,6 +381,9 @@ async def _bench_tables(
 
         if settings.warmup:
             await referee_matches(1, deals=1)
+            # The operator's result can overtake the seats' MatchEnded (different streams):
+            # let every seat see the warm-up end before the first repeat starts counting.
+            await referee_loadgen.command({"cmd": "report", "matches": 1})
         referee_runs: list[dict[str, Any]] = []
         floor_runs: list[dict[str, Any]] = []
         for repeat in range(settings.repeats):

@@ -213,6 +213,7 @@ class RunMatchRequest(_message.Message):
     SUIT_PERMUTATION_FIELD_NUMBER: _builtins.int
     SEAT_WAIT_MS_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    SUMMARY_UPDATES_FIELD_NUMBER: _builtins.int
     ruleset: _builtins.str
     """The ruleset id; empty means "standard"."""
     deals: _builtins.int
@@ -223,6 +224,11 @@ class RunMatchRequest(_message.Message):
     """The dealer of deal 1."""
     seat_wait_ms: _builtins.int
     """How long to wait for a free session of every bot; 0 = the referee's default."""
+    summary_updates: _builtins.bool
+    """Stream only `started`, the `contract_set`, `deal_ended` and `seat_penalized` events and the
+    `result`, not every bid and card (extension): a season needs no more, and the full stream
+    costs the referee one more message per decision.
+    """
     @_builtins.property
     def bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bots by seat."""
@@ -256,10 +262,11 @@ class RunMatchRequest(_message.Message):
         suit_permutation: _abc.Iterable[_cards_pb2.Suit.ValueType] | None = ...,
         seat_wait_ms: _builtins.int = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        summary_updates: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "deals", b"deals", "first_dealer", b"first_dealer", "fixed_deals", b"fixed_deals", "options", b"options", "ruleset", b"ruleset", "seat_wait_ms", b"seat_wait_ms", "seed", b"seed", "suit_permutation", b"suit_permutation", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "deals", b"deals", "first_dealer", b"first_dealer", "fixed_deals", b"fixed_deals", "options", b"options", "ruleset", b"ruleset", "seat_wait_ms", b"seat_wait_ms", "seed", b"seed", "suit_permutation", b"suit_permutation", "summary_updates", b"summary_updates", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

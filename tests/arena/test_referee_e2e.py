@@ -383,3 +383,23 @@ async def test_stopping_the_referee_records_a_running_match_as_aborted(
     assert log[-1]["type"] == "footer"
     assert log[-1]["status"] == "aborted"
     store.close()
+
+
+async def test_summary_updates_stream_only_contracts_deal_ends_and_penalties(
+    admin: AdminClient, start_minimal_bot: StartBot
+) -> None:
+    ids = await _bots(admin, start_minimal_bot, ["illegal", "first", "first", "first"])
+    updates, result = await admin.run_match(
+        admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=6, summary_updates=True)
+    )
+    assert result.status == "finished"
+    kinds = [u.WhichOneof("kind") for u in updates]
+    assert kinds[0] == "started"
+    assert kinds[-1] == "result"
+    events = [u.event.WhichOneof("kind") for u in updates if u.WhichOneof("kind") == "event"]
+    assert set(events) == {"contract_set", "deal_ended", "seat_penalized"}
+    assert events.count("deal_ended") == 4
+    # The sequence numbers still count every public event, so the gaps show what was left out.
+    seqs = [u.event.seq for u in updates if u.WhichOneof("kind") == "event"]
+    assert seqs == sorted(seqs)
+    assert seqs[-1] > len(seqs)

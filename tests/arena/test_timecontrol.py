@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import pytest
 
+from arena.mailbox import Mailbox
 from arena.session import SeatSession
 from arena.store import RefereeStore
 from arena.table import MatchSpec, Table
@@ -33,7 +34,7 @@ class FakeClock:
     def advance(self, seconds: float) -> None:
         self.t += seconds
 
-    async def get(self, queue: asyncio.Queue[T], timeout: float) -> T | None:
+    async def get(self, queue: Mailbox[T], timeout: float) -> T | None:
         await asyncio.sleep(0)  # let other tasks run, as a real wait would
         if not queue.empty():
             return queue.get_nowait()

@@ -1,0 +1,46 @@
+"""The seat inbox: FIFO order, a wake-up on put, a timed wait, clean cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arena.mailbox import Mailbox
+
+
+async def test_items_come_out_in_arrival_order() -> None:
+    box: Mailbox[int] = Mailbox()
+    for n in range(3):
+        box.put_nowait(n)
+    assert box.qsize() == 3
+    assert [box.get_nowait() for _ in range(3)] == [0, 1, 2]
+    assert box.empty()
+
+
+async def test_a_put_wakes_the_waiter_before_its_timeout() -> None:
+    box: Mailbox[str] = Mailbox()
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.01, box.put_nowait, "answer")
+    started = loop.time()
+    assert await box.wait(30.0) is True
+    assert loop.time() - started < 5.0
+    assert box.get_nowait() == "answer"
+
+
+async def test_the_wait_ends_empty_handed_at_its_timeout() -> None:
+    box: Mailbox[str] = Mailbox()
+    assert await box.wait(0.01) is False
+    assert await box.wait(0) is False
+    assert await box.wait(-1) is False
+
+
+async def test_a_cancelled_wait_leaves_the_box_usable() -> None:
+    box: Mailbox[str] = Mailbox()
+    waiting = asyncio.ensure_future(box.wait(30.0))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    box.put_nowait("later")  # no waiter left to wake, and no error
+    assert await box.wait(0.01) is True
