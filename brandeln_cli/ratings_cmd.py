@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from brandeln_cli import paths
-from ladder.errors import LadderError
-from ladder.leaderboard import LeaderboardRow, season_leaderboard
-from ladder.storage import LadderStore, SeasonInfo
+
+if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
+    from ladder.leaderboard import LeaderboardRow
+    from ladder.storage import SeasonInfo
 
 console = Console()
 errors = Console(stderr=True)
@@ -103,6 +104,10 @@ def ratings(
     Chips per deal and its interval come from one sample per duplicate block (the block is the
     independent unit: its rotations replay the same cards).
     """
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
     try:
         with LadderStore.open(ladder_db(data), create=False) as store:
             info = store.season(season) if season else store.latest_season()

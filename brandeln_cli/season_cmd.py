@@ -7,14 +7,13 @@ reaches the referee only through its Admin service.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import importlib.resources
 import json
 import os
 import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -29,11 +28,13 @@ from brandeln_cli.ratings_cmd import (
     leaderboard_table,
     season_title,
 )
-from ladder.config import CommandBot, SeasonConfig, load_season, parse_season
-from ladder.errors import LadderError, SeasonConfigError
-from ladder.leaderboard import season_leaderboard
-from ladder.runner import SeasonProgress, SeasonSummary, run_season
-from ladder.storage import LadderStore
+
+# The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
+# pay for it.
+if TYPE_CHECKING:
+    from ladder.config import CommandBot, SeasonConfig
+    from ladder.runner import SeasonProgress, SeasonSummary
+    from ladder.storage import LadderStore
 
 season_app = typer.Typer(help="Run ladder seasons of duplicate blocks.", no_args_is_help=True)
 
@@ -62,6 +63,9 @@ def run(
     Running the same file again resumes: finished blocks are kept, an unfinished block is
     played again from its start, nothing is counted twice.
     """
+    from ladder.config import load_season  # noqa: PLC0415
+    from ladder.errors import SeasonConfigError  # noqa: PLC0415
+
     try:
         config = load_season(file)
     except SeasonConfigError as error:
@@ -75,6 +79,9 @@ def list_seasons(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """The seasons in the ladder database, oldest first."""
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
     try:
         with LadderStore.open(ladder_db(data), create=False) as store:
             infos = [store.season(name) for name in store.season_names()]
@@ -91,6 +98,9 @@ def list_seasons(
 
 def demo(data: DataOption = None) -> None:
     """A short season of the sample bots (about a minute), ending with the leaderboard."""
+    from ladder.config import parse_season  # noqa: PLC0415
+    from ladder.errors import SeasonConfigError  # noqa: PLC0415
+
     text = importlib.resources.files("ladder").joinpath("default_season.toml").read_text()
     try:
         config = parse_season(text, "ladder/default_season.toml")
@@ -111,6 +121,8 @@ def demo(data: DataOption = None) -> None:
 
 def _node_demo_bot(tables: int) -> CommandBot | None:
     """The Node.js sample bot, where node is installed and its packages are in place."""
+    from ladder.config import CommandBot  # noqa: PLC0415
+
     node = shutil.which("node")
     bot_js = Path(sample_bots.__file__).resolve().parent / "node" / "bot.js"
     if node is None or not (bot_js.parent / "node_modules" / "@grpc" / "grpc-js").is_dir():
@@ -120,6 +132,12 @@ def _node_demo_bot(tables: int) -> CommandBot | None:
 
 def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path | None) -> None:
     """Run ``config`` with a progress bar, then print the leaderboard and where to look next."""
+    import asyncio  # noqa: PLC0415
+
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
     data_dir = data or paths.data_dir()
     admin_token = None
     if referee is not None:
@@ -170,6 +188,8 @@ async def _play(
     admin_token: str | None,
     root_certificates: bytes | None,
 ) -> SeasonSummary:
+    from ladder.runner import run_season  # noqa: PLC0415
+
     with _ProgressBar(config) as show:
         if referee is not None and admin_token is not None:
             return await run_season(

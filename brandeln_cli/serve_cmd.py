@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 from pathlib import Path
@@ -36,7 +35,9 @@ def serve(
     The admin token comes from $BRANDELN_ADMIN_TOKEN, or is generated on first start and
     printed once (only its hash is stored).
     """
-    # Imported here so `brandeln --help` starts fast (grpc is slow to import).
+    # Imported here so `brandeln --help` starts fast (grpc and asyncio are slow to import).
+    import asyncio  # noqa: PLC0415
+
     from arena.errors import StoreError  # noqa: PLC0415
     from arena.referee import RefereeConfig  # noqa: PLC0415
 
@@ -64,6 +65,8 @@ def serve(
 
 
 async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] | None) -> None:
+    import asyncio  # noqa: PLC0415
+
     from arena.referee import Referee  # noqa: PLC0415
     from arena.server import create_server  # noqa: PLC0415
 
