@@ -16,7 +16,10 @@ and kept as shared *templates*. A template is only ever passed to a message cons
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Generic, TypeVar
+
+from google.protobuf.descriptor import Descriptor
 
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.actions import Action, Bid, NameTrump, PlayCard
@@ -199,39 +202,56 @@ def hands_to_pb(hands: Sequence[CardSet], blind: CardSet) -> list[cards_pb2.Hand
 
 
 # Completed tricks and bids recur in every snapshot of a deal, as the very same (frozen) engine
-# objects: their messages are built once and kept as templates (see the module docstring), keyed
-# by identity, which is cheaper than hashing the values. The cache holds each object it keys on,
-# so an id cannot be reused by another object while its entry lives; it is emptied when full.
+# objects: their messages (and serialized view fragments) are built once and kept, keyed by
+# identity, which is cheaper than hashing the values. A cache holds each object it keys on, so
+# an id cannot be reused by another object while its entry lives; it is emptied when full.
 _TEMPLATE_CACHE_LIMIT = 8192
-_trick_templates: dict[int, tuple[TrickTaken, cards_pb2.TrickTaken]] = {}
-_bid_made_templates: dict[int, tuple[BidMade, cards_pb2.BidMade]] = {}
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-def _trick_to_pb(trick: TrickTaken) -> cards_pb2.TrickTaken:
-    entry = _trick_templates.get(id(trick))
-    if entry is not None and entry[0] is trick:
-        return entry[1]
-    message = cards_pb2.TrickTaken(
+class _IdentityCache(Generic[K, V]):
+    __slots__ = ("_build", "_entries")
+
+    def __init__(self, build: Callable[[K], V]) -> None:
+        self._build = build
+        self._entries: dict[int, tuple[K, V]] = {}
+
+    def __call__(self, key: K) -> V:
+        entry = self._entries.get(id(key))
+        if entry is not None and entry[0] is key:
+            return entry[1]
+        value = self._build(key)
+        if len(self._entries) >= _TEMPLATE_CACHE_LIMIT:
+            self._entries.clear()
+        self._entries[id(key)] = (key, value)
+        return value
+
+
+def _build_trick(trick: TrickTaken) -> cards_pb2.TrickTaken:
+    return cards_pb2.TrickTaken(
         trick_number=trick.trick_number,
         leader=trick.leader,
         cards=_card_templates(trick.cards),
         winner=trick.winner,
     )
-    if len(_trick_templates) >= _TEMPLATE_CACHE_LIMIT:
-        _trick_templates.clear()
-    _trick_templates[id(trick)] = (trick, message)
-    return message
 
 
-def _bid_made_to_pb(event: BidMade) -> cards_pb2.BidMade:
-    entry = _bid_made_templates.get(id(event))
-    if entry is not None and entry[0] is event:
-        return entry[1]
-    message = cards_pb2.BidMade(seat=event.seat, bid=cards_pb2.Bid(contract=event.bid.contract))
-    if len(_bid_made_templates) >= _TEMPLATE_CACHE_LIMIT:
-        _bid_made_templates.clear()
-    _bid_made_templates[id(event)] = (event, message)
-    return message
+def _build_bid_made(event: BidMade) -> cards_pb2.BidMade:
+    return cards_pb2.BidMade(seat=event.seat, bid=cards_pb2.Bid(contract=event.bid.contract))
+
+
+_trick_to_pb = _IdentityCache(_build_trick)
+_bid_made_to_pb = _IdentityCache(_build_bid_made)
+# The same, serialized as one element of PlayerView.tricks / PlayerView.auction: a view's
+# bytes are its other fields' bytes followed by these (concatenated messages merge, and
+# repeated fields append: the protobuf encoding guarantees it).
+_trick_fragment: _IdentityCache[TrickTaken, bytes] = _IdentityCache(
+    lambda trick: cards_pb2.PlayerView(tricks=[_trick_to_pb(trick)]).SerializeToString()
+)
+_bid_made_fragment: _IdentityCache[BidMade, bytes] = _IdentityCache(
+    lambda event: cards_pb2.PlayerView(auction=[_bid_made_to_pb(event)]).SerializeToString()
+)
 
 
 def event_to_pb(
@@ -348,3 +368,87 @@ def decision_request(
     request.strikes = strikes
     request.last_rtt_ms = last_rtt_ms
     return message
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _length_delimited(tag: bytes, payload: bytes) -> bytes:
+    return tag + _varint(len(payload)) + payload
+
+
+def _tag(descriptor: Descriptor, field: str) -> bytes:
+    number = descriptor.fields_by_name[field].number
+    return _varint(number << 3 | 2)  # wire type 2: length-delimited
+
+
+_REQUEST_TAG = _tag(bot_pb2.RefereeMessage.DESCRIPTOR, "request")
+_EVENT_TAG = _tag(bot_pb2.RefereeMessage.DESCRIPTOR, "event")
+_VIEW_TAG = _tag(bot_pb2.DecisionRequest.DESCRIPTOR, "view")
+
+
+def decision_request_bytes(
+    request_id: int,
+    phase: Phase,
+    legal: Sequence[Action],
+    view: PlayerView,
+    move_ms: int,
+    bank_ms: int,
+    strikes: int,
+    last_rtt_ms: int,
+    *,
+    match_balances: Sequence[int],
+    deal_number: int,
+) -> bytes:
+    """The serialized ``RefereeMessage`` of :func:`decision_request`, built for the hot path.
+
+    A snapshot repeats every earlier bid and trick of the deal; their encodings are cached and
+    concatenated behind the view's other fields instead of being copied message by message.
+    Parsing the result gives a message equal to :func:`decision_request`'s (a test checks).
+    """
+    head = cards_pb2.PlayerView(
+        seat=view.seat,
+        dealer=view.dealer,
+        forehand=view.forehand,
+        contract=view.contract or "",
+        current_trick_leader=view.current_trick_leader or 0,
+        tricks_won=view.tricks_won,
+        deal_payments=view.deal_payments,
+        match_balances=match_balances,
+        deal_number=deal_number,
+    )
+    head.hand.extend(_card_templates(view.hand))
+    head.current_trick.extend(_card_templates(view.current_trick))
+    if view.soloist is not None:
+        head.soloist = view.soloist
+    if view.trump is not None:
+        head.trump = suit_to_pb(view.trump)
+    view_bytes = b"".join(
+        [
+            head.SerializeToString(),
+            *[_bid_made_fragment(bid) for bid in view.auction],
+            *[_trick_fragment(trick) for trick in view.tricks],
+        ]
+    )
+    request = bot_pb2.DecisionRequest(
+        request_id=request_id,
+        phase=phase_to_pb(phase),
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        strikes=strikes,
+        last_rtt_ms=last_rtt_ms,
+    )
+    request.legal.extend([_choice_template(action) for action in legal])
+    request_bytes = request.SerializeToString() + _length_delimited(_VIEW_TAG, view_bytes)
+    return _length_delimited(_REQUEST_TAG, request_bytes)
+
+
+def event_message_bytes(event: cards_pb2.GameEvent) -> bytes:
+    """A serialized ``RefereeMessage{event}``: serialized once, sent to every seat."""
+    return _length_delimited(_EVENT_TAG, event.SerializeToString())

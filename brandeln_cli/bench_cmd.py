@@ -182,3 +182,109 @@ def print_referee_figures(figures: dict[str, Any]) -> None:
         + ("(referee and floor alike)" if same else "[red](referee and floor differ)[/red]")
         + f"; run took {figures['elapsed_s']:.0f} s"
     )
+
+
+@bench_app.command("season")
+def season(
+    quick: Annotated[bool, typer.Option("--quick", help="One short repeat.")] = False,
+    blocks: Annotated[int | None, typer.Option(min=2, help="Blocks per season [6].")] = None,
+    repeats: Annotated[int | None, typer.Option(min=1, help="Repeats [3].")] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """A season of four random bot processes end to end (logs, database, ratings included)
+    against the referee benchmark at the same number of tables, in the same run."""
+    import asyncio  # noqa: PLC0415 - keep --help fast
+    import dataclasses  # noqa: PLC0415
+
+    from brandeln_cli.season_bench import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
+
+    settings = SeasonBenchSettings.quick() if quick else SeasonBenchSettings()
+    if blocks is not None:
+        settings = dataclasses.replace(settings, blocks=blocks)
+    if repeats is not None:
+        settings = dataclasses.replace(settings, repeats=repeats)
+    figures = asyncio.run(run_season_bench(settings, _say))
+    print_season_figures(figures)
+    _write_json(json_path, figures)
+
+
+def _say(text: str) -> None:
+    errors.print(f"[dim]{text}[/dim]")
+
+
+def _write_json(path: Path | None, figures: dict[str, Any]) -> None:
+    if path is not None:
+        path.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        console.print(f"figures written to {path}")
+
+
+def print_season_figures(figures: dict[str, Any]) -> None:
+    season_summary = figures["season"]["summary"]
+    referee_summary = figures["referee"]["summary"]
+    table = Table(title="season end to end vs the referee", box=box.SIMPLE_HEAD)
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    rows = (
+        ("season deals/s (first to last block)", _cell(season_summary["deals_per_s"], 1)),
+        ("season deals/s with bot start-up", _cell(season_summary["end_to_end_deals_per_s"], 1)),
+        ("season decisions/s", _cell(season_summary["decisions_per_s"], 0)),
+        ("season decisions per deal", _cell(season_summary["decisions_per_deal"], 1)),
+        ("referee decisions/s, same tables", _cell(referee_summary["decisions_per_s"], 0)),
+        ("referee deals/s (its own deals)", _cell(referee_summary["deals_per_s"], 1)),
+        ("season / referee, decisions/s", _cell(figures["ratio"], 2)),
+        ("match log bytes per deal", _cell(season_summary["log_bytes_per_deal"], 0)),
+    )
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
+    met = "[green]met[/green]" if figures["target"]["met"] else "[red]missed[/red]"
+    console.print(f"target: season / referee >= {figures['target']['limit']:g}: {met}")
+
+
+@bench_app.command("all")
+def bench_all(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for report.md and report.json.")
+    ] = Path("bench-results"),
+    quick: Annotated[bool, typer.Option("--quick", help="Short runs of everything.")] = False,
+) -> None:
+    """Every benchmark in one go: engine vs OpenSpiel, referee vs floor at 1/16/64 tables with
+    CPU and memory, season end to end, log bytes per deal, CLI start-up; one report."""
+    import asyncio  # noqa: PLC0415 - keep --help fast
+
+    from arena.bench.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
+    from brandeln_cli import bench_report  # noqa: PLC0415
+    from brandeln_cli.season_bench import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
+    from engine.bench import run_benchmarks  # noqa: PLC0415
+
+    figures: dict[str, Any] = {"benchmark": "all", "machine": bench_report.machine()}
+    _say("engine: random deals through the public API and the fast path, OpenSpiel if present")
+    figures["engine"] = run_benchmarks(seconds=0.5 if quick else 1.0, rounds=3 if quick else 5)
+    referee_settings = (
+        RefereeBenchSettings.quick(tables=(1, 16, 64))
+        if quick
+        else RefereeBenchSettings(tables=(1, 16, 64))
+    )
+    with bench_report.RssSampler() as rss:
+        figures["referee"] = asyncio.run(run_referee_bench(referee_settings, _say))
+    figures["memory"] = {
+        "tables": max(referee_settings.tables),
+        "start_mib": rss.start_kib / 1024,
+        "peak_mib": rss.peak_kib / 1024,
+    }
+    for target in figures["referee"]["targets"]:
+        key = "ratio_p50_1" if target["metric"] == "p50_ms" else "ratio_decisions_16"
+        figures["referee"][key] = target["ratio"]
+    season_settings = SeasonBenchSettings.quick() if quick else SeasonBenchSettings()
+    figures["season"] = asyncio.run(run_season_bench(season_settings, _say))
+    _say("CLI start-up: brandeln --help")
+    figures["cli"] = bench_report.cli_startup()
+    figures["targets"] = bench_report.targets(figures)
+    out.mkdir(parents=True, exist_ok=True)
+    markdown = bench_report.render_markdown(figures)
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    console.print(markdown, markup=False, highlight=False)
+    console.print(f"report written to {out / 'report.md'} and {out / 'report.json'}")

@@ -1,0 +1,108 @@
+"""The codec between protobuf messages and engine values (arena/codec.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena import codec
+from brandeln.v1 import bot_pb2, cards_pb2
+from engine.actions import Bid, NameTrump, PlayCard
+from engine.cards import CARDS, Suit, parse_card
+from engine.dealing import deal_cards
+from engine.phase import Phase
+from engine.rulesets import RULESET_IDS, find_ruleset
+from engine.state import DealState
+
+
+def test_every_card_round_trips() -> None:
+    for card in CARDS:
+        assert codec.card_from_pb(codec.card_to_pb(card)) is card
+
+
+def test_enum_values_are_offset_by_the_unspecified_zero() -> None:
+    assert codec.card_to_pb(parse_card("C7")) == cards_pb2.Card(
+        suit=cards_pb2.SUIT_CLUBS, rank=cards_pb2.RANK_SEVEN
+    )
+    assert codec.suit_to_pb(Suit.DIAMONDS) == cards_pb2.SUIT_DIAMONDS
+
+
+@pytest.mark.parametrize(
+    ("card", "reason"),
+    [
+        (cards_pb2.Card(rank=cards_pb2.RANK_ACE), "suit is unset"),
+        (cards_pb2.Card(suit=cards_pb2.SUIT_HEARTS), "rank is unset"),
+        (cards_pb2.Card(suit=9, rank=cards_pb2.RANK_ACE), "not a Suit"),  # type: ignore[arg-type]
+        (cards_pb2.Card(suit=cards_pb2.SUIT_HEARTS, rank=42), "not a Rank"),  # type: ignore[arg-type]
+    ],
+)
+def test_malformed_cards_are_codec_errors(card: cards_pb2.Card, reason: str) -> None:
+    with pytest.raises(codec.CodecError, match=reason):
+        codec.card_from_pb(card)
+
+
+def test_choices_decode_for_their_phase_only() -> None:
+    bid = cards_pb2.Choice(bid=cards_pb2.Bid(contract="brand"))
+    assert codec.choice_to_action(bid, Phase.AUCTION) == Bid("brand")
+    trump = cards_pb2.Choice(trump=cards_pb2.SUIT_SPADES)
+    assert codec.choice_to_action(trump, Phase.TRUMP) == NameTrump(Suit.SPADES)
+    card = cards_pb2.Choice(card=codec.card_to_pb(parse_card("HJ")))
+    assert codec.choice_to_action(card, Phase.PLAY) == PlayCard(parse_card("HJ"))
+    with pytest.raises(codec.WrongPhaseError, match="asks for a card"):
+        codec.choice_to_action(bid, Phase.PLAY)
+    with pytest.raises(codec.CodecError, match="empty"):
+        codec.choice_to_action(cards_pb2.Choice(), Phase.PLAY)
+    with pytest.raises(codec.CodecError, match="contract is empty"):
+        codec.choice_to_action(cards_pb2.Choice(bid=cards_pb2.Bid()), Phase.AUCTION)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_a_ruleset_describes_its_contracts_low_to_high(ruleset_id: str) -> None:
+    ruleset = find_ruleset(ruleset_id)
+    message = codec.ruleset_to_pb(ruleset)
+    assert message.id == ruleset_id
+    assert message.players == ruleset.players
+    assert [c.id for c in message.contracts] == [c.id for c in ruleset.contracts]
+    assert all(c.goal in {"at_least", "exact", "zero", "all"} for c in message.contracts)
+
+
+def _random_states(seed: int, ruleset_id: str) -> list[DealState]:
+    ruleset = find_ruleset(ruleset_id)
+    rng = random.Random(seed)
+    state = DealState.new(ruleset, deal_cards(ruleset, rng.randrange(ruleset.players), seed))
+    states = [state]
+    while not state.is_over():
+        actions = state.legal_actions()
+        state = state.apply(actions[rng.randrange(len(actions))])
+        states.append(state)
+    return states
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), ruleset_id=st.sampled_from(RULESET_IDS))
+def test_request_bytes_parse_to_the_request_message(seed: int, ruleset_id: str) -> None:
+    for state in _random_states(seed, ruleset_id):
+        seat = state.to_act
+        if seat is None:
+            continue
+        view = state.view(seat)
+        args = (7, state.phase, state.legal_actions(), view, 100, 2000, 1, 3)
+        balances = tuple(range(state.ruleset.players))
+        expected = codec.decision_request(*args, match_balances=balances, deal_number=2)
+        wire = codec.decision_request_bytes(*args, match_balances=balances, deal_number=2)
+        assert bot_pb2.RefereeMessage.FromString(wire) == expected
+        # A snapshot holds this seat's cards and the played ones, never another hand.
+        own = set(state.hand(seat))
+        for card in expected.request.view.hand:
+            assert codec.card_from_pb(card) in own
+
+
+def test_event_bytes_parse_to_the_event_message() -> None:
+    event = cards_pb2.GameEvent(seq=3, deal_number=1)
+    event.card_played.seat = 2
+    event.card_played.card.CopyFrom(codec.card_to_pb(parse_card("SA")))
+    parsed = bot_pb2.RefereeMessage.FromString(codec.event_message_bytes(event))
+    assert parsed == bot_pb2.RefereeMessage(event=event)
