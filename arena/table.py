@@ -157,6 +157,7 @@ class Table:
         self.summary: admin_pb2.MatchSummary | None = None
         self.done = asyncio.Event()
         self._state: DealState | None = None
+        self._decision: dict[str, Any] | None = None  # the decision awaiting its event's seq
 
     # --- sessions --------------------------------------------------------------------------
     def bind(self, seat: Seat, session: SeatSession) -> None:
@@ -228,7 +229,13 @@ class Table:
             balances=self.match.balances if is_deal_end else (),
             pool=self.match.pool if is_deal_end else 0,
         )
-        self.log.write(event_record(event, seq, self.deal_number))
+        decision, self._decision = self._decision, None
+        if decision is not None:
+            # The decision's record stands for the event it caused (a bid, the trump, a card):
+            # one line instead of two keeps a deal's log small (see arena.matchlog).
+            self.log.write({"type": "decision", "seq": seq, **decision})
+        else:
+            self.log.write(event_record(event, seq, self.deal_number))
         self._fan_out(message, is_deal_end)
 
     def _fan_out(self, message: cards_pb2.GameEvent, to_snapshot_only: bool) -> None:
@@ -363,7 +370,7 @@ class Table:
         legal = state.legal_actions()
         fallback = legal[0]  # R12.3: the first legal choice in canonical order
         if seat.forfeited:
-            self._log_decision(seat, state, fallback, 0, SeatOutcome.FORFEITED, 0)
+            self._log_decision(seat, fallback, 0, SeatOutcome.FORFEITED, 0)
             return fallback
         request_id = next(self._request_ids)
         view = state.view(seat.index)
@@ -446,7 +453,7 @@ class Table:
                     elapsed_ms = int((self.clock.now() - started) * 1000)
                     seat.last_rtt_ms = elapsed_ms
                     seat.clock.charge(elapsed_ms)
-                    self._log_decision(seat, state, action, request_id, SeatOutcome.OK, elapsed_ms)
+                    self._log_decision(seat, action, request_id, SeatOutcome.OK, elapsed_ms)
                     return action
                 if seat.forfeited:
                     return self._fail(seat, state, fallback, started, SeatOutcome.FORFEITED)
@@ -544,30 +551,27 @@ class Table:
                 f"no resume within {self.spec.time_control.reconnect_ms} ms: forfeited",
                 strike=False,
             )
-        self._log_decision(seat, state, fallback, 0, outcome, elapsed_ms)
+        self._log_decision(seat, fallback, 0, outcome, elapsed_ms)
         return fallback
 
     def _log_decision(
         self,
         seat: Seat,
-        state: DealState,
         action: Action,
         request_id: int,
         outcome: SeatOutcome,
         latency_ms: int,
     ) -> None:
-        self.log.write(
-            {
-                "type": "decision",
-                "deal": self.deal_number,
-                "seat": seat.index,
-                "req": request_id,
-                "phase": state.phase.name.lower(),
-                "action": str(action),
-                "ms": latency_ms,
-                "status": str(outcome),
-            }
-        )
+        """Keep the decision's record until its event is numbered (``_publish`` writes it)."""
+        record: dict[str, Any] = {
+            "seat": seat.index,
+            "req": request_id,
+            "action": str(action),
+            "ms": latency_ms,
+        }
+        if outcome is not SeatOutcome.OK:
+            record["status"] = str(outcome)
+        self._decision = record
 
     # --- the end ---------------------------------------------------------------------------
     def forfeited_seats(self) -> list[int]:

@@ -10,6 +10,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from arena.matchlog import public_events
+
 Record = dict[str, Any]
 
 _SUIT_STYLE = {"C": "green", "S": "blue", "H": "red", "D": "yellow"}
@@ -89,7 +91,7 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
     if dealt is None:
         played = [r["deal_number"] for r in records if r["type"] == "deal"]
         raise KeyError(f"match has no deal {deal}; deals: {', '.join(map(str, played))}")
-    events = [r for r in records if r["type"] == "event" and r["deal"] == deal]
+    events = [e for e in public_events(records) if e["deal"] == deal]
     hands = Table(title=f"deal {deal}: hands (dealer {names[dealt['dealer']]})")
     hands.add_column("seat")
     hands.add_column("cards")

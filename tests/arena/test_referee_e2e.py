@@ -17,7 +17,7 @@ import pytest
 
 from arena.codec import cards_to_pb
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log, replay_log
+from arena.matchlog import public_events, read_log, replay_log
 from arena.store import RefereeStore
 from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc, cards_pb2
 from engine.cards import parse_cards
@@ -63,9 +63,14 @@ async def test_full_match_between_four_bot_processes(
     events = [u.event for u in updates if u.WhichOneof("kind") == "event"]
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     assert sum(1 for e in events if e.WhichOneof("kind") == "deal_ended") == 8
-    report = replay_log(await _get_log(admin, result.match_id))
+    text = await _get_log(admin, result.match_id)
+    report = replay_log(text)
     assert report.reproduced, report.problems
     assert report.replayed_balances == tuple(result.balances)
+    # The log holds every public event the operator streamed, in order, of the same kinds.
+    logged = public_events(read_log(text))
+    assert [e["seq"] for e in logged] == [e.seq for e in events]
+    assert [e["kind"] for e in logged] == [e.WhichOneof("kind") for e in events]
 
 
 async def test_a_seat_never_receives_another_seats_cards(
