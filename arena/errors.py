@@ -13,6 +13,7 @@ __all__ = [
     "ProtocolError",
     "SeatUnavailableError",
     "StoreError",
+    "TooManySessionsError",
     "UnauthenticatedError",
     "UnsupportedVersionError",
     "status_code_for",
@@ -55,6 +56,10 @@ class SeatUnavailableError(ArenaError):
     """RunMatch could not find a free session of a bot in time."""
 
 
+class TooManySessionsError(ArenaError):
+    """A bot tried to open more seat sessions than one bot may have."""
+
+
 class StoreError(ArenaError):
     """The database cannot be opened or used."""
 
@@ -68,6 +73,7 @@ _CODES: dict[type[ArenaError], grpc.StatusCode] = {
     PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
     BotNameTakenError: grpc.StatusCode.ALREADY_EXISTS,
     SeatUnavailableError: grpc.StatusCode.UNAVAILABLE,
+    TooManySessionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     StoreError: grpc.StatusCode.INTERNAL,
 }
 

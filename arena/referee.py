@@ -41,8 +41,11 @@ SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
 # Seat sessions one bot may have open at once (a season opens one per table it plays).
 MAX_SESSIONS_PER_BOT = 256
 # Messages a seated session may have waiting for its seat's turn (a forfeited seat is never
-# asked again, so it never reads them); past this the stream is ended as a flood.
+# asked again, so it never reads them); past this the stream is ended as a flood. While the
+# seat's request is open its table reads them as they come (and strikes a flood), so only a
+# bot outpacing that reading meets the larger cap.
 SEAT_INBOX_LIMIT = 64
+OPEN_REQUEST_INBOX_LIMIT = 1024
 # Times one seat may resume in one match. Each resume restarts the open decision's clock, so
 # without a limit a bot that drops and resumes in a loop would hold its table forever.
 MAX_RESUMES_PER_MATCH = 10
@@ -69,7 +72,9 @@ class Referee:
         self.store = RefereeStore(config.db_path)
         aborted = self.store.mark_running_aborted()
         self.recovered_aborted = aborted
-        self.lobby = Lobby()
+        self.store.close_open_sessions()
+        # Session ids go on from the last run's: the session history must not collide.
+        self.lobby = Lobby(first_session_number=self.store.last_session_number() + 1)
         self.tables: dict[str, Table] = {}
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)
@@ -151,10 +156,9 @@ class Referee:
             return  # read before the stream's end caught up with a close
         seat = session.seat
         if seat is not None:
-            if seat.inbox.qsize() >= SEAT_INBOX_LIMIT:
-                session.close(
-                    f"protocol: more than {SEAT_INBOX_LIMIT} messages wait for this seat's turn"
-                )
+            limit = SEAT_INBOX_LIMIT if seat.pending is None else OPEN_REQUEST_INBOX_LIMIT
+            if seat.inbox.qsize() >= limit:
+                session.close(f"protocol: more than {limit} unread messages for this seat")
                 return
             seat.inbox.put_nowait(message)
             return

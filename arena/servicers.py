@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from arena.errors import (
     ArenaError,
@@ -31,6 +32,9 @@ MAX_BOT_MESSAGE_BYTES = 16 * 1024
 HELLO_TIMEOUT_S = 10.0
 # Messages a session in the lobby may send before the stream is ended as a flood.
 LOBBY_MESSAGE_LIMIT = 64
+# How long a closing session may take to send what was queued before its close (the last
+# events, MatchEnded) to a bot that reads slowly; a bot that does not read gets nothing more.
+DRAIN_TIMEOUT_S = 5.0
 
 T = TypeVar("T")
 
@@ -45,11 +49,13 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
 
-    async def Play(  # noqa: N802 - the RPC's name is the protocol's
+    # grpc.aio serves a stream-stream handler written as a coroutine that calls
+    # ``context.write``; the generated stub types only the generator form.
+    async def Play(  # type: ignore[override]  # noqa: N802 - the RPC's name is the protocol's
         self,
         request_iterator: AsyncIterator[bot_pb2.BotMessage],
         context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
-    ) -> AsyncIterator[bot_pb2.RefereeMessage]:
+    ) -> None:
         messages = aiter(request_iterator)
         try:
             async with asyncio.timeout(HELLO_TIMEOUT_S):
@@ -61,6 +67,11 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:g} s"
             )
             return
+        except DecodeError as error:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"the first message is not a BotMessage: {error}"
+            )
+            return
         try:
             self._check_size(first)
             if first.WhichOneof("kind") != "hello":
@@ -70,22 +81,50 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             await _abort(context, error)
             return
         reader = asyncio.create_task(self._read(session, messages))
+        writer = asyncio.create_task(self._write(session, context))
         try:
-            while True:
-                message = await session.outbox.get()
-                if message is None:
-                    break
-                yield message
+            await self._until_closed(session, writer)
         finally:
+            # Synchronous, before any await: a handler cancelled (again) while it cleans up
+            # must not leave its session behind in the lobby.
+            self.referee.close_session(session)
             reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
-            await self.referee.close_session(session)
+            writer.cancel()
+            await asyncio.gather(reader, writer, return_exceptions=True)
         if session.close_reason.startswith("protocol:"):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, session.close_reason.removeprefix("protocol: ")
             )
         elif session.close_reason:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, session.close_reason)
+
+    @staticmethod
+    async def _write(
+        session: SeatSession,
+        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
+    ) -> None:
+        """Send the session's outbox in order, up to the close sentinel."""
+        while True:
+            message = await session.outbox.get()
+            if message is None:
+                return
+            await context.write(message)
+
+    @staticmethod
+    async def _until_closed(session: SeatSession, writer: asyncio.Task[None]) -> None:
+        """Wait for the session to close, then let the writer send what was queued before the
+        close, unless the bot does not read (a write blocked on it would never finish)."""
+        closed = asyncio.ensure_future(session.closed.wait())
+        try:
+            await asyncio.wait({closed, writer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closed.cancel()
+        if writer.done():
+            writer.result()  # a write that failed ends the stream with its error
+            return
+        if session.slow_reader:
+            return
+        await asyncio.wait({writer}, timeout=DRAIN_TIMEOUT_S)
 
     def _check_size(self, message: bot_pb2.BotMessage) -> None:
         size = message.ByteSize()

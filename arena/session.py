@@ -47,6 +47,10 @@ class SeatSession:
     seat: Seat | None = None
     outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = field(default_factory=asyncio.Queue)
     close_reason: str = ""
+    # Set by close(): the Play handler waits on it, since a write blocked on a bot that does
+    # not read would never reach the outbox's close sentinel.
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    slow_reader: bool = False
 
     def plays(self, ruleset_id: str) -> bool:
         return not self.rulesets or ruleset_id in self.rulesets
@@ -56,6 +60,7 @@ class SeatSession:
         if self.state is SessionState.CLOSED:
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.slow_reader = True
             self.close("slow reader: the bot stopped reading the referee's messages")
             return
         self.outbox.put_nowait(message)
@@ -67,15 +72,16 @@ class SeatSession:
         self.state = SessionState.CLOSED
         self.close_reason = reason
         self.outbox.put_nowait(None)
+        self.closed.set()
 
 
 class Lobby:
     """The connected sessions, and the wait for a free one of a given bot."""
 
-    def __init__(self) -> None:
+    def __init__(self, first_session_number: int = 1) -> None:
         self._sessions: dict[str, SeatSession] = {}
         self._changed = asyncio.Condition()
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(first_session_number)
 
     def new_session_id(self) -> str:
         return f"s{next(self._ids)}"
@@ -87,9 +93,14 @@ class Lobby:
         self._sessions[session.session_id] = session
         await self.notify()
 
-    async def leave(self, session: SeatSession) -> None:
+    def leave(self, session: SeatSession) -> None:
+        """Forget a session (synchronous, so a cancelled Play handler cannot skip it; no one
+        waits for a session to go, so there is nothing to notify)."""
         self._sessions.pop(session.session_id, None)
-        await self.notify()
+
+    def count(self, bot_id: str) -> int:
+        """The connected sessions of a bot."""
+        return sum(1 for session in self._sessions.values() if session.bot_id == bot_id)
 
     async def notify(self) -> None:
         async with self._changed:

@@ -223,6 +223,22 @@ class RefereeStore:
         with self._transaction() as db:
             db.execute("UPDATE sessions SET closed_at=? WHERE session_id=?", (now_ms(), session_id))
 
+    def last_session_number(self) -> int:
+        """The highest n of the session ids ``s<n>`` recorded so far (0 for none), so that a
+        restarted referee numbers its sessions on from there instead of reusing ids."""
+        row = self._db.execute(
+            "SELECT max(CAST(substr(session_id, 2) AS INTEGER)) FROM sessions "
+            "WHERE session_id LIKE 's%'"
+        ).fetchone()
+        return int(row[0] or 0)
+
+    def close_open_sessions(self) -> int:
+        """At start-up: sessions left open by a referee that died are over."""
+        with self._transaction() as db:
+            return db.execute(
+                "UPDATE sessions SET closed_at=? WHERE closed_at IS NULL", (now_ms(),)
+            ).rowcount
+
     # --- matches ---------------------------------------------------------------------------
     def record_match(self, match: MatchRecord) -> None:
         """Insert or update a match's index row (running, then finished or aborted)."""

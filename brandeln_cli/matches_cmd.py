@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from brandeln_cli.sources import SourceError, open_source
+from brandeln_cli.sources import LocalSource, SourceError, open_source
 
 console = Console()
 errors = Console(stderr=True)
@@ -81,6 +81,24 @@ def bots_list(
     for bot in bots:
         table.add_row(bot.bot_id, bot.name, _time(bot.created_at), "yes" if bot.revoked else "")
     console.print(table)
+
+
+@bots_app.command("revoke")
+def bots_revoke(
+    name: Annotated[str, typer.Argument(help="The bot's name or id.")], data: DataOption = None
+) -> None:
+    """Revoke a bot's token in the local referee database (a running referee too).
+
+    Its next Hello is refused (UNAUTHENTICATED); sessions it has open play on until they end,
+    and a dropped seat of it cannot be resumed.
+    """
+    try:
+        source = LocalSource(data)
+        bot_id = source.resolve_bot(name)
+        source.store.revoke_bot(bot_id)
+    except SourceError as error:
+        raise fail(str(error)) from None
+    console.print(f"revoked [bold]{name}[/bold] ({bot_id}): its token is refused from now on")
 
 
 @matches_app.command("list")

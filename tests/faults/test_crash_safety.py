@@ -1,0 +1,226 @@
+"""Crash safety: SIGKILL during a season run against a referee process, then resume.
+
+Three kills, each at a random point of a real season (`brandeln season run --referee`) between
+random-bot processes and a `brandeln serve` process:
+
+- the referee: the season run fails at once, clearly ("unavailable"); the restarted referee
+  records the matches the kill cut short as aborted; running the season again finishes it;
+- the season runner: the referee plays on; running the season again stops the orphaned bots
+  and finishes it;
+- one bot process: the runner notices at once and fails clearly, naming the bot, its exit
+  code and its log, and stops the other bots (the matches it leaves play on at the referee
+  with their seats forfeited, and are not counted); running the season again finishes it.
+
+After each: no finished result lost (every match of a recorded block is in the referee's
+index, finished, with the same balances), none doubled (each block has its 4 matches once),
+both databases pass ``PRAGMA integrity_check``, and the log of every recorded match replays
+(``brandeln matches verify``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.store import RefereeStore
+from brandeln_cli.main import app
+from ladder.bot_processes import find_orphans, stop_orphans
+from ladder.storage import LadderStore
+from tests.faults.fleet import CLI, ROOT, RefereeProcess
+from tests.ladder.test_season_e2e import blocks_recorded, random_bots_season
+
+ADMIN_TOKEN = "crash-safety-admin-token"
+BLOCKS = 5
+runner = CliRunner()
+
+
+@dataclass
+class Season:
+    """One season file, its ladder data and the referee it plays on."""
+
+    name: str
+    file: Path
+    data: Path  # the ladder's data folder (ladder.db, bot logs)
+    referee: RefereeProcess
+
+    @property
+    def ladder_db(self) -> Path:
+        return self.data / "ladder.db"
+
+    def start(self, log: Path) -> subprocess.Popen[bytes]:
+        """`brandeln season run FILE --data DIR --referee ADDRESS` as a process."""
+        with log.open("ab") as out:
+            return subprocess.Popen(
+                [
+                    *CLI,
+                    *("season", "run", str(self.file)),
+                    *("--data", str(self.data), "--referee", self.referee.address),
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={
+                    **os.environ,
+                    "PYTHONPATH": str(ROOT),
+                    "BRANDELN_ADMIN_TOKEN": ADMIN_TOKEN,
+                    "COLUMNS": "200",
+                },
+            )
+
+    def blocks_done(self) -> int:
+        return blocks_recorded(self.ladder_db, self.name)
+
+    def tokens(self) -> list[str]:
+        with LadderStore.open(self.ladder_db, create=False) as store:
+            return [i.token for i in store.bot_identities(self.name).values() if i.token]
+
+
+async def _season(tmp_path: Path, name: str) -> AsyncIterator[Season]:
+    referee = RefereeProcess(tmp_path / "referee", ADMIN_TOKEN)
+    await referee.start()
+    file = tmp_path / f"{name}.toml"
+    # Random bots, short matches: a block takes about a second; the kill lands mid-season.
+    file.write_text(random_bots_season(name, blocks=BLOCKS, deals=12, concurrency=4))
+    season = Season(name, file, tmp_path / "ladder", referee)
+    try:
+        yield season
+    finally:
+        tokens = season.tokens() if season.ladder_db.exists() else []
+        await stop_orphans(tokens, grace_s=1.0)
+        referee.stop()
+
+
+@pytest.fixture
+async def season(tmp_path: Path) -> AsyncIterator[Season]:
+    async for made in _season(tmp_path, "crash"):
+        yield made
+
+
+async def _run_until_a_block_is_recorded(season: Season, log: Path) -> subprocess.Popen[bytes]:
+    process = season.start(log)
+    deadline = time.monotonic() + 90
+    while season.blocks_done() < 1:
+        assert process.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, "no block finished in time"
+        await asyncio.sleep(0.02)
+    return process
+
+
+async def _wait(process: subprocess.Popen[bytes], timeout: float = 60) -> int:
+    deadline = time.monotonic() + timeout
+    while process.poll() is None:
+        assert time.monotonic() < deadline, "the season run did not end"
+        await asyncio.sleep(0.05)
+    return process.returncode
+
+
+async def _resume(season: Season, log: Path, done_before: int) -> None:
+    """Run the same season again: it must finish, playing only the missing blocks."""
+    process = season.start(log)
+    assert await _wait(process, timeout=120) == 0, log.read_text()
+    played = BLOCKS - done_before
+    assert f"{played} blocks played now ({BLOCKS} of {BLOCKS} in all)" in log.read_text()
+
+
+def _check_nothing_lost_nothing_doubled(season: Season) -> None:
+    with LadderStore.open(season.ladder_db, create=False) as store:
+        assert store.finished_blocks(season.name) == set(range(BLOCKS))
+        matches = store.matches(season.name)
+        assert [(m.block_index, m.rotation) for m in matches] == [
+            (block, rotation) for block in range(BLOCKS) for rotation in range(4)
+        ]
+        assert len({m.match_id for m in matches}) == len(matches)
+        assert len(store.results(season.name)) == 4 * BLOCKS
+        assert sum(row.blocks for row in store.ratings(season.name)) == 4 * BLOCKS
+    for db in (season.ladder_db, season.referee.db_path):
+        with sqlite3.connect(db) as connection:
+            assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    referee_store = RefereeStore(season.referee.db_path)
+    try:
+        for match in matches:
+            record = referee_store.match(match.match_id)
+            assert record.status == "finished"
+            assert record.balances == match.balances
+            assert record.deals_played == match.deals_played
+    finally:
+        referee_store.close()
+    for match in matches:
+        verified = runner.invoke(
+            app, ["matches", "verify", match.match_id, "--data", str(season.referee.data_dir)]
+        )
+        assert verified.exit_code == 0, verified.output
+        assert "reproduced" in verified.output
+
+
+def _statuses(season: Season) -> dict[str, int]:
+    with sqlite3.connect(season.referee.db_path) as connection:
+        rows = connection.execute("SELECT status, count(*) FROM matches GROUP BY status")
+        return {str(status): int(count) for status, count in rows}
+
+
+async def test_sigkill_of_the_referee_mid_season(season: Season, tmp_path: Path) -> None:
+    first_log = tmp_path / "first.log"
+    first = await _run_until_a_block_is_recorded(season, first_log)
+    season.referee.kill()
+    # The run fails at once, saying what went wrong; its bots are stopped.
+    assert await _wait(first) == 1
+    output = first_log.read_text()
+    assert "unavailable" in output
+    assert "Traceback" not in output
+    assert find_orphans(season.tokens()) == []
+    done = season.blocks_done()
+    assert 1 <= done < BLOCKS, "the kill must land mid-season"
+    cut_short = _statuses(season).get("running", 0)
+    assert cut_short >= 1  # the matches the kill interrupted, left as they were
+
+    await season.referee.start()  # the same port, database and logs
+    assert _statuses(season).get("running", 0) == 0
+    assert _statuses(season)["aborted"] >= cut_short
+    await _resume(season, tmp_path / "second.log", done)
+    _check_nothing_lost_nothing_doubled(season)
+
+
+async def test_sigkill_of_the_season_runner_mid_season(season: Season, tmp_path: Path) -> None:
+    first = await _run_until_a_block_is_recorded(season, tmp_path / "first.log")
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    done = season.blocks_done()
+    assert 1 <= done < BLOCKS, "the kill must land mid-season"
+    # The referee plays on; the killed run's bots are orphans the next run stops.
+    assert find_orphans(season.tokens())
+    await _resume(season, tmp_path / "second.log", done)
+    assert find_orphans(season.tokens()) == []
+    _check_nothing_lost_nothing_doubled(season)
+    assert season.referee.alive()
+
+
+async def test_sigkill_of_a_bot_mid_season(season: Season, tmp_path: Path) -> None:
+    first_log = tmp_path / "first.log"
+    first = await _run_until_a_block_is_recorded(season, first_log)
+    with LadderStore.open(season.ladder_db, create=False) as store:
+        victim = store.bot_identities(season.name)["random-2"].token
+    assert victim is not None
+    pids = find_orphans([victim])
+    assert pids
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    # The runner watches its bots: the season fails at once and says which one died.
+    assert await _wait(first) == 1
+    output = first_log.read_text()
+    assert "bot 'random-2' exited with code -9 during the season" in output
+    assert "Traceback" not in output
+    assert find_orphans(season.tokens()) == []  # the other bots were stopped
+    done = season.blocks_done()
+    assert 1 <= done < BLOCKS, "the kill must land mid-season"
+    await _resume(season, tmp_path / "second.log", done)
+    _check_nothing_lost_nothing_doubled(season)
+    assert season.referee.alive()
