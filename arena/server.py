@@ -8,7 +8,7 @@ from grpc_reflection.v1alpha import reflection
 
 from arena.referee import Referee
 from arena.servicers import AdminServicer, RefereeServicer
-from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc
+from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
 __all__ = ["TlsFiles", "create_server"]
 
@@ -17,6 +17,23 @@ __all__ = ["TlsFiles", "create_server"]
 GRPC_MAX_RECEIVE_BYTES = 1024 * 1024
 
 TlsFiles = tuple[bytes, bytes]  # (certificate chain PEM, private key PEM)
+
+
+def _serialize(message: bot_pb2.RefereeMessage | bytes) -> bytes:
+    """Messages the referee serialized itself (once for several seats) go out as they are."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def _referee_handler(servicer: RefereeServicer) -> grpc.GenericRpcHandler:
+    """`brandeln.v1.Referee`, registered like the generated code does but with a serializer
+    that passes bytes through (the generated ``add_RefereeServicer_to_server`` cannot)."""
+    play = grpc.stream_stream_rpc_method_handler(
+        servicer.Play,
+        request_deserializer=bot_pb2.BotMessage.FromString,
+        response_serializer=_serialize,
+    )
+    service = bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
+    return grpc.method_handlers_generic_handler(service, {"Play": play})
 
 
 async def create_server(
@@ -36,7 +53,7 @@ async def create_server(
             ("grpc.keepalive_permit_without_calls", 1),
         ]
     )
-    bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(referee), server)
+    server.add_generic_rpc_handlers((_referee_handler(RefereeServicer(referee)),))
     admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(referee), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

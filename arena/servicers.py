@@ -20,7 +20,7 @@ from arena.errors import (
     status_code_for,
 )
 from arena.referee import Referee
-from arena.session import SeatSession
+from arena.session import Outgoing, SeatSession
 from arena.store import MatchRecord
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
 
@@ -54,7 +54,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
     async def Play(  # type: ignore[override]  # noqa: N802 - the RPC's name is the protocol's
         self,
         request_iterator: AsyncIterator[bot_pb2.BotMessage],
-        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
+        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, Outgoing],
     ) -> None:
         messages = aiter(request_iterator)
         try:
@@ -101,7 +101,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
     @staticmethod
     async def _write(
         session: SeatSession,
-        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
+        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, Outgoing],
     ) -> None:
         """Send the session's outbox in order, up to the close sentinel."""
         while True:

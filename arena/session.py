@@ -20,7 +20,11 @@ from brandeln.v1 import bot_pb2
 if TYPE_CHECKING:
     from arena.table import Seat
 
-__all__ = ["Lobby", "SeatSession", "SessionState"]
+# What a session sends: a RefereeMessage, or one already serialized (arena.server passes bytes
+# through to the wire as they are).
+Outgoing = bot_pb2.RefereeMessage | bytes
+
+__all__ = ["Lobby", "Outgoing", "SeatSession", "SessionState"]
 
 # Messages a session may have queued and unread before it is dropped as a slow reader. A deal
 # sends a seat about 50 messages, so this is several deals' worth.
@@ -45,7 +49,8 @@ class SeatSession:
     snapshot_only: bool
     state: SessionState = SessionState.LOBBY
     seat: Seat | None = None
-    outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = field(default_factory=asyncio.Queue)
+    # Messages, or their serialized bytes (the hot path serializes a fan-out once for all seats).
+    outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
     close_reason: str = ""
     # Set by close(): the Play handler waits on it, since a write blocked on a bot that does
     # not read would never reach the outbox's close sentinel.
@@ -55,7 +60,7 @@ class SeatSession:
     def plays(self, ruleset_id: str) -> bool:
         return not self.rulesets or ruleset_id in self.rulesets
 
-    def send(self, message: bot_pb2.RefereeMessage) -> None:
+    def send(self, message: Outgoing) -> None:
         """Queue a message without blocking; close the session if the bot stopped reading."""
         if self.state is SessionState.CLOSED:
             return

@@ -24,7 +24,7 @@ from arena import codec
 from arena.clock import Clock
 from arena.mailbox import Mailbox
 from arena.matchlog import MatchLogWriter, event_record, hands_record
-from arena.session import SeatSession
+from arena.session import Outgoing, SeatSession
 from arena.store import MatchRecord, RefereeStore, now_ms
 from arena.timecontrol import SeatClock, TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
@@ -98,9 +98,9 @@ class Seat:
     disconnected_at: float | None = None
     last_rtt_ms: int = 0
     log_bytes: int = 0
-    pending: bot_pb2.RefereeMessage | None = None  # the open request, re-sent on resume
+    pending: Outgoing | None = None  # the open request, re-sent on resume
 
-    def send(self, message: bot_pb2.RefereeMessage) -> None:
+    def send(self, message: Outgoing) -> None:
         if self.session is not None:
             self.session.send(message)
 
@@ -239,7 +239,7 @@ class Table:
         self._fan_out(message, is_deal_end)
 
     def _fan_out(self, message: cards_pb2.GameEvent, to_snapshot_only: bool) -> None:
-        wrapped = bot_pb2.RefereeMessage(event=message)
+        wrapped = codec.event_message_bytes(message)  # serialized once for every seat
         for seat in self.seats:
             session = seat.session
             if session is not None and (to_snapshot_only or not session.snapshot_only):
@@ -380,10 +380,10 @@ class Table:
         started = self.clock.now()
         deadline = started + seat.clock.available_ms() / 1000
 
-        def request() -> bot_pb2.RefereeMessage:
+        def request() -> bytes:
             left_ms = max(0, int((deadline - self.clock.now()) * 1000))
             move_left = min(seat.clock.move_ms, left_ms)
-            return codec.decision_request(
+            return codec.decision_request_bytes(
                 request_id,
                 phase,
                 legal,

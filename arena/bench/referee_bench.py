@@ -14,6 +14,11 @@ either; the referee's side of those calls (a ``MatchUpdate`` per public event) i
 referee and every (seat, message) it sends is recorded, with the points where it waits for an
 answer (after each ``DecisionRequest``): the script the floor replays (:mod:`arena.bench.floor`).
 Every measured referee match uses the same seed, so each one sends exactly the script's messages.
+The floor holds them as message objects and lets gRPC serialize each send, as a plain server
+would; the referee serializes each public event once for all the seats it goes to and builds
+requests from cached encodings (``arena.codec.decision_request_bytes``). That is part of what
+is measured: the floor stands for the transport with no rules, logs or checks, not for the
+cheapest conceivable byte pump.
 
 **Runs.** For each table count, the referee (registered bots, ``Admin.RunMatch`` for each
 match, every table at once, its matches one after another) and the floor (sessions grouped
@@ -266,9 +271,15 @@ class _Recorder:
         # the instance, for the recorded match only) to note each message and its seat.
         send = session.send
 
-        def recording_send(message: bot_pb2.RefereeMessage) -> None:
+        def recording_send(message: bot_pb2.RefereeMessage | bytes) -> None:
             if session.seat is not None:
-                self.sent.append((session.seat.index, message))
+                # The floor sends message objects, serialized per send like any plain server.
+                parsed = (
+                    bot_pb2.RefereeMessage.FromString(message)
+                    if isinstance(message, bytes)
+                    else message
+                )
+                self.sent.append((session.seat.index, parsed))
             send(message)
 
         object.__setattr__(session, "send", recording_send)

@@ -53,8 +53,10 @@ class ScriptedSession(SeatSession):
     policy: Policy
     clock: FakeClock
 
-    def send(self, message: bot_pb2.RefereeMessage) -> None:
+    def send(self, message: bot_pb2.RefereeMessage | bytes) -> None:
         super().send(message)
+        if isinstance(message, bytes):
+            message = bot_pb2.RefereeMessage.FromString(message)
         if message.WhichOneof("kind") != "request" or self.seat is None:
             return
         answer = self.policy(message.request)
