@@ -40,8 +40,8 @@ TARGETS: tuple[tuple[str, tuple[str, ...], float, bool], ...] = (
     ("referee decisions/s at 16 tables / floor", ("referee", "ratio_decisions_16"), 0.8, False),
     ("season / referee (decisions/s, same tables)", ("season", "ratio", "median"), 0.6, False),
     (
-        "match log bytes per deal",
-        ("season", "season", "summary", "log_bytes_per_deal", "median"),
+        "match log bytes per full-length deal",
+        ("referee", "log_bytes_per_deal"),
         4096,
         True,
     ),
@@ -196,6 +196,10 @@ def render_markdown(figures: dict[str, Any]) -> str:
                 f"{_m(r['p50_ms'], '{:.2f}')} | {_m(r['p99_ms'], '{:.2f}')} | "
                 f"{_m(r['cpu_ms_per_decision'], '{:.2f}')} |"
             )
+        lines.append(
+            f"\nMatch log per deal played to its last trick: "
+            f"{referee.get('log_bytes_per_deal', 0):,.0f} bytes."
+        )
         memory = figures.get("memory")
         if memory:
             lines.append(
@@ -218,7 +222,7 @@ def render_markdown(figures: dict[str, Any]) -> str:
             f"| season decisions/s | {_m(s['decisions_per_s'])} |",
             f"| referee decisions/s, same tables | {_m(r['decisions_per_s'])} |",
             f"| season / referee | {_m(season['ratio'], '{:.2f}')} |",
-            f"| match log bytes per deal | {_m(s['log_bytes_per_deal'])} |",
+            f"| match log bytes per deal (random bots' deals) | {_m(s['log_bytes_per_deal'])} |",
             "",
         ]
     cli = figures.get("cli")

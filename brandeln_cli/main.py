@@ -17,6 +17,10 @@ app = typer.Typer(
     help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln.",
     no_args_is_help=True,
     add_completion=False,
+    # Plain tracebacks: rich's would print local variables (tokens among them) and cost 20 ms
+    # of imports at every start.
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 

@@ -350,6 +350,18 @@ async def _measure(
     }
 
 
+def _log_bytes_per_deal(logs: Path) -> float:
+    """Bytes of match log per deal played, over every log the benchmark's referee wrote."""
+    size = deals = 0
+    for path in logs.glob("*.jsonl"):
+        size += path.stat().st_size
+        last = path.read_text(encoding="utf-8").rstrip("\n").rsplit("\n", 1)[-1]
+        footer = json.loads(last)
+        if footer.get("type") == "footer":
+            deals += int(footer["deals_played"])
+    return size / deals if deals else 0.0
+
+
 def _spread(values: Sequence[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
@@ -475,6 +487,7 @@ async def run_referee_bench(
                 ]
             finally:
                 await admin.close()
+        log_bytes_per_deal = _log_bytes_per_deal(Path(data_dir) / "logs")
     return {
         "benchmark": "referee",
         "settings": asdict(settings),
@@ -493,6 +506,8 @@ async def run_referee_bench(
             "bytes_per_seat": script.bytes_per_seat(),
         },
         "configs": configs,
+        # Every benchmark deal is played to its last trick: the longest logs a deal can have.
+        "log_bytes_per_deal": log_bytes_per_deal,
         "targets": _targets(configs),
         "elapsed_s": time.perf_counter() - started,
     }
