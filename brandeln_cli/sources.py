@@ -4,30 +4,19 @@ the referee stopped), or a remote referee through the Admin service."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from brandeln_cli import paths
+
+if TYPE_CHECKING:  # the arena and the stubs load inside the calls: `brandeln --help` stays fast
+    from arena.store import MatchRecord
+    from brandeln.v1 import admin_pb2
 
 
 class SourceError(Exception):
     """A clear, user-facing reason the data cannot be read."""
-
-
-@dataclass(frozen=True)
-class MatchRow:
-    match_id: str
-    ruleset: str
-    bot_ids: tuple[str, ...]
-    bot_names: tuple[str, ...]
-    balances: tuple[int, ...]
-    ranks: tuple[int, ...]
-    forfeited: tuple[int, ...]
-    status: str
-    deals_played: int
-    started_at: int
 
 
 @dataclass(frozen=True)
@@ -41,8 +30,8 @@ class BotRow:
 class Source(Protocol):
     def bots(self) -> list[BotRow]: ...
     def add_bot(self, name: str) -> tuple[BotRow, str]: ...
-    def matches(self, bot_id: str, limit: int) -> list[MatchRow]: ...
-    def match(self, match_id: str) -> tuple[MatchRow, str]: ...
+    def matches(self, bot_id: str, limit: int) -> list[MatchRecord]: ...
+    def match(self, match_id: str) -> tuple[MatchRecord, str]: ...
 
 
 class LocalSource:
@@ -82,10 +71,10 @@ class LocalSource:
                 return bot.bot_id
         raise SourceError(f"no bot named or with id {name_or_id!r}")
 
-    def matches(self, bot_id: str, limit: int) -> list[MatchRow]:
-        return [_row(r) for r in self.store.matches(bot_id, limit)]
+    def matches(self, bot_id: str, limit: int) -> list[MatchRecord]:
+        return self.store.matches(bot_id, limit)
 
-    def match(self, match_id: str) -> tuple[MatchRow, str]:
+    def match(self, match_id: str) -> tuple[MatchRecord, str]:
         from arena.errors import NotFoundError  # noqa: PLC0415
 
         try:
@@ -96,46 +85,27 @@ class LocalSource:
             text = Path(record.log_path).read_text(encoding="utf-8")
         except OSError as error:
             raise SourceError(f"the log of match {match_id} is unreadable: {error}") from None
-        return _row(record), text
+        return record, text
 
 
-class _MatchLike(Protocol):
-    """What a MatchRecord (local) and a MatchSummary (remote) have in common."""
+def _record_of(summary: admin_pb2.MatchSummary) -> MatchRecord:
+    """A remote referee's match summary as a row of the match index (no local log path)."""
+    from arena.store import MatchRecord  # noqa: PLC0415
 
-    @property
-    def match_id(self) -> str: ...
-    @property
-    def ruleset(self) -> str: ...
-    @property
-    def bot_ids(self) -> Iterable[str]: ...
-    @property
-    def bot_names(self) -> Iterable[str]: ...
-    @property
-    def balances(self) -> Iterable[int]: ...
-    @property
-    def ranks(self) -> Iterable[int]: ...
-    @property
-    def forfeited(self) -> Iterable[int]: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def deals_played(self) -> int: ...
-    @property
-    def started_at(self) -> int: ...
-
-
-def _row(record: _MatchLike) -> MatchRow:
-    return MatchRow(
-        match_id=record.match_id,
-        ruleset=record.ruleset,
-        bot_ids=tuple(record.bot_ids),
-        bot_names=tuple(record.bot_names),
-        balances=tuple(record.balances),
-        ranks=tuple(record.ranks),
-        forfeited=tuple(record.forfeited),
-        status=record.status,
-        deals_played=record.deals_played,
-        started_at=record.started_at,
+    return MatchRecord(
+        match_id=summary.match_id,
+        ruleset=summary.ruleset,
+        bot_ids=tuple(summary.bot_ids),
+        bot_names=tuple(summary.bot_names),
+        balances=tuple(summary.balances),
+        ranks=tuple(summary.ranks),
+        forfeited=tuple(summary.forfeited),
+        strikes=tuple(summary.strikes),
+        status=summary.status,
+        deals_played=summary.deals_played,
+        started_at=summary.started_at,
+        ended_at=summary.ended_at,
+        log_path="",
     )
 
 
@@ -191,19 +161,19 @@ class RemoteSource:
                 return bot.bot_id
         raise SourceError(f"no bot named or with id {name_or_id!r}")
 
-    def matches(self, bot_id: str, limit: int) -> list[MatchRow]:
+    def matches(self, bot_id: str, limit: int) -> list[MatchRecord]:
         from brandeln.v1 import admin_pb2  # noqa: PLC0415
 
         reply = self._call("ListMatches", admin_pb2.ListMatchesRequest(bot_id=bot_id, limit=limit))
         assert isinstance(reply, admin_pb2.ListMatchesResponse)
-        return [_row(m) for m in reply.matches]
+        return [_record_of(m) for m in reply.matches]
 
-    def match(self, match_id: str) -> tuple[MatchRow, str]:
+    def match(self, match_id: str) -> tuple[MatchRecord, str]:
         from brandeln.v1 import admin_pb2  # noqa: PLC0415
 
         reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
         assert isinstance(reply, admin_pb2.GetMatchResponse)
-        return _row(reply.summary), reply.log_jsonl
+        return _record_of(reply.summary), reply.log_jsonl
 
 
 def open_source(
