@@ -14,7 +14,7 @@ from rich.table import Table
 
 from brandeln_cli.sources import LocalSource, SourceError, open_source
 
-console = Console()
+console = Console(soft_wrap=True)  # tokens and ids stay on one line, copyable
 errors = Console(stderr=True)
 
 matches_app = typer.Typer(help="List, show, export and verify matches.", no_args_is_help=True)

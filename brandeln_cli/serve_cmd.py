@@ -15,7 +15,8 @@ from brandeln_cli import paths
 if TYPE_CHECKING:
     from arena.referee import RefereeConfig
 
-console = Console(stderr=True)
+# soft_wrap: a token must stay on one line to be copied (rich would wrap it at the width).
+console = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def serve(
