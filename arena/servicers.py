@@ -21,7 +21,7 @@ from arena.errors import (
 )
 from arena.referee import Referee
 from arena.session import Outgoing, SeatSession
-from arena.store import MatchRecord
+from arena.summaries import summary_of
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
 
 __all__ = ["MAX_BOT_MESSAGE_BYTES", "AdminServicer", "RefereeServicer"]
@@ -312,20 +312,3 @@ def _bearer(context: grpc.aio.ServicerContext[object, object]) -> str | None:
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
             return value.removeprefix("Bearer ").strip()
     return None
-
-
-def summary_of(record: MatchRecord) -> admin_pb2.MatchSummary:
-    return admin_pb2.MatchSummary(
-        match_id=record.match_id,
-        ruleset=record.ruleset,
-        bot_ids=record.bot_ids,
-        balances=record.balances,
-        ranks=record.ranks,
-        forfeited=record.forfeited,
-        status=record.status,
-        deals_played=record.deals_played,
-        started_at=record.started_at,
-        ended_at=record.ended_at,
-        bot_names=record.bot_names,
-        strikes=record.strikes,
-    )

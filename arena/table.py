@@ -25,7 +25,8 @@ from arena.clock import Clock
 from arena.mailbox import Mailbox
 from arena.matchlog import MatchLogWriter, event_record, hands_record
 from arena.session import Outgoing, SeatSession
-from arena.store import MatchRecord, RefereeStore, now_ms
+from arena.store import RefereeStore, now_ms
+from arena.summaries import record_of
 from arena.timecontrol import SeatClock, TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
 from engine.actions import Action
@@ -638,24 +639,7 @@ class Table:
         return self.summary if self.summary is not None else self._summary()
 
     def _index(self) -> None:
-        summary = self.current_summary()
-        self.store.record_match(
-            MatchRecord(
-                match_id=summary.match_id,
-                ruleset=summary.ruleset,
-                bot_ids=tuple(summary.bot_ids),
-                bot_names=tuple(summary.bot_names),
-                balances=tuple(summary.balances),
-                ranks=tuple(summary.ranks),
-                forfeited=tuple(summary.forfeited),
-                strikes=tuple(summary.strikes),
-                status=summary.status,
-                deals_played=summary.deals_played,
-                started_at=summary.started_at,
-                ended_at=summary.ended_at,
-                log_path=str(self.log_path),
-            )
-        )
+        self.store.record_match(record_of(self.current_summary(), str(self.log_path)))
 
     def _write_header(self) -> None:
         spec = self.spec

@@ -89,24 +89,9 @@ class LocalSource:
 
 
 def _record_of(summary: admin_pb2.MatchSummary) -> MatchRecord:
-    """A remote referee's match summary as a row of the match index (no local log path)."""
-    from arena.store import MatchRecord  # noqa: PLC0415
+    from arena.summaries import record_of  # noqa: PLC0415 - keep --help fast
 
-    return MatchRecord(
-        match_id=summary.match_id,
-        ruleset=summary.ruleset,
-        bot_ids=tuple(summary.bot_ids),
-        bot_names=tuple(summary.bot_names),
-        balances=tuple(summary.balances),
-        ranks=tuple(summary.ranks),
-        forfeited=tuple(summary.forfeited),
-        strikes=tuple(summary.strikes),
-        status=summary.status,
-        deals_played=summary.deals_played,
-        started_at=summary.started_at,
-        ended_at=summary.ended_at,
-        log_path="",
-    )
+    return record_of(summary)
 
 
 class RemoteSource:
