@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
@@ -297,7 +296,8 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         async def call() -> admin_pb2.GetMatchResponse:
             record = self.referee.store.match(request.match_id)
             try:
-                text = await asyncio.to_thread(Path(record.log_path).read_text, encoding="utf-8")
+                # A running match's log only up to its last finished deal (Referee.match_log).
+                text = await self.referee.match_log(record)
             except OSError as error:
                 raise NotFoundError(
                     f"the log of match {record.match_id} is unreadable: {error}"

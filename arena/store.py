@@ -2,7 +2,8 @@
 
 SQLite in WAL mode behind this one module. Tokens are stored only as SHA-256 hashes (they are
 random 256-bit secrets, so a plain hash is enough; no password stretching is needed). The schema
-is versioned with ``PRAGMA user_version`` and created on first use.
+is versioned with ``PRAGMA user_version`` and created on first use. The file and its WAL are
+private to the user (0600).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import BotNameTakenError, NotFoundError, StoreError
+from arena.private_files import private_sqlite
 
 __all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
 
@@ -114,13 +116,14 @@ class RefereeStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # 0600 before SQLite opens it: the WAL and -shm files it creates take its mode.
+            private_sqlite(path)
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, OSError) as error:
             raise StoreError(f"cannot open the referee database {path}: {error}") from error
 
     def _migrate(self) -> None:
