@@ -36,7 +36,13 @@ from engine.errors import EngineError
 from engine.permutation import SuitPermutation
 from engine.rulesets import Ruleset, find_ruleset
 
-__all__ = ["SERVER_VERSION", "SUPPORTED_PROTOCOL_VERSIONS", "Referee", "RefereeConfig"]
+__all__ = [
+    "SERVER_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "TOKEN_ROTATED",
+    "Referee",
+    "RefereeConfig",
+]
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
@@ -51,6 +57,8 @@ OPEN_REQUEST_INBOX_LIMIT = 1024
 # Times one seat may resume in one match. Each resume restarts the open decision's clock, so
 # without a limit a bot that drops and resumes in a loop would hold its table forever.
 MAX_RESUMES_PER_MATCH = 10
+# How a session ended by a token rotation is closed: its stream ends UNAUTHENTICATED.
+TOKEN_ROTATED = "token rotated"
 
 
 @dataclass(frozen=True)
@@ -199,6 +207,17 @@ class Referee:
             return self.store.register_bot(name)
         except ValueError as error:
             raise InvalidRequestError(str(error)) from None
+
+    def rotate_bot_token(self, bot_id: str) -> str:
+        """Give a bot a new token; the old one is refused from now on, and every session opened
+        with it is ended (a process still holding the old token plays no more)."""
+        token = self.store.rotate_token(bot_id)
+        for session in self.lobby.sessions():
+            if session.bot_id == bot_id:
+                session.close(
+                    f"{TOKEN_ROTATED}: the bot's token was replaced; connect with the new one"
+                )
+        return token
 
     def build_spec(self, request: admin_pb2.RunMatchRequest) -> MatchSpec:
         """Validate a RunMatchRequest into a MatchSpec (InvalidRequestError says what is wrong)."""

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import BotNameTakenError, NotFoundError, StoreError
+from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError, StoreError
 from arena.private_files import private_sqlite
 
 __all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
@@ -207,6 +207,22 @@ class RefereeStore:
             "SELECT bot_id, name, created_at, revoked FROM bots ORDER BY created_at, name"
         ).fetchall()
         return [BotRecord(r[0], r[1], r[2], bool(r[3])) for r in rows]
+
+    def rotate_token(self, bot_id: str) -> str:
+        """Give a bot a new token (stored only as a hash) in place of its old one; returns it.
+
+        Raises NotFoundError for an unknown bot, BotRevokedError for a revoked one (a revoked
+        identity stays revoked: register a new one).
+        """
+        token = new_token()
+        with self._transaction() as db:
+            row = db.execute("SELECT revoked FROM bots WHERE bot_id=?", (bot_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no bot with id {bot_id!r}")
+            if row[0]:
+                raise BotRevokedError(f"bot {bot_id} is revoked; register a new identity")
+            db.execute("UPDATE bots SET token_hash=? WHERE bot_id=?", (hash_token(token), bot_id))
+        return token
 
     def revoke_bot(self, bot_id: str) -> None:
         with self._transaction() as db:
