@@ -7,6 +7,7 @@ import grpc
 __all__ = [
     "ArenaError",
     "BotNameTakenError",
+    "BotRevokedError",
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
@@ -52,6 +53,10 @@ class BotNameTakenError(ArenaError):
     """RegisterBot with a name already in use."""
 
 
+class BotRevokedError(ArenaError):
+    """A request about a revoked bot that only a live identity can serve (a token rotation)."""
+
+
 class SeatUnavailableError(ArenaError):
     """RunMatch could not find a free session of a bot in time."""
 
@@ -72,6 +77,7 @@ _CODES: dict[type[ArenaError], grpc.StatusCode] = {
     NotFoundError: grpc.StatusCode.NOT_FOUND,
     PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
     BotNameTakenError: grpc.StatusCode.ALREADY_EXISTS,
+    BotRevokedError: grpc.StatusCode.FAILED_PRECONDITION,
     SeatUnavailableError: grpc.StatusCode.UNAVAILABLE,
     TooManySessionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     StoreError: grpc.StatusCode.INTERNAL,

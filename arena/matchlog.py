@@ -2,10 +2,12 @@
 
 Layout (one JSON object per line, ``type`` first):
 
-- ``header``: match id, ruleset and its options, players, deals, seed, first dealer, fixed deals,
-  suit permutation, seats with bot ids, names and versions, time control, software versions.
+- ``header``: match id, ruleset and its options, players, deals, seed, first dealer, the dealers
+  of any fixed deals, suit permutation, seats with bot ids, names and versions, time control,
+  software versions.
 - ``deal``: a deal's number, dealer, seed and every hand as dealt (after the suit permutation), so
-  the log replays without the RNG.
+  the log replays without the RNG. It comes before the deal's other records, but reaches the
+  file only with them, once the deal has ended.
 - ``decision``: who was asked (``seat``, ``req``), the action taken, its latency ``ms`` and,
   unless it was ``ok``, how it ended (``status``: ``timeout``, ``forfeited``...). A decision
   record also stands for the public event its action caused (``bid_made``, ``trump_named`` or
@@ -16,8 +18,11 @@ Layout (one JSON object per line, ``type`` first):
 - ``penalty``: a strike or a forfeit, with its reason. ``bot_log``: a bot's debug text (capped).
 - ``footer``: status, balances, ranks, forfeited seats, strikes, deals played.
 
-A log is flushed after every deal; a referee that dies mid-match leaves a log without a footer,
-which readers report as incomplete.
+A deal's records (its ``deal`` record first) reach the file only when the deal has ended, and
+the log is flushed then: no hand of a live deal is ever on disk. A referee that dies mid-match
+leaves a log of whole deals without a footer, which readers report as incomplete; a match
+aborted mid-deal ends with the records of the deal cut short, then its footer. The header's
+``fixed_deals`` lists only their dealers: their hands are in each ``deal`` record.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from arena.private_files import open_private, private_dir
 from engine.actions import Action, parse_action
 from engine.cards import CardSet, format_cards, parse_cards
 from engine.dealing import Deal, fixed_deal
@@ -100,25 +106,65 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
 class MatchLogWriter:
-    """Appends a match's records to its JSONL file."""
+    """Appends a match's records to its JSONL file (0600, in a 0700 folder).
+
+    A deal's records are held in memory from :meth:`start_deal` to :meth:`end_deal` and only
+    then written and flushed, its ``deal`` record (every hand) first: while a deal is live its
+    hands are nowhere on disk, however much a bot logs, and the file always ends with a whole
+    deal. :attr:`committed` counts the bytes on disk, so a reader of a running match's file can
+    stop at the last finished deal.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = path.open("w", encoding="utf-8")
+        private_dir(path.parent)
+        self._file: IO[str] | None = open_private(path)
+        self._held: list[str] | None = None  # the live deal's lines, its deal record first
+        self._pending = 0  # bytes written to the file object, not yet flushed
+        self.committed = 0  # bytes flushed to the file (lines are ASCII: characters = bytes)
 
     def write(self, record: Mapping[str, Any]) -> None:
         if self._file is None:
             return
-        self._file.write(_ENCODER.encode(record) + "\n")
+        line = _ENCODER.encode(record) + "\n"
+        if self._held is not None:
+            self._held.append(line)
+        else:
+            self._file.write(line)
+            self._pending += len(line)
+
+    def start_deal(self, record: Mapping[str, Any]) -> None:
+        """Hold the deal's record, and every record written after it, until :meth:`end_deal`."""
+        if self._file is None:
+            return
+        self._release()
+        self._held = [_ENCODER.encode(record) + "\n"]
+
+    def end_deal(self) -> None:
+        """The deal ended (``DealEnded`` is published): write it and flush, so a finished deal
+        is on disk."""
+        self._release()
+        self.flush()
+
+    def _release(self) -> None:
+        held, self._held = self._held, None
+        if held and self._file is not None:
+            text = "".join(held)
+            self._file.write(text)
+            self._pending += len(text)
 
     def flush(self) -> None:
         if self._file is not None:
             self._file.flush()
+            self.committed += self._pending
+            self._pending = 0
 
     def close(self) -> None:
+        """Write what is held (a deal cut short: the match is over, its cards may be told),
+        flush and close."""
         if self._file is not None:
-            self._file.flush()
+            self._release()
+            self.flush()
             self._file.close()
             self._file = None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -24,8 +25,9 @@ from arena.errors import (
     UnauthenticatedError,
     UnsupportedVersionError,
 )
+from arena.private_files import private_dir
 from arena.session import Lobby, SeatSession, SessionState
-from arena.store import BotRecord, RefereeStore, hash_token, new_token
+from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, MatchSpec, Table
 from arena.timecontrol import TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2
@@ -34,7 +36,13 @@ from engine.errors import EngineError
 from engine.permutation import SuitPermutation
 from engine.rulesets import Ruleset, find_ruleset
 
-__all__ = ["SERVER_VERSION", "SUPPORTED_PROTOCOL_VERSIONS", "Referee", "RefereeConfig"]
+__all__ = [
+    "SERVER_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "TOKEN_ROTATED",
+    "Referee",
+    "RefereeConfig",
+]
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
@@ -49,6 +57,8 @@ OPEN_REQUEST_INBOX_LIMIT = 1024
 # Times one seat may resume in one match. Each resume restarts the open decision's clock, so
 # without a limit a bot that drops and resumes in a loop would hold its table forever.
 MAX_RESUMES_PER_MATCH = 10
+# How a session ended by a token rotation is closed: its stream ends UNAUTHENTICATED.
+TOKEN_ROTATED = "token rotated"
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,8 @@ class Referee:
         self.config = config
         self.clock: Clock = clock or SystemClock()
         self.store = RefereeStore(config.db_path)
+        # The logs hold every finished deal's hands: 0700, a folder left by an older version too.
+        private_dir(config.logs_dir)
         aborted = self.store.mark_running_aborted()
         self.recovered_aborted = aborted
         self.store.close_open_sessions()
@@ -196,6 +208,17 @@ class Referee:
         except ValueError as error:
             raise InvalidRequestError(str(error)) from None
 
+    def rotate_bot_token(self, bot_id: str) -> str:
+        """Give a bot a new token; the old one is refused from now on, and every session opened
+        with it is ended (a process still holding the old token plays no more)."""
+        token = self.store.rotate_token(bot_id)
+        for session in self.lobby.sessions():
+            if session.bot_id == bot_id:
+                session.close(
+                    f"{TOKEN_ROTATED}: the bot's token was replaced; connect with the new one"
+                )
+        return token
+
     def build_spec(self, request: admin_pb2.RunMatchRequest) -> MatchSpec:
         """Validate a RunMatchRequest into a MatchSpec (InvalidRequestError says what is wrong)."""
         try:
@@ -264,6 +287,23 @@ class Referee:
                 raise InvalidRequestError(f"fixed deal {number}: {error}") from None
         return deals
 
+    async def match_log(self, record: MatchRecord) -> str:
+        """A match's log as far as it may be read now (``GetMatch``).
+
+        A running match's stops at its last finished deal (the file holds no more, and a flush
+        under way is not read half) and its header withholds the seed: nothing in it tells the
+        cards of the deal in play or of those to come. Raises OSError if the file is unreadable.
+        """
+        path = Path(record.log_path)
+        table = self.tables.get(record.match_id)
+        if table is None or table.done.is_set():
+            return await asyncio.to_thread(path.read_text, encoding="utf-8")
+        committed = table.log.committed
+        header = json.dumps(table.live_header(), separators=(",", ":"))
+        data = await asyncio.to_thread(_read_prefix, path, committed)
+        _, _, deals = data.decode("utf-8").partition("\n")
+        return f"{header}\n{deals}"
+
     async def start_match(
         self,
         request: admin_pb2.RunMatchRequest,
@@ -302,3 +342,8 @@ class Referee:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _read_prefix(path: Path, size: int) -> bytes:
+    with path.open("rb") as file:
+        return file.read(size)

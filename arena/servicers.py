@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
@@ -19,7 +18,7 @@ from arena.errors import (
     ProtocolError,
     status_code_for,
 )
-from arena.referee import Referee
+from arena.referee import TOKEN_ROTATED, Referee
 from arena.session import Outgoing, SeatSession
 from arena.summaries import summary_of
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
@@ -95,6 +94,9 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, session.close_reason.removeprefix("protocol: ")
             )
+        elif session.close_reason.startswith(TOKEN_ROTATED):
+            # The token this stream said hello with is refused now (Admin.RotateBotToken).
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, session.close_reason)
         elif session.close_reason:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, session.close_reason)
 
@@ -212,6 +214,17 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
 
         return await self._guard(context, call)
 
+    async def RotateBotToken(  # noqa: N802
+        self,
+        request: admin_pb2.RotateBotTokenRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> admin_pb2.RotateBotTokenResponse:
+        async def call() -> admin_pb2.RotateBotTokenResponse:
+            token = self.referee.rotate_bot_token(request.bot_id)
+            return admin_pb2.RotateBotTokenResponse(bot_id=request.bot_id, token=token)
+
+        return await self._guard(context, call)
+
     async def ListSessions(  # noqa: N802
         self,
         request: admin_pb2.ListSessionsRequest,
@@ -297,7 +310,8 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         async def call() -> admin_pb2.GetMatchResponse:
             record = self.referee.store.match(request.match_id)
             try:
-                text = await asyncio.to_thread(Path(record.log_path).read_text, encoding="utf-8")
+                # A running match's log only up to its last finished deal (Referee.match_log).
+                text = await self.referee.match_log(record)
             except OSError as error:
                 raise NotFoundError(
                     f"the log of match {record.match_id} is unreadable: {error}"

@@ -2,7 +2,8 @@
 
 SQLite in WAL mode behind this one module. Tokens are stored only as SHA-256 hashes (they are
 random 256-bit secrets, so a plain hash is enough; no password stretching is needed). The schema
-is versioned with ``PRAGMA user_version`` and created on first use.
+is versioned with ``PRAGMA user_version`` and created on first use. The file and its WAL are
+private to the user (0600).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import BotNameTakenError, NotFoundError, StoreError
+from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError, StoreError
+from arena.private_files import private_sqlite
 
 __all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
 
@@ -114,13 +116,14 @@ class RefereeStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # 0600 before SQLite opens it: the WAL and -shm files it creates take its mode.
+            private_sqlite(path)
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, OSError) as error:
             raise StoreError(f"cannot open the referee database {path}: {error}") from error
 
     def _migrate(self) -> None:
@@ -204,6 +207,22 @@ class RefereeStore:
             "SELECT bot_id, name, created_at, revoked FROM bots ORDER BY created_at, name"
         ).fetchall()
         return [BotRecord(r[0], r[1], r[2], bool(r[3])) for r in rows]
+
+    def rotate_token(self, bot_id: str) -> str:
+        """Give a bot a new token (stored only as a hash) in place of its old one; returns it.
+
+        Raises NotFoundError for an unknown bot, BotRevokedError for a revoked one (a revoked
+        identity stays revoked: register a new one).
+        """
+        token = new_token()
+        with self._transaction() as db:
+            row = db.execute("SELECT revoked FROM bots WHERE bot_id=?", (bot_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no bot with id {bot_id!r}")
+            if row[0]:
+                raise BotRevokedError(f"bot {bot_id} is revoked; register a new identity")
+            db.execute("UPDATE bots SET token_hash=? WHERE bot_id=?", (hash_token(token), bot_id))
+        return token
 
     def revoke_bot(self, bot_id: str) -> None:
         with self._transaction() as db:

@@ -159,6 +159,7 @@ class Table:
         self.done = asyncio.Event()
         self._state: DealState | None = None
         self._decision: dict[str, Any] | None = None  # the decision awaiting its event's seq
+        self.header: dict[str, Any] = {}  # the log's header record, once written
 
     # --- sessions --------------------------------------------------------------------------
     def bind(self, seat: Seat, session: SeatSession) -> None:
@@ -304,6 +305,7 @@ class Table:
     async def run(self) -> admin_pb2.MatchSummary:
         """Play the match to its end (or until cancelled: then it is recorded as aborted)."""
         self._write_header()
+        self.log.flush()  # a reader of the running match finds the header at once
         self._index()
         for seat in self.seats:
             seat.send(self._match_started(seat.index))
@@ -335,7 +337,9 @@ class Table:
     async def _play_deal(self) -> None:
         self.deal_number += 1
         deal, seed = self._next_deal()
-        self.log.write(
+        # Held in memory with the deal's other records until the deal ends: no other seat's
+        # hand reaches the file while the deal is live (arena.matchlog.MatchLogWriter).
+        self.log.start_deal(
             {
                 "type": "deal",
                 "deal_number": self.deal_number,
@@ -362,9 +366,9 @@ class Table:
                     self.match = self.match.record(outcome)
                     self.deals_played += 1
                 self._publish(event)
-        # The log is flushed per deal; the index row is written at start and end only (a referee
-        # that dies mid-match marks it aborted on its next start).
-        self.log.flush()
+        # The deal goes to the log and is flushed now it has ended; the index row is written at
+        # start and end only (a referee that dies mid-match marks it aborted on its next start).
+        self.log.end_deal()
 
     async def _decide(self, seat: Seat, state: DealState) -> Action:
         """Ask a seat for its decision under time control; the fallback when it fails."""
@@ -641,36 +645,42 @@ class Table:
     def _index(self) -> None:
         self.store.record_match(record_of(self.current_summary(), str(self.log_path)))
 
+    def live_header(self) -> dict[str, Any]:
+        """The header as a reader of the running match gets it: without the seed, from which
+        the deal in play and every deal to come follow."""
+        return {**self.header, "seed": None}
+
     def _write_header(self) -> None:
         spec = self.spec
         tc = spec.time_control
-        self.log.write(
-            {
-                "type": "header",
-                "match_id": spec.match_id,
-                "ruleset": spec.ruleset.id,
-                # Only the switches: with the id they rebuild the ruleset on replay.
-                "options": {k: v for k, v in spec.ruleset.options().items() if k in SWITCHES},
-                "players": spec.ruleset.players,
-                "deals": spec.deals,
-                "seed": spec.seed,
-                "first_dealer": spec.first_dealer,
-                "fixed_deals": [{"dealer": d.dealer, **hands_record(d)} for d in spec.fixed_deals],
-                "suit_permutation": "".join(s.letter for s in spec.permutation.images),
-                "seats": [
-                    {
-                        "seat": s.index,
-                        "bot_id": s.bot_id,
-                        "bot_name": s.bot_name,
-                        "bot_version": s.bot_version,
-                    }
-                    for s in self.seats
-                ],
-                "time_control": dataclasses.asdict(tc),
-                "versions": {"server": self.server_version, "protocol": PROTOCOL_VERSION},
-                "started_at": self.started_at,
-            }
-        )
+        self.header = {
+            "type": "header",
+            "match_id": spec.match_id,
+            "ruleset": spec.ruleset.id,
+            # Only the switches: with the id they rebuild the ruleset on replay.
+            "options": {k: v for k, v in spec.ruleset.options().items() if k in SWITCHES},
+            "players": spec.ruleset.players,
+            "deals": spec.deals,
+            "seed": spec.seed,
+            "first_dealer": spec.first_dealer,
+            # Only the dealers: a fixed deal's hands are in its deal record, written when
+            # the deal has ended (the header is on disk from the start).
+            "fixed_deals": [{"dealer": d.dealer} for d in spec.fixed_deals],
+            "suit_permutation": "".join(s.letter for s in spec.permutation.images),
+            "seats": [
+                {
+                    "seat": s.index,
+                    "bot_id": s.bot_id,
+                    "bot_name": s.bot_name,
+                    "bot_version": s.bot_version,
+                }
+                for s in self.seats
+            ],
+            "time_control": dataclasses.asdict(tc),
+            "versions": {"server": self.server_version, "protocol": PROTOCOL_VERSION},
+            "started_at": self.started_at,
+        }
+        self.log.write(self.header)
 
 
 def deal_seed(match_seed: int, deal_number: int) -> int:

@@ -128,6 +128,29 @@ class AdminClient:
             raise _describe_rpc_error(self.address, f"registering bot {name!r}", error) from None
         return response.bot_id, response.token
 
+    async def rotate_bot_token(self, bot_id: str) -> str | None:
+        """A new token for a registered bot (its old one is refused from now on).
+
+        None when the referee cannot give one: it does not know the bot, the bot is revoked,
+        or it is a referee without ``RotateBotToken``; the caller then registers the bot anew.
+        Raises :class:`RefereeError` on any other failure.
+        """
+        try:
+            response = await self._stub.RotateBotToken(
+                admin_pb2.RotateBotTokenRequest(bot_id=bot_id),
+                metadata=self._metadata,
+                timeout=self._timeout,
+            )
+        except grpc.aio.AioRpcError as error:
+            if error.code() in {
+                grpc.StatusCode.NOT_FOUND,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                grpc.StatusCode.UNIMPLEMENTED,
+            }:
+                return None
+            raise _describe_rpc_error(self.address, f"new token for bot {bot_id}", error) from None
+        return response.token
+
     async def known_bot_ids(self) -> set[str] | None:
         """The ids of the registered, unrevoked bots; None if the referee has no ListBots."""
         try:

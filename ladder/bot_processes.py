@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import shutil
 import signal
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Final
 
 from ladder.errors import BotStartError
+from ladder.private_files import open_private, private_dir
 
 __all__ = [
     "BotProcess",
@@ -43,6 +45,7 @@ __all__ = [
 ]
 
 STOP_GRACE_S: Final = 5.0
+_TOKEN_VAR: Final = b"BRANDELN_TOKEN="
 _PYTHON_NAMES: Final = frozenset({"python", "python3"})
 
 
@@ -116,9 +119,10 @@ async def start_bot(
             "PYTHONUNBUFFERED": "1",  # so a Python bot's log is current when we show its tail
         }
     )
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("ab") as log:
-        log.write(f"--- starting {name}: {' '.join(command)}\n".encode())
+    # A bot's output is its own business: its log is 0600 in a 0700 folder.
+    private_dir(log_path.parent)
+    with open_private(log_path, "a") as log:
+        log.write(f"--- starting {name}: {' '.join(command)}\n")
         log.flush()
         try:
             process = await asyncio.create_subprocess_exec(
@@ -169,14 +173,15 @@ async def stop_bots(bots: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -
         raise asyncio.CancelledError
 
 
-def find_orphans(tokens: Iterable[str], proc: Path = Path("/proc")) -> list[int]:
+def find_orphans(token_hashes: Iterable[str], proc: Path = Path("/proc")) -> list[int]:
     """Processes left by an earlier run that was killed (SIGKILL leaves no time to stop bots).
 
-    A process counts only if its environment holds ``BRANDELN_TOKEN=<one of tokens>``: the
-    tokens are secrets this ladder handed out, so no unrelated process can match. Reads
-    ``/proc`` (Linux); elsewhere it finds nothing.
+    A process counts only if its environment holds ``BRANDELN_TOKEN=<token>`` where the
+    token's SHA-256 is one of ``token_hashes`` (:func:`ladder.storage.token_hash`; the ladder
+    keeps no token): the tokens are secrets this ladder handed out, so no unrelated process can
+    match. Reads ``/proc`` (Linux); elsewhere it finds nothing.
     """
-    wanted = {f"BRANDELN_TOKEN={token}".encode() for token in tokens}
+    wanted = set(token_hashes)
     if not wanted or not proc.is_dir():
         return []
     found = []
@@ -187,14 +192,15 @@ def find_orphans(tokens: Iterable[str], proc: Path = Path("/proc")) -> list[int]
             environ = (entry / "environ").read_bytes()
         except OSError:  # gone, or another user's
             continue
-        if wanted & set(environ.split(b"\0")):
+        tokens = (v[len(_TOKEN_VAR) :] for v in environ.split(b"\0") if v.startswith(_TOKEN_VAR))
+        if any(hashlib.sha256(token).hexdigest() in wanted for token in tokens):
             found.append(int(entry.name))
     return sorted(found)
 
 
-async def stop_orphans(tokens: Iterable[str], grace_s: float = STOP_GRACE_S) -> list[int]:
+async def stop_orphans(token_hashes: Iterable[str], grace_s: float = STOP_GRACE_S) -> list[int]:
     """Stop the :func:`find_orphans` processes (SIGTERM, then SIGKILL); returns their pids."""
-    pids = find_orphans(tokens)
+    pids = find_orphans(token_hashes)
     for pid in pids:
         _signal_process(pid, signal.SIGTERM)
     deadline = asyncio.get_running_loop().time() + grace_s

@@ -11,13 +11,16 @@ twice; ratings are applied in block order, so they equal an uninterrupted run's.
 
 Bot processes are stopped at the end, on errors and on cancellation (Ctrl-C). A run killed
 outright (SIGKILL) cannot stop them; the next run finds them by the token in their environment
-and stops them before starting new ones.
+(it keeps the token's hash) and stops them before starting new ones.
 
 **Bot identity.** A command bot is registered at the referee as ``<bot>@<season>``; its bot id
-and token are kept in the ladder database so a resumed season reuses them (the referee keeps its
-bots too). If the referee no longer knows the stored id (a fresh referee data dir), the bot is
-registered again, and if the name is taken there by an identity whose token we do not hold, a
-suffix ``-2``, ``-3``, ... is added. Bots that connect by themselves are given by ``bot_id``.
+is kept in the ladder database so a resumed season reuses it (the referee keeps its bots too).
+Its token is not kept: every run asks the referee for a fresh one (``RotateBotToken``, which
+also refuses the old token and ends its sessions) and hands it to the bot's process only. If
+the referee no longer knows the stored id (a fresh referee data dir), or cannot rotate tokens,
+the bot is registered again, and if the name is taken there by an identity whose token we do
+not hold, a suffix ``-2``, ``-3``, ... is added. Bots that connect by themselves are given by
+``bot_id``.
 
 >>> async def example(config, store):                       # doctest: +SKIP
 ...     summary = await run_season(config, "127.0.0.1:50051", "admin-token", store,
@@ -40,7 +43,7 @@ from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
 from ladder.errors import BotNameTakenError, BotStartError
 from ladder.ratings import RatingModel
-from ladder.storage import LadderStore
+from ladder.storage import LadderStore, token_hash
 
 __all__ = ["ProgressCallback", "SeasonProgress", "SeasonSummary", "run_season"]
 
@@ -109,9 +112,14 @@ async def run_season(
         async with AdminClient(
             referee_address, admin_token, root_certificates=root_certificates
         ) as admin:
+            # Bots of an earlier run that was killed outright (SIGKILL) still hold sessions:
+            # found by the hash of the token they were given, before that token is replaced.
+            await stop_orphans(
+                identity.token_hash
+                for identity in store.bot_identities(config.name).values()
+                if identity.token_hash
+            )
             bot_ids, tokens = await _identities(admin, config, store)
-            # Bots of an earlier run that was killed outright (SIGKILL) still hold sessions.
-            await stop_orphans(tokens.values())
             processes: list[BotProcess] = []
             try:
                 for bot in config.bots:
@@ -231,7 +239,8 @@ class _SeasonRun:
 async def _identities(
     admin: AdminClient, config: SeasonConfig, store: LadderStore
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """(bot ids, command bots' tokens) by season bot name, registering bots as needed."""
+    """(bot ids, command bots' fresh tokens) by season bot name: a new token for each bot the
+    referee knows, a registration for the others. Only the tokens' hashes are stored."""
     stored = store.bot_identities(config.name)
     known = await admin.known_bot_ids()  # None: the referee cannot list its bots
     bot_ids: dict[str, str] = {}
@@ -249,11 +258,20 @@ async def _identities(
         if (
             identity is not None
             and identity.bot_id is not None
-            and identity.token is not None
+            and identity.referee_name is not None
             and (known is None or identity.bot_id in known)
         ):
-            bot_ids[bot.name], tokens[bot.name] = identity.bot_id, identity.token
-            continue
+            token = await admin.rotate_bot_token(identity.bot_id)
+            if token is not None:
+                store.save_bot_identity(
+                    config.name,
+                    bot.name,
+                    bot_id=identity.bot_id,
+                    token_hash=token_hash(token),
+                    referee_name=identity.referee_name,
+                )
+                bot_ids[bot.name], tokens[bot.name] = identity.bot_id, token
+                continue
         base = f"{bot.name}@{config.name}"
         for attempt in range(1, MAX_NAME_SUFFIX + 1):
             referee_name = base if attempt == 1 else f"{base}-{attempt}"
@@ -262,7 +280,11 @@ async def _identities(
             except BotNameTakenError:
                 continue
             store.save_bot_identity(
-                config.name, bot.name, bot_id=bot_id, token=token, referee_name=referee_name
+                config.name,
+                bot.name,
+                bot_id=bot_id,
+                token_hash=token_hash(token),
+                referee_name=referee_name,
             )
             bot_ids[bot.name], tokens[bot.name] = bot_id, token
             break

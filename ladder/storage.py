@@ -1,8 +1,10 @@
 """The ladder database: one SQLite file (WAL mode), its schema versioned with ``user_version``.
 
-Tables: ``seasons``; ``season_bots`` (a season's bots and their referee identities); ``blocks``,
-``matches`` (the referee's match ids, per block and rotation) and ``results`` (per bot per
-block); ``ratings`` and ``rating_history``. The schema is created on first use.
+Tables: ``seasons``; ``season_bots`` (a season's bots and their referee identities: no token,
+only the hash of the one last handed to a bot's process); ``blocks``, ``matches`` (the
+referee's match ids, per block and rotation) and ``results`` (per bot per block); ``ratings``
+and ``rating_history``. The schema is created on first use and upgraded in place (version 1
+kept plaintext tokens: opening such a file drops them). The file and its WAL are 0600.
 
 Only finished blocks are stored, each in **one transaction** together with the rating updates it
 unlocks, so an interrupted season loses at most the blocks that were still being played, and
@@ -21,6 +23,7 @@ season as for one played in a single run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -34,6 +37,7 @@ from typing import Any, Final
 from ladder.config import ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
+from ladder.private_files import private_sqlite
 from ladder.ratings import Rating
 
 __all__ = [
@@ -44,9 +48,23 @@ __all__ = [
     "RecordedMatch",
     "SeasonInfo",
     "season_settings",
+    "token_hash",
 ]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+# Version 1 kept each command bot's token in season_bots.token, in plaintext; version 2 keeps
+# only a hash of it (the runner asks the referee for a fresh token on every run).
+_SEASON_BOTS_V2: Final = """
+CREATE TABLE season_bots_v2 (
+    season_id    INTEGER NOT NULL REFERENCES seasons(season_id),
+    bot          TEXT NOT NULL,
+    kind         TEXT NOT NULL CHECK (kind IN ('command', 'external')),
+    bot_id       TEXT,
+    referee_name TEXT,
+    token_hash   TEXT,
+    PRIMARY KEY (season_id, bot)
+)
+"""
 
 _SCHEMA: Final = """
 CREATE TABLE seasons (
@@ -65,8 +83,8 @@ CREATE TABLE season_bots (
     bot          TEXT NOT NULL,     -- the name in the season file
     kind         TEXT NOT NULL CHECK (kind IN ('command', 'external')),
     bot_id       TEXT,              -- the referee's id; NULL until a command bot is registered
-    token        TEXT,              -- a command bot's token, handed to its process
     referee_name TEXT,              -- the name it was registered under at the referee
+    token_hash   TEXT,              -- SHA-256 of the token last handed to its process
     PRIMARY KEY (season_id, bot)
 );
 CREATE TABLE blocks (
@@ -172,13 +190,18 @@ class SeasonInfo:
 
 @dataclass(frozen=True, slots=True)
 class BotIdentity:
-    """How a season bot is known to the referee."""
+    """How a season bot is known to the referee.
+
+    No token: a run asks the referee for a fresh one. ``token_hash`` (SHA-256, hex) is that of
+    the token last handed to the bot's process, so that a later run can find a process that a
+    killed run left behind (:func:`ladder.bot_processes.find_orphans`).
+    """
 
     bot: str
     kind: str
     bot_id: str | None
-    token: str | None
     referee_name: str | None
+    token_hash: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +226,16 @@ class RecordedMatch:
     deals_played: int
 
 
+def token_hash(token: str) -> str:
+    """What the ladder keeps of a bot token: its SHA-256, hex (a token is a random secret of
+    256 bits, so a plain hash tells nothing about it).
+
+    >>> token_hash("t")[:12]
+    'e3b98a4da31a'
+    """
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -222,13 +255,17 @@ class LadderStore:
         not a ladder database, or of a newer schema version.
         """
         memory = str(path) == ":memory:"
-        if not memory and not path.exists():
-            if not create:
-                raise StorageError(
-                    f"no ladder database at {path}; run `brandeln season run FILE` first "
-                    "(or point --data / BRANDELN_DATA at the right directory)"
-                )
-            path.parent.mkdir(parents=True, exist_ok=True)
+        if not memory and not path.exists() and not create:
+            raise StorageError(
+                f"no ladder database at {path}; run `brandeln season run FILE` first "
+                "(or point --data / BRANDELN_DATA at the right directory)"
+            )
+        try:
+            if not memory:
+                # 0600 before SQLite opens it: the WAL and -shm files it creates take its mode.
+                private_sqlite(path)
+        except OSError as error:
+            raise StorageError(f"{path}: cannot open the ladder database: {error}") from None
         try:
             connection = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
         except sqlite3.Error as error:
@@ -267,6 +304,48 @@ class LadderStore:
             db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
             )
+        elif version == 1:
+            self._upgrade_from_1(memory)
+
+    def _upgrade_from_1(self, memory: bool) -> None:
+        """Drop the plaintext tokens of a version-1 database, keeping their hashes.
+
+        The table is rebuilt without the column in one transaction; then VACUUM rewrites the
+        file and a truncating checkpoint empties the WAL, so no copy of a token is left in the
+        free pages of either.
+        """
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            rows = db.execute(
+                "SELECT season_id, bot, kind, bot_id, token, referee_name FROM season_bots"
+            ).fetchall()
+            db.execute(_SEASON_BOTS_V2)
+            db.executemany(
+                "INSERT INTO season_bots_v2 (season_id, bot, kind, bot_id, referee_name,"
+                " token_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        row["season_id"],
+                        row["bot"],
+                        row["kind"],
+                        row["bot_id"],
+                        row["referee_name"],
+                        None if row["token"] is None else token_hash(row["token"]),
+                    )
+                    for row in rows
+                ],
+            )
+            db.execute("DROP TABLE season_bots")
+            db.execute("ALTER TABLE season_bots_v2 RENAME TO season_bots")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        db.execute("VACUUM")
+        if not memory:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         """Close the connection."""
@@ -398,26 +477,28 @@ class LadderStore:
         """The season's bots and how the referee knows them, by season bot name."""
         season_id = self.season(season).season_id
         rows = self._db.execute(
-            "SELECT bot, kind, bot_id, token, referee_name FROM season_bots WHERE season_id = ?",
+            "SELECT bot, kind, bot_id, referee_name, token_hash FROM season_bots"
+            " WHERE season_id = ?",
             (season_id,),
         )
         return {
             row["bot"]: BotIdentity(
-                row["bot"], row["kind"], row["bot_id"], row["token"], row["referee_name"]
+                row["bot"], row["kind"], row["bot_id"], row["referee_name"], row["token_hash"]
             )
             for row in rows
         }
 
     def save_bot_identity(
-        self, season: str, bot: str, *, bot_id: str, token: str, referee_name: str
+        self, season: str, bot: str, *, bot_id: str, token_hash: str, referee_name: str
     ) -> None:
-        """Remember a command bot's registration, so a resumed season reuses it."""
+        """Remember a command bot's registration, so a resumed season reuses it, and the hash
+        of the token its process is given (:func:`token_hash`; never the token itself)."""
         season_id = self.season(season).season_id
         with self._transaction() as db:
             cursor = db.execute(
-                "UPDATE season_bots SET bot_id = ?, token = ?, referee_name = ?"
+                "UPDATE season_bots SET bot_id = ?, token_hash = ?, referee_name = ?"
                 " WHERE season_id = ? AND bot = ?",
-                (bot_id, token, referee_name, season_id, bot),
+                (bot_id, token_hash, referee_name, season_id, bot),
             )
             if cursor.rowcount != 1:
                 raise StorageError(f"season {season!r} has no bot {bot!r}")

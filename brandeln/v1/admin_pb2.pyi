@@ -584,3 +584,51 @@ class ListBotsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListBotsResponse: _TypeAlias = ListBotsResponse  # noqa: Y015
+
+@_typing.final
+class RotateBotTokenRequest(_message.Message):
+    """Request of RotateBotToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_ID_FIELD_NUMBER: _builtins.int
+    bot_id: _builtins.str
+    """The bot whose token is replaced."""
+    def __init__(
+        self,
+        *,
+        bot_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateBotTokenRequest: _TypeAlias = RotateBotTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateBotTokenResponse(_message.Message):
+    """Response of RotateBotToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    bot_id: _builtins.str
+    """The bot's id (unchanged)."""
+    token: _builtins.str
+    """The bot's new secret token; shown this once."""
+    def __init__(
+        self,
+        *,
+        bot_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateBotTokenResponse: _TypeAlias = RotateBotTokenResponse  # noqa: Y015

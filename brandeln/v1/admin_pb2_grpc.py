@@ -71,6 +71,11 @@ class AdminStub:
                 request_serializer=brandeln_dot_v1_dot_admin__pb2.ListBotsRequest.SerializeToString,
                 response_deserializer=brandeln_dot_v1_dot_admin__pb2.ListBotsResponse.FromString,
                 _registered_method=True)
+        self.RotateBotToken = channel.unary_unary(
+                '/brandeln.v1.Admin/RotateBotToken',
+                request_serializer=brandeln_dot_v1_dot_admin__pb2.RotateBotTokenRequest.SerializeToString,
+                response_deserializer=brandeln_dot_v1_dot_admin__pb2.RotateBotTokenResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServicer:
@@ -126,6 +131,17 @@ class AdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateBotToken(self, request, context):
+        """Give a bot a new token and refuse its old one (extension). The new token is returned once
+        and stored only as a hash; every session opened with the old token is ended
+        (UNAUTHENTICATED). The ladder calls it whenever a season starts or resumes its command
+        bots, so it never has to keep a token. NOT_FOUND for an unknown bot id, FAILED_PRECONDITION
+        for a revoked bot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -163,6 +179,11 @@ def add_AdminServicer_to_server(servicer, server):
                     servicer.ListBots,
                     request_deserializer=brandeln_dot_v1_dot_admin__pb2.ListBotsRequest.FromString,
                     response_serializer=brandeln_dot_v1_dot_admin__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'RotateBotToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateBotToken,
+                    request_deserializer=brandeln_dot_v1_dot_admin__pb2.RotateBotTokenRequest.FromString,
+                    response_serializer=brandeln_dot_v1_dot_admin__pb2.RotateBotTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -355,6 +376,33 @@ class Admin:
             '/brandeln.v1.Admin/ListBots',
             brandeln_dot_v1_dot_admin__pb2.ListBotsRequest.SerializeToString,
             brandeln_dot_v1_dot_admin__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateBotToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/brandeln.v1.Admin/RotateBotToken',
+            brandeln_dot_v1_dot_admin__pb2.RotateBotTokenRequest.SerializeToString,
+            brandeln_dot_v1_dot_admin__pb2.RotateBotTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -50,6 +50,13 @@ class AdminStub:
     """One match: its result and its full log."""
     ListBots: _grpc.UnaryUnaryMultiCallable[_admin_pb2.ListBotsRequest, _admin_pb2.ListBotsResponse]
     """The registered bots (extension)."""
+    RotateBotToken: _grpc.UnaryUnaryMultiCallable[_admin_pb2.RotateBotTokenRequest, _admin_pb2.RotateBotTokenResponse]
+    """Give a bot a new token and refuse its old one (extension). The new token is returned once
+    and stored only as a hash; every session opened with the old token is ended
+    (UNAUTHENTICATED). The ladder calls it whenever a season starts or resumes its command
+    bots, so it never has to keep a token. NOT_FOUND for an unknown bot id, FAILED_PRECONDITION
+    for a revoked bot.
+    """
 
 @_typing.type_check_only
 class AdminAsyncStub(AdminStub):
@@ -70,6 +77,13 @@ class AdminAsyncStub(AdminStub):
     """One match: its result and its full log."""
     ListBots: _aio.UnaryUnaryMultiCallable[_admin_pb2.ListBotsRequest, _admin_pb2.ListBotsResponse]  # type: ignore[assignment]
     """The registered bots (extension)."""
+    RotateBotToken: _aio.UnaryUnaryMultiCallable[_admin_pb2.RotateBotTokenRequest, _admin_pb2.RotateBotTokenResponse]  # type: ignore[assignment]
+    """Give a bot a new token and refuse its old one (extension). The new token is returned once
+    and stored only as a hash; every session opened with the old token is ended
+    (UNAUTHENTICATED). The ladder calls it whenever a season starts or resumes its command
+    bots, so it never has to keep a token. NOT_FOUND for an unknown bot id, FAILED_PRECONDITION
+    for a revoked bot.
+    """
 
 class AdminServicer(metaclass=_abc_1.ABCMeta):
     """Operators and the ladder drive the referee only through this service."""
@@ -129,5 +143,18 @@ class AdminServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_pb2.ListBotsResponse, _abc.Awaitable[_admin_pb2.ListBotsResponse]]:
         """The registered bots (extension)."""
+
+    @_abc_1.abstractmethod
+    def RotateBotToken(
+        self,
+        request: _admin_pb2.RotateBotTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_pb2.RotateBotTokenResponse, _abc.Awaitable[_admin_pb2.RotateBotTokenResponse]]:
+        """Give a bot a new token and refuse its old one (extension). The new token is returned once
+        and stored only as a hash; every session opened with the old token is ended
+        (UNAUTHENTICATED). The ladder calls it whenever a season starts or resumes its command
+        bots, so it never has to keep a token. NOT_FOUND for an unknown bot id, FAILED_PRECONDITION
+        for a revoked bot.
+        """
 
 def add_AdminServicer_to_server(servicer: AdminServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

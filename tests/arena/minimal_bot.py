@@ -9,6 +9,9 @@ Behaviours:
   silent     never answer
   drop       answer; after 5 answers in its first match close the stream, wait, then resume
   garbage    answer the first request with an empty choice, then behave like "first"
+  blabber    at its first request of deal 2 send 15 KB of BotLog and one illegal choice, then
+             wait for the file $MINIMAL_BOT_RELEASE to exist before answering (like "first"),
+             so a test can look at the log while the deal is live
 With $BRANDELN_CA set it connects over TLS, trusting that CA file.
 It prints every RefereeMessage kind it receives to stdout as JSON lines (with any card it was
 sent), so a test can check what a seat saw.
@@ -38,6 +41,8 @@ def main() -> int:
     answers = 0
     dropped = False
     reconnect = False
+    blabbered = False
+    deal_number = 0
     while True:
         outgoing: queue.Queue[bot_pb2.BotMessage | None] = queue.Queue()
         outgoing.put(
@@ -79,11 +84,26 @@ def main() -> int:
                 )
                 if kind == "match_started":
                     match_id = message.match_started.match_id
+                if kind == "deal_started":
+                    deal_number = message.deal_started.deal_number
                 if kind != "request":
                     continue
                 request = message.request
                 if behaviour == "silent":
                     continue
+                if behaviour == "blabber" and deal_number == 2 and not blabbered:
+                    blabbered = True
+                    outgoing.put(bot_pb2.BotMessage(log=bot_pb2.BotLog(text="x" * 15_000)))
+                    outgoing.put(
+                        bot_pb2.BotMessage(
+                            action=bot_pb2.Action(
+                                request_id=request.request_id, choice=_not_legal(request)
+                            )
+                        )
+                    )
+                    release = Path(os.environ["MINIMAL_BOT_RELEASE"])
+                    while not release.exists():
+                        time.sleep(0.02)
                 if behaviour == "illegal" and match_id not in illegal_sent:
                     illegal_sent.add(match_id)
                     outgoing.put(

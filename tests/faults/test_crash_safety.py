@@ -79,9 +79,9 @@ class Season:
     def blocks_done(self) -> int:
         return blocks_recorded(self.ladder_db, self.name)
 
-    def tokens(self) -> list[str]:
+    def token_hashes(self) -> list[str]:
         with LadderStore.open(self.ladder_db, create=False) as store:
-            return [i.token for i in store.bot_identities(self.name).values() if i.token]
+            return [i.token_hash for i in store.bot_identities(self.name).values() if i.token_hash]
 
 
 async def _season(tmp_path: Path, name: str) -> AsyncIterator[Season]:
@@ -94,8 +94,8 @@ async def _season(tmp_path: Path, name: str) -> AsyncIterator[Season]:
     try:
         yield season
     finally:
-        tokens = season.tokens() if season.ladder_db.exists() else []
-        await stop_orphans(tokens, grace_s=1.0)
+        hashes = season.token_hashes() if season.ladder_db.exists() else []
+        await stop_orphans(hashes, grace_s=1.0)
         referee.stop()
 
 
@@ -176,7 +176,7 @@ async def test_sigkill_of_the_referee_mid_season(season: Season, tmp_path: Path)
     output = first_log.read_text()
     assert "unavailable" in output
     assert "Traceback" not in output
-    assert find_orphans(season.tokens()) == []
+    assert find_orphans(season.token_hashes()) == []
     done = season.blocks_done()
     assert 1 <= done < BLOCKS, "the kill must land mid-season"
     cut_short = _statuses(season).get("running", 0)
@@ -196,9 +196,11 @@ async def test_sigkill_of_the_season_runner_mid_season(season: Season, tmp_path:
     done = season.blocks_done()
     assert 1 <= done < BLOCKS, "the kill must land mid-season"
     # The referee plays on; the killed run's bots are orphans the next run stops.
-    assert find_orphans(season.tokens())
+    orphans = season.token_hashes()  # the resume gives the bots new tokens: keep the old
+    assert find_orphans(orphans)
     await _resume(season, tmp_path / "second.log", done)
-    assert find_orphans(season.tokens()) == []
+    assert find_orphans(orphans) == []
+    assert find_orphans(season.token_hashes()) == []
     _check_nothing_lost_nothing_doubled(season)
     assert season.referee.alive()
 
@@ -207,7 +209,7 @@ async def test_sigkill_of_a_bot_mid_season(season: Season, tmp_path: Path) -> No
     first_log = tmp_path / "first.log"
     first = await _run_until_a_block_is_recorded(season, first_log)
     with LadderStore.open(season.ladder_db, create=False) as store:
-        victim = store.bot_identities(season.name)["random-2"].token
+        victim = store.bot_identities(season.name)["random-2"].token_hash
     assert victim is not None
     pids = find_orphans([victim])
     assert pids
@@ -218,7 +220,7 @@ async def test_sigkill_of_a_bot_mid_season(season: Season, tmp_path: Path) -> No
     output = first_log.read_text()
     assert "bot 'random-2' exited with code -9 during the season" in output
     assert "Traceback" not in output
-    assert find_orphans(season.tokens()) == []  # the other bots were stopped
+    assert find_orphans(season.token_hashes()) == []  # the other bots were stopped
     done = season.blocks_done()
     assert 1 <= done < BLOCKS, "the kill must land mid-season"
     await _resume(season, tmp_path / "second.log", done)

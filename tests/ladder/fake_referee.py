@@ -51,10 +51,12 @@ class FakeReferee(admin_pb2_grpc.AdminServicer, bot_pb2_grpc.RefereeServicer):
     abort_match_numbers: set[int] = field(default_factory=set)  # RunMatch calls (1-based)
     deal_delay_s: float = 0.0
     list_bots_implemented: bool = True
+    rotate_implemented: bool = True
     bots: dict[str, tuple[str, str]] = field(default_factory=dict)  # bot_id -> (name, token)
     sessions: dict[str, FakeSession] = field(default_factory=dict)
     requests: list[admin_pb2.RunMatchRequest] = field(default_factory=list)
     registrations: list[str] = field(default_factory=list)
+    rotations: list[str] = field(default_factory=list)  # bot ids, in the order rotated
     matches_finished: int = 0
     running: int = 0
     max_running: int = 0
@@ -120,6 +122,21 @@ class FakeReferee(admin_pb2_grpc.AdminServicer, bot_pb2_grpc.RefereeServicer):
                 for bot_id, (name, _) in self.bots.items()
             ]
         )
+
+    async def RotateBotToken(  # noqa: N802
+        self,
+        request: admin_pb2.RotateBotTokenRequest,
+        context: aio.ServicerContext[object, object],
+    ) -> admin_pb2.RotateBotTokenResponse:
+        await self._authorize(context)
+        if not self.rotate_implemented:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "no RotateBotToken here")
+        if request.bot_id not in self.bots:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no bot {request.bot_id}")
+        self.rotations.append(request.bot_id)
+        token = secrets.token_urlsafe(12)
+        self.bots[request.bot_id] = (self.bots[request.bot_id][0], token)
+        return admin_pb2.RotateBotTokenResponse(bot_id=request.bot_id, token=token)
 
     async def ListSessions(  # noqa: N802
         self, request: admin_pb2.ListSessionsRequest, context: aio.ServicerContext[object, object]

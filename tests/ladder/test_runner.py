@@ -15,7 +15,7 @@ from ladder.bot_processes import start_bot, stop_bots
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.errors import BlockFailedError, BotStartError, RefereeError
 from ladder.runner import SeasonProgress, SeasonSummary, run_season
-from ladder.storage import LadderStore
+from ladder.storage import LadderStore, token_hash
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee, start_fake_referee
 from tests.ladder.season_helpers import season_config
 
@@ -111,6 +111,38 @@ async def test_more_blocks_extend_a_season_keeping_the_played_ones(
         await run(fake, season_config(FIVE, blocks=4), straight)
         assert straight.ratings("test-season") == store.ratings("test-season")
     assert sorted(fake.registrations).count("a@test-season") == 1  # reused, not re-registered
+
+
+async def test_every_run_gives_the_bots_fresh_tokens_and_stores_none(
+    fake: FakeReferee, store: LadderStore
+) -> None:
+    await run(fake, season_config(blocks=1), store)
+    first = {bot_id: token for bot_id, (_, token) in fake.bots.items()}
+    assert fake.rotations == []  # just registered: their tokens are new already
+    await run(fake, season_config(blocks=2), store)
+    # The resumed run kept the identities and asked the referee for a new token for each;
+    # the fake's Play accepts only the current tokens, so the bots connected with the new ones.
+    assert len(fake.registrations) == 4
+    assert sorted(fake.rotations) == sorted(first)
+    assert store.finished_blocks("test-season") == {0, 1}
+    identities = store.bot_identities("test-season").values()
+    for identity in identities:
+        assert identity.bot_id is not None
+        token = fake.bots[identity.bot_id][1]
+        assert token != first[identity.bot_id]
+        assert identity.token_hash == token_hash(token)
+
+
+async def test_a_referee_that_cannot_rotate_tokens_gets_the_bots_registered_again(
+    fake: FakeReferee, store: LadderStore
+) -> None:
+    await run(fake, season_config(blocks=1), store)
+    fake.rotate_implemented = False
+    await run(fake, season_config(blocks=2), store)
+    assert sorted(fake.registrations) == sorted(
+        [f"{bot}@test-season" for bot in "abcd"] + [f"{bot}@test-season-2" for bot in "abcd"]
+    )
+    assert store.finished_blocks("test-season") == {0, 1}
 
 
 async def test_an_interrupted_season_resumes_without_losing_or_doubling_blocks(

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from brandeln_cli.main import app
 from ladder.bot_processes import find_orphans, stop_orphans
 from ladder.errors import StorageError
-from ladder.storage import LadderStore
+from ladder.storage import LadderStore, token_hash
 
 runner = CliRunner()
 
@@ -63,9 +63,9 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
         # every rotation ran under a different suit permutation
         assert len({m.suit_permutation for m in matches if m.block_index == 0}) == 4
         last = matches[-1].match_id
-        tokens = [i.token for i in store.bot_identities("e2e").values() if i.token]
+        hashes = [i.token_hash for i in store.bot_identities("e2e").values() if i.token_hash]
     assert f"inspect a match: brandeln matches show {last} --data {data}" in result.output
-    assert find_orphans(tokens) == []  # every bot process was stopped
+    assert find_orphans(hashes) == []  # every bot process was stopped
 
     # the match the CLI points at can be inspected and replayed from the local files
     shown = runner.invoke(app, ["matches", "show", last, "--data", str(data)])
@@ -125,19 +125,19 @@ def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path
 
     with LadderStore.open(data / "ladder.db", create=False) as store:
         done = store.finished_blocks("killed")
-        tokens = [i.token for i in store.bot_identities("killed").values() if i.token]
+        hashes = [i.token_hash for i in store.bot_identities("killed").values() if i.token_hash]
     assert 1 <= len(done) < blocks, f"the kill must land mid-season; done: {sorted(done)}"
     # SIGKILL gave the runner no chance to stop its bots; they keep trying to reconnect (for
     # 30 s in the sample bots' SDK), and the next run must stop them before starting anew.
-    assert find_orphans(tokens)
+    assert find_orphans(hashes)
     try:
         result = runner.invoke(app, ["season", "run", str(file), "--data", str(data)])
         assert result.exit_code == 0, result.output
         played = blocks - len(done)
         assert f"{played} blocks played now ({blocks} of {blocks} in all)" in result.output
-        assert find_orphans(tokens) == []
+        assert find_orphans(hashes) == []
     finally:
-        asyncio.run(stop_orphans(tokens, grace_s=1.0))
+        asyncio.run(stop_orphans(hashes, grace_s=1.0))
 
     with LadderStore.open(data / "ladder.db", create=False) as store:
         assert store.finished_blocks("killed") == set(range(blocks))
@@ -163,8 +163,11 @@ def test_orphans_are_found_by_their_token_and_stopped(tmp_path: Path) -> None:
         env={**os.environ, "BRANDELN_TOKEN": "someone-else"},
     )
     try:
-        assert find_orphans(["secret-orphan-token"]) == [sleeper.pid]
-        assert asyncio.run(stop_orphans(["secret-orphan-token"], grace_s=2.0)) == [sleeper.pid]
+        # The ladder keeps only the hash of a token it handed out.
+        orphan = [token_hash("secret-orphan-token")]
+        assert find_orphans(["secret-orphan-token"]) == []
+        assert find_orphans(orphan) == [sleeper.pid]
+        assert asyncio.run(stop_orphans(orphan, grace_s=2.0)) == [sleeper.pid]
         assert sleeper.wait(timeout=5) == -signal.SIGTERM
         assert other.poll() is None  # an unrelated process is left alone
         assert find_orphans([]) == []
@@ -198,9 +201,11 @@ def test_ctrl_c_stops_the_bots_and_keeps_the_finished_blocks(tmp_path: Path) -> 
             first.kill()
     with LadderStore.open(data / "ladder.db", create=False) as store:
         done = store.finished_blocks("interrupted")
-        tokens = [i.token for i in store.bot_identities("interrupted").values() if i.token]
+        hashes = [
+            i.token_hash for i in store.bot_identities("interrupted").values() if i.token_hash
+        ]
     assert first.returncode == 130, output
     assert f"interrupted: {len(done)} of 4 blocks are recorded" in output
     assert "Traceback" not in output
-    assert len(tokens) == 4
-    assert find_orphans(tokens) == []  # the runner stopped its bots before exiting
+    assert len(hashes) == 4
+    assert find_orphans(hashes) == []  # the runner stopped its bots before exiting

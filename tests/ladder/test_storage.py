@@ -9,7 +9,7 @@ import pytest
 
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
 from ladder.ratings import Rating, RatingModel
-from ladder.storage import SCHEMA_VERSION, LadderStore
+from ladder.storage import SCHEMA_VERSION, LadderStore, token_hash
 from tests.ladder.season_helpers import finished_block, season_config
 
 CONFIG = season_config(("a", "b", "c", "d", "e"), blocks=4)
@@ -213,16 +213,16 @@ def test_results_rated_only_leaves_out_blocks_waiting_for_an_earlier_one(
 def test_bot_identities_are_saved_and_read_back(store: LadderStore) -> None:
     store.ensure_season(CONFIG, MODEL.initial())
     store.save_bot_identity(
-        "test-season", "a", bot_id="id-a", token="tok-a", referee_name="a@test-season"
+        "test-season", "a", bot_id="id-a", token_hash=token_hash("tok-a"), referee_name="a@s"
     )
     identity = store.bot_identities("test-season")["a"]
-    assert (identity.bot_id, identity.token, identity.referee_name) == (
+    assert (identity.bot_id, identity.token_hash, identity.referee_name) == (
         "id-a",
-        "tok-a",
-        "a@test-season",
+        token_hash("tok-a"),
+        "a@s",
     )
     with pytest.raises(StorageError, match="has no bot 'zz'"):
-        store.save_bot_identity("test-season", "zz", bot_id="1", token="2", referee_name="3")
+        store.save_bot_identity("test-season", "zz", bot_id="1", token_hash="2", referee_name="3")
 
 
 def test_latest_season_is_the_one_updated_last(store: LadderStore) -> None:
@@ -248,3 +248,70 @@ def test_data_survives_reopening(tmp_path: Path) -> None:
     with LadderStore.open(path, create=False) as store:
         assert store.ratings("test-season") == ratings
         assert store.season("test-season").blocks_finished == 1
+
+
+# season_bots as schema version 1 had it: each command bot's token in plaintext.
+V1_SEASON_BOTS = """
+CREATE TABLE season_bots (
+    season_id    INTEGER NOT NULL REFERENCES seasons(season_id),
+    bot          TEXT NOT NULL,     -- the name in the season file
+    kind         TEXT NOT NULL CHECK (kind IN ('command', 'external')),
+    bot_id       TEXT,              -- the referee's id; NULL until a command bot is registered
+    token        TEXT,              -- a command bot's token, handed to its process
+    referee_name TEXT,              -- the name it was registered under at the referee
+    PRIMARY KEY (season_id, bot)
+);
+"""
+
+
+def _version_1_database(path: Path, tokens: dict[str, str]) -> None:
+    """A ladder database as version 1 left it: a season whose command bots' tokens are in
+    ``season_bots.token``, in the WAL and the file."""
+    with LadderStore.open(path) as store:
+        store.ensure_season(CONFIG, MODEL.initial())
+        store.record_block(
+            "test-season", *finished_block(0, BOTS, (3, -1, -1, -1)), MODEL.rate_block
+        )
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA wal_autocheckpoint=0")  # keep the tokens in the WAL too
+    raw.execute("DROP TABLE season_bots")
+    raw.executescript(V1_SEASON_BOTS)
+    for bot, token in tokens.items():
+        raw.execute(
+            "INSERT INTO season_bots VALUES (1, ?, 'command', ?, ?, ?)",
+            (bot, f"id-{bot}", token, f"{bot}@test-season"),
+        )
+    raw.execute("INSERT INTO season_bots VALUES (1, 'e', 'external', 'bot_e', NULL, NULL)")
+    raw.execute("PRAGMA user_version = 1")
+    raw.close()
+
+
+def test_a_version_1_database_keeps_working_and_loses_its_plaintext_tokens(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ladder.db"
+    tokens = {bot: f"plaintext-token-of-{bot}-0123456789abcdef" for bot in BOTS}
+    _version_1_database(path, tokens)
+
+    def files() -> list[Path]:
+        return sorted(tmp_path.glob("ladder.db*"))
+
+    assert any(tokens["a"].encode() in f.read_bytes() for f in files())  # the premise
+
+    with LadderStore.open(path, create=False) as store:
+        identities = store.bot_identities("test-season")
+        assert store.finished_blocks("test-season") == {0}
+        assert store.ratings("test-season")[0].blocks == 1
+    assert {bot: (i.bot_id, i.referee_name, i.token_hash) for bot, i in identities.items()} == {
+        **{bot: (f"id-{bot}", f"{bot}@test-season", token_hash(tokens[bot])) for bot in BOTS},
+        "e": ("bot_e", None, None),
+    }
+    for file in files():
+        data = file.read_bytes()
+        assert not [bot for bot, token in tokens.items() if token.encode() in data], file
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    columns = [row[1] for row in raw.execute("PRAGMA table_info(season_bots)")]
+    assert "token" not in columns
+    raw.close()
