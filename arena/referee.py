@@ -20,10 +20,12 @@ from arena.errors import (
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
+    ProtocolError,
     TooManySessionsError,
     UnauthenticatedError,
     UnsupportedVersionError,
 )
+from arena.names import check_hello_text
 from arena.session import Lobby, SeatSession, SessionState
 from arena.store import BotRecord, RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, MatchSpec, Table
@@ -78,6 +80,9 @@ class Referee:
         self.tables: dict[str, Table] = {}
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)
+        # What each open session's Hello called the bot, by session id (the session itself
+        # carries the registered name).
+        self.hello_names: dict[str, str] = {}
         self.generated_admin_token: str | None = None
         if config.admin_token is not None:
             self.store.set_admin_token(config.admin_token)
@@ -108,6 +113,11 @@ class Referee:
                 f"bot {bot.name} already has {MAX_SESSIONS_PER_BOT} sessions open (the most "
                 "one bot may have); close some first"
             )
+        try:
+            hello_name = check_hello_text(hello.bot_name, "Hello.bot_name")
+            bot_version = check_hello_text(hello.bot_version, "Hello.bot_version")
+        except ValueError as error:
+            raise ProtocolError(str(error)) from None
         table = None
         if hello.resume_match_id:
             table = self.tables.get(hello.resume_match_id)
@@ -118,12 +128,15 @@ class Referee:
         session = SeatSession(
             session_id=self.lobby.new_session_id(),
             bot_id=bot.bot_id,
-            bot_name=hello.bot_name or bot.name,
-            bot_version=hello.bot_version,
+            # The registered name is the bot's name everywhere; what it calls itself is kept
+            # apart (hello_names) and only ever shown beside it.
+            bot_name=bot.name,
+            bot_version=bot_version,
             rulesets=frozenset(hello.rulesets),
             snapshot_only=hello.snapshot_only,
         )
-        self.store.session_opened(session.session_id, bot.bot_id, hello.bot_version, peer)
+        self.hello_names[session.session_id] = hello_name
+        self.store.session_opened(session.session_id, bot.bot_id, bot_version, peer)
         session.send(
             bot_pb2.RefereeMessage(
                 welcome=bot_pb2.Welcome(
@@ -187,6 +200,7 @@ class Referee:
         session.seat = None
         session.close()
         self.lobby.leave(session)
+        self.hello_names.pop(session.session_id, None)
         self.store.session_closed(session.session_id)
 
     # --- admin -----------------------------------------------------------------------------
@@ -273,7 +287,15 @@ class Referee:
         spec = self.build_spec(request)
         wait_ms = request.seat_wait_ms or self.config.seat_wait_ms
         sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
-        table = Table(spec, sessions, self.store, self.config.logs_dir, self.clock, SERVER_VERSION)
+        table = Table(
+            spec,
+            sessions,
+            self.store,
+            self.config.logs_dir,
+            self.clock,
+            SERVER_VERSION,
+            hello_names=[self.hello_names.get(s.session_id, "") for s in sessions],
+        )
         if observer is not None:
             observers = table.summary_observers if request.summary_updates else table.observers
             observers.append(observer)

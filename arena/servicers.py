@@ -231,6 +231,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
                         bot_name=session.bot_name,
                         state=str(session.state),
                         match_id=match_id,
+                        hello_name=self.referee.hello_names.get(session.session_id, ""),
                     )
                 )
             return admin_pb2.ListSessionsResponse(sessions=infos)

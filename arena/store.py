@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import BotNameTakenError, NotFoundError, StoreError
+from arena.names import check_name
 
 __all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
 
@@ -165,9 +166,7 @@ class RefereeStore:
     # --- bots ------------------------------------------------------------------------------
     def register_bot(self, name: str) -> tuple[BotRecord, str]:
         """Create a bot identity; returns it and its token (which is stored only as a hash)."""
-        name = name.strip()
-        if not name or len(name) > 64 or any(ch in name for ch in "\n\r\t"):
-            raise ValueError("a bot name is 1 to 64 printable characters")
+        name = check_name(name)  # ValueError: empty, too long, or control characters
         token = new_token()
         record = BotRecord(
             bot_id=f"bot_{uuid.uuid4().hex[:12]}", name=name, created_at=now_ms(), revoked=False

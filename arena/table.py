@@ -89,9 +89,10 @@ class Seat:
 
     index: int
     bot_id: str
-    bot_name: str
+    bot_name: str  # the registered name: the seat's name everywhere
     bot_version: str
     clock: SeatClock
+    hello_name: str = ""  # what the bot's Hello called it, shown beside bot_name
     session: SeatSession | None = None
     inbox: Mailbox[bot_pb2.BotMessage | _Signal] = field(default_factory=Mailbox)
     strikes: int = 0
@@ -122,6 +123,7 @@ class Table:
         logs_dir: Path,
         clock: Clock,
         server_version: str,
+        hello_names: Sequence[str] = (),
     ) -> None:
         self.spec = spec
         self.store = store
@@ -135,6 +137,7 @@ class Table:
                 bot_name=s.bot_name,
                 bot_version=s.bot_version,
                 clock=SeatClock(tc.move_ms, tc.bank_ms),
+                hello_name=hello_names[i] if i < len(hello_names) else "",
             )
             for i, s in enumerate(sessions)
         ]
@@ -197,7 +200,10 @@ class Table:
         return bot_pb2.MatchStarted(
             match_id=self.spec.match_id,
             seat=seat,
-            players=[cards_pb2.Player(seat=s.index, bot_name=s.bot_name) for s in self.seats],
+            players=[
+                cards_pb2.Player(seat=s.index, bot_name=s.bot_name, hello_name=s.hello_name)
+                for s in self.seats
+            ],
             ruleset=codec.ruleset_to_pb(self.spec.ruleset),
             deals=self.spec.deals,
             time_control=cards_pb2.TimeControl(
@@ -662,6 +668,7 @@ class Table:
                         "seat": s.index,
                         "bot_id": s.bot_id,
                         "bot_name": s.bot_name,
+                        "hello_name": s.hello_name,
                         "bot_version": s.bot_version,
                     }
                     for s in self.seats
