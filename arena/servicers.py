@@ -15,6 +15,7 @@ from google.protobuf.message import DecodeError
 
 from arena.errors import (
     ArenaError,
+    CorruptDataError,
     NotFoundError,
     ProtocolError,
     status_code_for,
@@ -298,10 +299,17 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         async def call() -> admin_pb2.GetMatchResponse:
             record = self.referee.store.match(request.match_id)
             try:
-                text = await asyncio.to_thread(Path(record.log_path).read_text, encoding="utf-8")
+                data = await asyncio.to_thread(Path(record.log_path).read_bytes)
             except OSError as error:
                 raise NotFoundError(
                     f"the log of match {record.match_id} is unreadable: {error}"
+                ) from None
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                # A string field must be UTF-8: the damaged log cannot be sent as it is.
+                raise CorruptDataError(
+                    f"{record.log_path}: not UTF-8 text (byte {error.start}: {error.reason})"
                 ) from None
             return admin_pb2.GetMatchResponse(summary=summary_of(record), log_jsonl=text)
 
