@@ -8,6 +8,7 @@ __all__ = [
     "ArenaError",
     "BotNameTakenError",
     "BotRevokedError",
+    "CorruptDataError",
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
@@ -69,6 +70,10 @@ class StoreError(ArenaError):
     """The database cannot be opened or used."""
 
 
+class CorruptDataError(ArenaError):
+    """Stored data (a match log) is damaged and cannot be served as it is."""
+
+
 _CODES: dict[type[ArenaError], grpc.StatusCode] = {
     UnauthenticatedError: grpc.StatusCode.UNAUTHENTICATED,
     UnsupportedVersionError: grpc.StatusCode.FAILED_PRECONDITION,
@@ -81,6 +86,7 @@ _CODES: dict[type[ArenaError], grpc.StatusCode] = {
     SeatUnavailableError: grpc.StatusCode.UNAVAILABLE,
     TooManySessionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     StoreError: grpc.StatusCode.INTERNAL,
+    CorruptDataError: grpc.StatusCode.DATA_LOSS,
 }
 
 

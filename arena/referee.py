@@ -21,10 +21,12 @@ from arena.errors import (
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
+    ProtocolError,
     TooManySessionsError,
     UnauthenticatedError,
     UnsupportedVersionError,
 )
+from arena.names import check_hello_text
 from arena.private_files import private_dir
 from arena.session import Lobby, SeatSession, SessionState
 from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
@@ -90,6 +92,9 @@ class Referee:
         self.tables: dict[str, Table] = {}
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)
+        # What each open session's Hello called the bot, by session id (the session itself
+        # carries the registered name).
+        self.hello_names: dict[str, str] = {}
         self.generated_admin_token: str | None = None
         if config.admin_token is not None:
             self.store.set_admin_token(config.admin_token)
@@ -120,6 +125,11 @@ class Referee:
                 f"bot {bot.name} already has {MAX_SESSIONS_PER_BOT} sessions open (the most "
                 "one bot may have); close some first"
             )
+        try:
+            hello_name = check_hello_text(hello.bot_name, "Hello.bot_name")
+            bot_version = check_hello_text(hello.bot_version, "Hello.bot_version")
+        except ValueError as error:
+            raise ProtocolError(str(error)) from None
         table = None
         if hello.resume_match_id:
             table = self.tables.get(hello.resume_match_id)
@@ -130,12 +140,15 @@ class Referee:
         session = SeatSession(
             session_id=self.lobby.new_session_id(),
             bot_id=bot.bot_id,
-            bot_name=hello.bot_name or bot.name,
-            bot_version=hello.bot_version,
+            # The registered name is the bot's name everywhere; what it calls itself is kept
+            # apart (hello_names) and only ever shown beside it.
+            bot_name=bot.name,
+            bot_version=bot_version,
             rulesets=frozenset(hello.rulesets),
             snapshot_only=hello.snapshot_only,
         )
-        self.store.session_opened(session.session_id, bot.bot_id, hello.bot_version, peer)
+        self.hello_names[session.session_id] = hello_name
+        self.store.session_opened(session.session_id, bot.bot_id, bot_version, peer)
         session.send(
             bot_pb2.RefereeMessage(
                 welcome=bot_pb2.Welcome(
@@ -199,6 +212,7 @@ class Referee:
         session.seat = None
         session.close()
         self.lobby.leave(session)
+        self.hello_names.pop(session.session_id, None)
         self.store.session_closed(session.session_id)
 
     # --- admin -----------------------------------------------------------------------------
@@ -287,22 +301,23 @@ class Referee:
                 raise InvalidRequestError(f"fixed deal {number}: {error}") from None
         return deals
 
-    async def match_log(self, record: MatchRecord) -> str:
+    async def match_log(self, record: MatchRecord) -> bytes:
         """A match's log as far as it may be read now (``GetMatch``).
 
         A running match's stops at its last finished deal (the file holds no more, and a flush
-        under way is not read half) and its header withholds the seed: nothing in it tells the
+        under way is not read half); the seed is only in the footer: nothing in it tells the
         cards of the deal in play or of those to come. Raises OSError if the file is unreadable.
+        The bytes are the file's: the caller checks that they are UTF-8.
         """
         path = Path(record.log_path)
         table = self.tables.get(record.match_id)
         if table is None or table.done.is_set():
-            return await asyncio.to_thread(path.read_text, encoding="utf-8")
+            return await asyncio.to_thread(path.read_bytes)
         committed = table.log.committed
-        header = json.dumps(table.live_header(), separators=(",", ":"))
+        header = json.dumps(table.header, separators=(",", ":")).encode()
         data = await asyncio.to_thread(_read_prefix, path, committed)
-        _, _, deals = data.decode("utf-8").partition("\n")
-        return f"{header}\n{deals}"
+        _, _, deals = data.partition(b"\n")
+        return header + b"\n" + deals
 
     async def start_match(
         self,
@@ -313,7 +328,15 @@ class Referee:
         spec = self.build_spec(request)
         wait_ms = request.seat_wait_ms or self.config.seat_wait_ms
         sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
-        table = Table(spec, sessions, self.store, self.config.logs_dir, self.clock, SERVER_VERSION)
+        table = Table(
+            spec,
+            sessions,
+            self.store,
+            self.config.logs_dir,
+            self.clock,
+            SERVER_VERSION,
+            hello_names=[self.hello_names.get(s.session_id, "") for s in sessions],
+        )
         if observer is not None:
             observers = table.summary_observers if request.summary_updates else table.observers
             observers.append(observer)

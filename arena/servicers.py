@@ -14,6 +14,7 @@ from google.protobuf.message import DecodeError
 
 from arena.errors import (
     ArenaError,
+    CorruptDataError,
     NotFoundError,
     ProtocolError,
     status_code_for,
@@ -244,6 +245,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
                         bot_name=session.bot_name,
                         state=str(session.state),
                         match_id=match_id,
+                        hello_name=self.referee.hello_names.get(session.session_id, ""),
                     )
                 )
             return admin_pb2.ListSessionsResponse(sessions=infos)
@@ -311,10 +313,17 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
             record = self.referee.store.match(request.match_id)
             try:
                 # A running match's log only up to its last finished deal (Referee.match_log).
-                text = await self.referee.match_log(record)
+                data = await self.referee.match_log(record)
             except OSError as error:
                 raise NotFoundError(
                     f"the log of match {record.match_id} is unreadable: {error}"
+                ) from None
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                # A string field must be UTF-8: the damaged log cannot be sent as it is.
+                raise CorruptDataError(
+                    f"{record.log_path}: not UTF-8 text (byte {error.start}: {error.reason})"
                 ) from None
             return admin_pb2.GetMatchResponse(summary=summary_of(record), log_jsonl=text)
 

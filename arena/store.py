@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError, StoreError
+from arena.names import check_name
 from arena.private_files import private_sqlite
 
 __all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
@@ -70,6 +71,31 @@ CREATE TABLE IF NOT EXISTS match_bots (
 """
 
 
+def missing_schema(db: sqlite3.Connection, schema: str) -> str:
+    """What the database lacks of ``schema``'s tables and columns ("" when nothing), read
+    without writing: the expected shape comes from building ``schema`` in memory."""
+    expected = sqlite3.connect(":memory:")
+    try:
+        expected.executescript(schema)
+        tables = [
+            row[0]
+            for row in expected.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' ORDER BY rowid"
+            )
+        ]
+        for table in tables:
+            want = [row[1] for row in expected.execute(f"PRAGMA table_info({table})")]
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if not have:
+                return f"no table {table!r}"
+            lacking = [column for column in want if column not in have]
+            if lacking:
+                return f"table {table!r} has no column {', '.join(map(repr, lacking))}"
+    finally:
+        expected.close()
+    return ""
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -114,17 +140,28 @@ class RefereeStore:
     """The referee's SQLite database (one connection; the referee runs in one event loop)."""
 
     def __init__(self, path: Path) -> None:
+        """Open (or create) the database; :class:`StoreError` when it is not a usable referee
+        database: not SQLite, another program's, of a newer schema, or missing tables or
+        columns. A refused file is left exactly as it was: nothing is written before the
+        schema is known to be ours."""
         self.path = path
         try:
             # 0600 before SQLite opens it: the WAL and -shm files it creates take its mode.
             private_sqlite(path)
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(f"cannot open the referee database {path}: {error}") from None
+        try:
+            self._migrate()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
         except (sqlite3.DatabaseError, OSError) as error:
-            raise StoreError(f"cannot open the referee database {path}: {error}") from error
+            self._db.close()
+            raise StoreError(f"{path}: not a usable referee database ({error})") from None
+        except StoreError:
+            self._db.close()
+            raise
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -134,9 +171,18 @@ class RefereeStore:
                 f"{SCHEMA_VERSION}; upgrade brandeln-arena"
             )
         if version == 0:
+            if self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                raise StoreError(f"{self.path}: an SQLite file, but not a referee database")
             # One script, one transaction: a crash here leaves an empty, unversioned file.
             self._db.executescript(
                 f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
+            )
+            return
+        missing = missing_schema(self._db, _SCHEMA)
+        if missing:
+            raise StoreError(
+                f"{self.path}: not a usable referee database (schema version {version} but "
+                f"{missing}); restore it from a backup or move it away to start afresh"
             )
 
     @contextmanager
@@ -168,9 +214,7 @@ class RefereeStore:
     # --- bots ------------------------------------------------------------------------------
     def register_bot(self, name: str) -> tuple[BotRecord, str]:
         """Create a bot identity; returns it and its token (which is stored only as a hash)."""
-        name = name.strip()
-        if not name or len(name) > 64 or any(ch in name for ch in "\n\r\t"):
-            raise ValueError("a bot name is 1 to 64 printable characters")
+        name = check_name(name)  # ValueError: empty, too long, or control characters
         token = new_token()
         record = BotRecord(
             bot_id=f"bot_{uuid.uuid4().hex[:12]}", name=name, created_at=now_ms(), revoked=False
@@ -293,7 +337,7 @@ class RefereeStore:
         row = self._db.execute("SELECT * FROM matches WHERE match_id=?", (match_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no match with id {match_id!r}")
-        return _match_from_row(row)
+        return _match_from_row(row, self.path)
 
     def matches(self, bot_id: str = "", limit: int = 50) -> list[MatchRecord]:
         if bot_id:
@@ -306,7 +350,7 @@ class RefereeStore:
             rows = self._db.execute(
                 "SELECT * FROM matches ORDER BY started_at DESC, match_id DESC LIMIT ?", (limit,)
             ).fetchall()
-        return [_match_from_row(row) for row in rows]
+        return [_match_from_row(row, self.path) for row in rows]
 
     def mark_running_aborted(self) -> int:
         """At start-up: matches left 'running' by a referee that died were aborted."""
@@ -328,7 +372,16 @@ def _strs(text: str) -> tuple[str, ...]:
     return tuple(str(x) for x in json.loads(text))
 
 
-def _match_from_row(row: Sequence[object]) -> MatchRecord:
+def _match_from_row(row: Sequence[object], path: Path) -> MatchRecord:
+    try:
+        return _decode_match_row(row)
+    except (ValueError, TypeError) as error:
+        raise StoreError(
+            f"{path}: the index row of match {row[0]!r} is damaged ({error})"
+        ) from None
+
+
+def _decode_match_row(row: Sequence[object]) -> MatchRecord:
     return MatchRecord(
         match_id=str(row[0]),
         ruleset=str(row[1]),

@@ -89,9 +89,10 @@ class Seat:
 
     index: int
     bot_id: str
-    bot_name: str
+    bot_name: str  # the registered name: the seat's name everywhere
     bot_version: str
     clock: SeatClock
+    hello_name: str = ""  # what the bot's Hello called it, shown beside bot_name
     session: SeatSession | None = None
     inbox: Mailbox[bot_pb2.BotMessage | _Signal] = field(default_factory=Mailbox)
     strikes: int = 0
@@ -122,6 +123,7 @@ class Table:
         logs_dir: Path,
         clock: Clock,
         server_version: str,
+        hello_names: Sequence[str] = (),
     ) -> None:
         self.spec = spec
         self.store = store
@@ -135,6 +137,7 @@ class Table:
                 bot_name=s.bot_name,
                 bot_version=s.bot_version,
                 clock=SeatClock(tc.move_ms, tc.bank_ms),
+                hello_name=hello_names[i] if i < len(hello_names) else "",
             )
             for i, s in enumerate(sessions)
         ]
@@ -198,7 +201,10 @@ class Table:
         return bot_pb2.MatchStarted(
             match_id=self.spec.match_id,
             seat=seat,
-            players=[cards_pb2.Player(seat=s.index, bot_name=s.bot_name) for s in self.seats],
+            players=[
+                cards_pb2.Player(seat=s.index, bot_name=s.bot_name, hello_name=s.hello_name)
+                for s in self.seats
+            ],
             ruleset=codec.ruleset_to_pb(self.spec.ruleset),
             deals=self.spec.deals,
             time_control=cards_pb2.TimeControl(
@@ -597,6 +603,7 @@ class Table:
                 "strikes": [seat.strikes for seat in self.seats],
                 "deals_played": self.deals_played,
                 "pool": self.match.pool,
+                "seed": None if self.spec.fixed_deals else self.spec.seed,
                 "ended_at": self.ended_at,
             }
         )
@@ -645,11 +652,6 @@ class Table:
     def _index(self) -> None:
         self.store.record_match(record_of(self.current_summary(), str(self.log_path)))
 
-    def live_header(self) -> dict[str, Any]:
-        """The header as a reader of the running match gets it: without the seed, from which
-        the deal in play and every deal to come follow."""
-        return {**self.header, "seed": None}
-
     def _write_header(self) -> None:
         spec = self.spec
         tc = spec.time_control
@@ -661,7 +663,9 @@ class Table:
             "options": {k: v for k, v in spec.ruleset.options().items() if k in SWITCHES},
             "players": spec.ruleset.players,
             "deals": spec.deals,
-            "seed": spec.seed,
+            # Every deal follows from the match seed, and the header is on disk (readable by a
+            # seated bot of the same user) from the start: the seed waits for the footer.
+            "seed": None,
             "first_dealer": spec.first_dealer,
             # Only the dealers: a fixed deal's hands are in its deal record, written when
             # the deal has ended (the header is on disk from the start).
@@ -672,6 +676,7 @@ class Table:
                     "seat": s.index,
                     "bot_id": s.bot_id,
                     "bot_name": s.bot_name,
+                    "hello_name": s.hello_name,
                     "bot_version": s.bot_version,
                 }
                 for s in self.seats

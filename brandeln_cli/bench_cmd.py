@@ -14,6 +14,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from brandeln_cli.terminal_text import markup
+
 console = Console()
 errors = Console(stderr=True)
 
@@ -96,17 +98,17 @@ def referee(
     settings = RefereeBenchSettings.quick(**changes) if quick else RefereeBenchSettings(**changes)
 
     def progress(text: str) -> None:
-        errors.print(f"[dim]{text}[/dim]")
+        errors.print(f"[dim]{markup(text)}[/dim]")
 
     try:
         figures = asyncio.run(run_referee_bench(settings, progress))
     except (OSError, RuntimeError, TimeoutError) as error:
-        errors.print(f"[red]error:[/red] the benchmark failed: {error}")
+        errors.print(f"[red]error:[/red] the benchmark failed: {markup(str(error))}")
         raise typer.Exit(1) from None
     print_referee_figures(figures)
     if json_path is not None:
         json_path.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-        console.print(f"figures written to {json_path}")
+        console.print(f"figures written to {markup(str(json_path))}")
 
 
 def _cell(spread: dict[str, float], digits: int) -> str:
@@ -211,13 +213,13 @@ def season(
 
 
 def _say(text: str) -> None:
-    errors.print(f"[dim]{text}[/dim]")
+    errors.print(f"[dim]{markup(text)}[/dim]")
 
 
 def _write_json(path: Path | None, figures: dict[str, Any]) -> None:
     if path is not None:
         path.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-        console.print(f"figures written to {path}")
+        console.print(f"figures written to {markup(str(path))}")
 
 
 def print_season_figures(figures: dict[str, Any]) -> None:
@@ -287,4 +289,6 @@ def bench_all(
     (out / "report.md").write_text(markdown, encoding="utf-8")
     (out / "report.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     console.print(markdown, markup=False, highlight=False)
-    console.print(f"report written to {out / 'report.md'} and {out / 'report.json'}")
+    console.print(
+        f"report written to {markup(str(out / 'report.md'))} and {markup(str(out / 'report.json'))}"
+    )

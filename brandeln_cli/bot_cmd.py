@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from brandeln_cli.terminal_text import markup
+
 bot_app = typer.Typer(
     help="Connect a sample bot, or any program through the stdio bridge, to a referee.",
     no_args_is_help=True,
@@ -118,7 +120,8 @@ def _guard(action: Callable[[], object]) -> None:
     try:
         action()
     except (BotKitError, ValueError) as error:
-        console.print(f"[red]error:[/red] {error}")
+        # The message may quote the referee's answer or a child's output: escaped.
+        console.print(f"[red]error:[/red] {markup(str(error))}", highlight=False)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

@@ -1,4 +1,9 @@
-"""Render a match log as tables: the match at a glance, and one deal trick by trick."""
+"""Render a match log as tables: the match at a glance, and one deal trick by trick.
+
+The records come validated (``arena.matchlog.read_log``), but their text is the bots' and the
+log's: every string from a record reaches the terminal through ``brandeln_cli.terminal_text``
+(``plain`` for cells and lines, ``markup`` inside titles and headers, which rich parses).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.matchlog import public_events
+from brandeln_cli.terminal_text import markup, plain, safe
 
 Record = dict[str, Any]
 
@@ -24,12 +30,22 @@ def card_text(cards: str) -> Text:
     for n, card in enumerate(cards.split()):
         if n:
             text.append(" ")
-        text.append(card, style=_SUIT_STYLE.get(card[:1], ""))
+        text.append(safe(card), style=_SUIT_STYLE.get(card[:1], ""))
     return text
 
 
 def _seat_names(header: Record) -> list[str]:
+    """``seat:registered name`` per seat (raw: escape where printed)."""
     return [f"{s['seat']}:{s['bot_name']}" for s in header["seats"]]
+
+
+def _bot_cell(entry: Record) -> Text:
+    """The registered name, and beside it what the bot's Hello called it, if that differs."""
+    cell = plain(entry["bot_name"])
+    hello = entry.get("hello_name") or ""
+    if hello and hello != entry["bot_name"]:
+        cell.append(f" (hello: {safe(hello)})", style="dim")
+    return cell
 
 
 def _footer(records: Sequence[Record]) -> Record | None:
@@ -41,34 +57,38 @@ def match_overview(records: Sequence[Record]) -> RenderableType:
     header = records[0]
     names = _seat_names(header)
     footer = _footer(records)
-    result = Table(title=f"match {header['match_id']} ({header['ruleset']})", expand=False)
+    result = Table(
+        title=f"match {markup(header['match_id'])} ({markup(header['ruleset'])})", expand=False
+    )
     for column in ("seat", "bot", "chips", "rank", "strikes", "forfeited"):
         result.add_column(column, justify="right" if column != "bot" else "left")
     for seat, entry in enumerate(header["seats"]):
         if footer is None:
-            result.add_row(str(seat), entry["bot_name"], "-", "-", "-", "-")
+            result.add_row(str(seat), _bot_cell(entry), "-", "-", "-", "-")
             continue
         ranks = footer.get("ranks") or []
         result.add_row(
             str(seat),
-            entry["bot_name"],
+            _bot_cell(entry),
             f"{footer['balances'][seat]:+d}",
             str(ranks[seat]) if ranks else "-",
             str(footer["strikes"][seat]),
             "yes" if seat in footer["forfeited"] else "",
         )
-    status = footer["status"] if footer else "incomplete (no footer)"
+    status = safe(footer["status"]) if footer else "incomplete (no footer)"
     deals = Table(title="deals", expand=False)
-    for column in ("deal", "dealer", "soloist", "contract", "trump", "tricks", "made", *names):
+    for column in ("deal", "dealer", "soloist", "contract", "trump", "tricks", "made"):
         deals.add_column(column, justify="right")
+    for name in names:
+        deals.add_column(markup(name), justify="right")
     for ended in (r for r in records if r["type"] == "event" and r["kind"] == "deal_ended"):
         soloist = ended["soloist"]
         deals.add_row(
             str(ended["deal"]),
             str(_dealer_of(records, ended["deal"])),
-            "-" if soloist is None else names[soloist],
-            ended["contract"] or ("passed out" if ended["passed_out"] else "-"),
-            ended["trump"] or "-",
+            "-" if soloist is None else plain(names[soloist]),
+            plain(ended["contract"] or ("passed out" if ended["passed_out"] else "-")),
+            plain(ended["trump"] or "-"),
             " ".join(str(t) for t in ended["tricks_won"]),
             {True: "yes", False: "no", None: "-"}[ended["made"]],
             *(f"{p:+d}" for p in ended["payments"]),
@@ -92,16 +112,16 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
         played = [r["deal_number"] for r in records if r["type"] == "deal"]
         raise KeyError(f"match has no deal {deal}; deals: {', '.join(map(str, played))}")
     events = [e for e in public_events(records) if e["deal"] == deal]
-    hands = Table(title=f"deal {deal}: hands (dealer {names[dealt['dealer']]})")
+    hands = Table(title=f"deal {deal}: hands (dealer {markup(names[dealt['dealer']])})")
     hands.add_column("seat")
     hands.add_column("cards")
     for seat, cards in enumerate(dealt["hands"]):
-        hands.add_row(names[seat], card_text(cards))
+        hands.add_row(plain(names[seat]), card_text(cards))
     if dealt.get("blind"):
         hands.add_row("blind", card_text(dealt["blind"]))
     auction = Text("auction: ")
     auction.append(
-        ", ".join(f"{names[e['seat']]} {e['bid']}" for e in events if e["kind"] == "bid_made")
+        safe(", ".join(f"{names[e['seat']]} {e['bid']}" for e in events if e["kind"] == "bid_made"))
     )
     lines: list[RenderableType] = [hands, auction]
     for event in events:
@@ -109,9 +129,9 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
             soloist = event["soloist"]
             who = "nobody" if soloist is None else names[soloist]
             note = " (passed out)" if event["passed_out"] else ""
-            lines.append(Text(f"contract: {event['contract'] or '-'} by {who}{note}"))
+            lines.append(plain(f"contract: {event['contract'] or '-'} by {who}{note}"))
         elif event["kind"] == "trump_named":
-            lines.append(Text(f"trump: {_SUIT_NAME[event['suit']]}"))
+            lines.append(plain(f"trump: {_SUIT_NAME.get(event['suit'], event['suit'])}"))
     tricks = Table(title="tricks")
     for column in ("#", "leader", "cards in play order", "winner"):
         tricks.add_column(column)
@@ -119,15 +139,15 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
         if event["kind"] == "trick_taken":
             tricks.add_row(
                 str(event["trick"]),
-                names[event["leader"]],
+                plain(names[event["leader"]]),
                 card_text(event["cards"]),
-                names[event["winner"]],
+                plain(names[event["winner"]]),
             )
     lines.append(tricks)
     penalties = [r for r in records if r["type"] == "penalty" and r["deal"] == deal]
     for penalty in penalties:
         lines.append(
-            Text(
+            plain(
                 f"penalty: {names[penalty['seat']]} {penalty['code']}: {penalty['reason']}",
                 style="red",
             )
@@ -138,7 +158,9 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
         for column in ("seat", "tricks", "chips"):
             settle.add_column(column, justify="right")
         for seat, name in enumerate(names):
-            settle.add_row(name, str(ended["tricks_won"][seat]), f"{ended['payments'][seat]:+d}")
+            settle.add_row(
+                plain(name), str(ended["tricks_won"][seat]), f"{ended['payments'][seat]:+d}"
+            )
         made = {True: "made", False: "failed", None: "no soloist"}[ended["made"]]
         lines.extend([settle, Text(f"result: {made}")])
-    return Panel(Group(*lines), title=f"{header['match_id']} deal {deal}", expand=False)
+    return Panel(Group(*lines), title=f"{markup(header['match_id'])} deal {deal}", expand=False)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from brandeln_cli.sources import LocalSource, SourceError, open_source
+from brandeln_cli.terminal_text import json_text, markup, plain
 
 console = Console(soft_wrap=True)  # tokens and ids stay on one line, copyable
 errors = Console(stderr=True)
@@ -37,7 +37,12 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 
 
 def fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}")
+    """Print ``error: message`` on one line to stderr; the caller raises the returned Exit.
+
+    Messages quote bot names and the user's own arguments, so they are escaped (a match id of
+    ``[/x]`` is not markup, an ESC byte in a name does not reach the terminal).
+    """
+    errors.print(f"[red]error:[/red] {markup(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(1)
 
 
@@ -56,8 +61,9 @@ def bots_add(
         bot, token = open_source(data, referee, ca, create=True).add_bot(name)
     except SourceError as error:
         raise fail(str(error)) from None
-    console.print(f"registered [bold]{name}[/bold] as {bot.bot_id}")
-    console.print(f"token (shown once): [bold]{token}[/bold]")
+    # The token first: whatever the name holds, it must not cost the only copy of the token.
+    console.print(f"token (shown once): [bold]{markup(token)}[/bold]")
+    console.print(f"registered [bold]{markup(bot.name)}[/bold] as {markup(bot.bot_id)}")
 
 
 @bots_app.command("list")
@@ -73,13 +79,15 @@ def bots_list(
     except SourceError as error:
         raise fail(str(error)) from None
     if as_json:
-        console.print_json(json.dumps([dataclasses.asdict(b) for b in bots]))
+        typer.echo(json_text([dataclasses.asdict(b) for b in bots]))
         return
     table = Table(title="bots")
     for column in ("bot id", "name", "registered", "revoked"):
         table.add_column(column)
     for bot in bots:
-        table.add_row(bot.bot_id, bot.name, _time(bot.created_at), "yes" if bot.revoked else "")
+        table.add_row(
+            plain(bot.bot_id), plain(bot.name), _time(bot.created_at), "yes" if bot.revoked else ""
+        )
     console.print(table)
 
 
@@ -98,7 +106,9 @@ def bots_revoke(
         source.store.revoke_bot(bot_id)
     except SourceError as error:
         raise fail(str(error)) from None
-    console.print(f"revoked [bold]{name}[/bold] ({bot_id}): its token is refused from now on")
+    console.print(
+        f"revoked [bold]{markup(name)}[/bold] ({markup(bot_id)}): its token is refused from now on"
+    )
 
 
 @matches_app.command("list")
@@ -124,7 +134,7 @@ def matches_list(
     except SourceError as error:
         raise fail(str(error)) from None
     if as_json:
-        console.print_json(json.dumps([dataclasses.asdict(r) for r in rows]))
+        typer.echo(json_text([dataclasses.asdict(r) for r in rows]))
         return
     table = Table(title="matches")
     for column in ("match id", "started", "ruleset", "status", "deals", "bots (chips)"):
@@ -134,16 +144,16 @@ def matches_list(
             f"{name} {chips:+d}" for name, chips in zip(row.bot_names, row.balances, strict=False)
         )
         table.add_row(
-            row.match_id,
+            plain(row.match_id),
             _time(row.started_at),
-            row.ruleset,
-            row.status,
+            plain(row.ruleset),
+            plain(row.status),
             str(row.deals_played),
-            players,
+            plain(players),
         )
     console.print(table)
     if rows:
-        console.print(f"inspect one: brandeln matches show {rows[0].match_id}")
+        console.print(f"inspect one: brandeln matches show {markup(rows[0].match_id)}")
 
 
 def _season_matches(
@@ -161,11 +171,9 @@ def _season_matches(
         raise fail(str(error)) from None
     rows = [m for m in reversed(recorded) if bot is None or bot in m.bots][:limit]
     if as_json:
-        console.print_json(
-            json.dumps([{**dataclasses.asdict(m), "season": season} for m in rows], default=list)
-        )
+        typer.echo(json_text([{**dataclasses.asdict(m), "season": season} for m in rows]))
         return
-    table = Table(title=f"season {season}: matches")
+    table = Table(title=f"season {markup(season)}: matches")
     for column in ("match id", "block", "rotation", "suits", "deals", "bots (chips)"):
         table.add_column(column)
     for match in rows:
@@ -173,23 +181,36 @@ def _season_matches(
             f"{name} {chips:+d}" for name, chips in zip(match.bots, match.balances, strict=False)
         )
         table.add_row(
-            match.match_id,
+            plain(match.match_id),
             str(match.block_index),
             str(match.rotation),
-            match.suit_permutation,
+            plain(match.suit_permutation),
             str(match.deals_played),
-            players,
+            plain(players),
         )
     console.print(table)
     if rows:
-        console.print(f"inspect one: brandeln matches show {rows[0].match_id}")
+        console.print(f"inspect one: brandeln matches show {markup(rows[0].match_id)}")
 
 
-def _load(match_id: str, data: Path | None, referee: str | None, ca: Path | None) -> str:
+def _load(match_id: str, data: Path | None, referee: str | None, ca: Path | None) -> LoadedLog:
+    """The match's log, read and validated: a one-line error (exit 1) when it cannot be."""
+    from arena.matchlog import MatchLogError, read_log  # noqa: PLC0415 - keep --help fast
+
     try:
-        return open_source(data, referee, ca).match(match_id)[1]
-    except SourceError as error:
+        source = open_source(data, referee, ca)
+        record, text = source.match(match_id)
+        name = source.log_name(record)
+        return LoadedLog(name, text, read_log(text, name))
+    except (SourceError, MatchLogError) as error:
         raise fail(str(error)) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadedLog:
+    name: str  # how errors name it: its file (and the referee it came from)
+    text: str
+    records: list[dict[str, Any]]
 
 
 @matches_app.command("show")
@@ -201,18 +222,12 @@ def matches_show(
     ca: CaOption = None,
 ) -> None:
     """A match at a glance, or one deal: hands, auction, trump, every trick, settlement."""
-    from arena.matchlog import read_log  # noqa: PLC0415 - keep --help fast
     from brandeln_cli.match_view import deal_detail, match_overview  # noqa: PLC0415
 
-    try:
-        records = read_log(_load(match_id, data, referee, ca))
-    except ValueError as error:
-        raise fail(f"match {match_id}: {error}") from None
-    if not records or records[0]["type"] != "header":
-        raise fail(f"match {match_id}: the log has no header")
+    records = _load(match_id, data, referee, ca).records
     if deal is None:
         console.print(match_overview(records))
-        console.print(f"one deal trick by trick: brandeln matches show {match_id} --deal 1")
+        console.print(f"one deal trick by trick: brandeln matches show {markup(match_id)} --deal 1")
         return
     try:
         console.print(deal_detail(records, deal))
@@ -224,28 +239,50 @@ def matches_show(
 def matches_export(
     match_id: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
 ) -> None:
-    """Print the match's full JSON Lines log."""
-    typer.echo(_load(match_id, data, referee, ca), nl=False)
+    """Print the match's full JSON Lines log (after checking it reads as one)."""
+    loaded = _load(match_id, data, referee, ca)
+    typer.echo(terminal_safe_jsonl(loaded.text, loaded.records), nl=False)
+
+
+def terminal_safe_jsonl(text: str, records: list[dict[str, Any]]) -> str:
+    """The log as written, except that a line holding a raw control or format character (only
+    a damaged or edited log has one: the writer escapes them) is printed re-encoded with JSON
+    escapes, which mean the same and cannot act on the terminal."""
+    if text.isascii() and all(line.isprintable() for line in text.splitlines()):
+        return text
+    parsed = iter(records)
+    out = []
+    for line in text.splitlines(keepends=True):
+        if not line.strip():
+            out.append(line)
+            continue
+        record = next(parsed)
+        body = line.rstrip("\r\n")
+        out.append(line if body.isprintable() else json_text(record, None) + line[len(body) :])
+    return "".join(out)
 
 
 @matches_app.command("verify")
 def matches_verify(
     match_id: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
 ) -> None:
-    """Replay the match's log through the engine: is the recorded result reproduced?"""
+    """Replay the match's log through the engine and check every result it shows.
+
+    Exit 0 when reproduced; else exit 1 and list what differs, the first differing field first.
+    """
     from arena.matchlog import replay_log  # noqa: PLC0415
 
-    try:
-        report = replay_log(_load(match_id, data, referee, ca))
-    except ValueError as error:
-        raise fail(f"match {match_id}: {error}") from None
+    loaded = _load(match_id, data, referee, ca)
+    report = replay_log(loaded.text, loaded.name)
     if report.reproduced:
         console.print(
-            f"[green]reproduced[/green]: {report.deals_replayed} deals replayed, balances "
-            f"{list(report.replayed_balances)} match the log"
+            f"[green]reproduced[/green]: {report.deals_replayed} deals replayed; contracts, "
+            f"tricks, payments, balances {list(report.replayed_balances)}, ranks, strikes and "
+            "forfeits match the log",
+            highlight=False,
         )
         return
-    console.print(f"[red]not reproduced[/red]: {match_id}")
+    console.print(f"[red]not reproduced[/red]: {markup(loaded.name)}", highlight=False)
     for problem in report.problems:
-        console.print(f"- {problem}")
+        console.print(f"- {markup(problem)}", highlight=False)
     raise typer.Exit(1)

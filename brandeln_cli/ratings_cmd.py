@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from brandeln_cli import paths
+from brandeln_cli.terminal_text import json_text, markup, plain
 
 if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
     from ladder.leaderboard import LeaderboardRow
@@ -33,8 +33,12 @@ def ladder_db(data: Path | None) -> Path:
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    """Print ``error: message`` to stderr; the caller raises the returned Exit."""
-    errors.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    """Print ``error: message`` to stderr; the caller raises the returned Exit.
+
+    Messages quote season files, bot names and the user's own arguments: they are escaped, so
+    a ruleset of ``[/x]`` is not markup and an ESC byte does not reach the terminal.
+    """
+    errors.print(f"[red]error:[/red] {markup(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -67,7 +71,7 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
         name = row.bot + (f" ({row.forfeits} forfeited)" if row.forfeits else "")
         table.add_row(
             str(row.rank),
-            name,
+            plain(name),
             f"{row.conservative:.2f}",
             f"{row.mu:.2f}",
             f"{row.sigma:.2f}",
@@ -85,8 +89,9 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
 
 
 def season_title(info: SeasonInfo) -> str:
+    """The season's title line, as rich markup (its name and ruleset escaped)."""
     return (
-        f"season {info.name} ({info.ruleset}): {info.blocks_finished} of "
+        f"season {markup(info.name)} ({markup(info.ruleset)}): {info.blocks_finished} of "
         f"{info.blocks_planned} blocks"
     )
 
@@ -124,6 +129,6 @@ def ratings(
             "blocks_planned": info.blocks_planned,
             "leaderboard": [row.to_json() for row in rows],
         }
-        typer.echo(json.dumps(document, indent=2))
+        typer.echo(json_text(document))
         return
     console.print(leaderboard_table(rows, season_title(info)))

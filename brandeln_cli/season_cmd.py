@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.resources
-import json
 import os
 import shutil
 from pathlib import Path
@@ -28,6 +27,7 @@ from brandeln_cli.ratings_cmd import (
     leaderboard_table,
     season_title,
 )
+from brandeln_cli.terminal_text import json_text, markup, plain
 
 # The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
 # pay for it.
@@ -88,7 +88,7 @@ def list_seasons(
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
-        typer.echo(json.dumps([dataclasses.asdict(info) for info in infos], indent=2))
+        typer.echo(json_text([dataclasses.asdict(info) for info in infos]))
         return
     if not infos:
         console.print("no seasons yet; run `brandeln season run FILE`")
@@ -134,6 +134,7 @@ def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path 
     """Run ``config`` with a progress bar, then print the leaderboard and where to look next."""
     import asyncio  # noqa: PLC0415
 
+    from arena.errors import StoreError  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
     from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
@@ -150,8 +151,9 @@ def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path 
         raise fail(f"cannot read the CA file {ca}: {error.strerror}", code=2) from None
     where = "embedded referee" if referee is None else f"referee {referee}"
     console.print(
-        f"season [bold]{config.name}[/bold]: {len(config.bots)} bots, {config.blocks} blocks "
-        f"of {config.players} matches x {config.deals_per_match} deals, on the {where}",
+        f"season [bold]{markup(config.name)}[/bold]: {len(config.bots)} bots, {config.blocks} "
+        f"blocks of {config.players} matches x {config.deals_per_match} deals, on the "
+        f"{markup(where)}",
         highlight=False,
         soft_wrap=True,
     )
@@ -175,7 +177,8 @@ def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path 
                     season_leaderboard(store, config.name), season_title(store.season(config.name))
                 )
             )
-    except LadderError as error:
+    except (LadderError, StoreError) as error:
+        # StoreError: the embedded referee's database is unusable (checked before any change).
         raise fail(str(error)) from None
     _print_summary(summary, data, referee)
 
@@ -223,8 +226,9 @@ class _ProgressBar:
             console=console,
             transient=False,
         )
+        # TextColumn renders the description and fields as markup: the names are escaped.
         self.task = self.progress.add_task(
-            config.name, total=config.blocks, rate="", leader="", start=True
+            markup(config.name), total=config.blocks, rate="", leader="", start=True
         )
 
     def __enter__(self) -> _ProgressBar:
@@ -238,7 +242,7 @@ class _ProgressBar:
         leader = (
             ""
             if update.leader is None or update.leader_rating is None
-            else f"leader {update.leader} ({update.leader_rating:+.1f})"
+            else f"leader {markup(update.leader)} ({update.leader_rating:+.1f})"
         )
         self.progress.update(
             self.task,
@@ -262,14 +266,15 @@ def _print_summary(summary: SeasonSummary, data: Path | None, referee: str | Non
             options = f" --referee {referee}"
         elif data is not None:
             options = f" --data {data}"
+        # Ids, paths and the season's name are printed as plain text, never as markup.
         console.print(
-            f"inspect a match: brandeln matches show {summary.last_match_id}{options}",
+            plain(f"inspect a match: brandeln matches show {summary.last_match_id}{options}"),
             highlight=False,
             soft_wrap=True,
         )
     data_option = f" --data {data}" if data is not None else ""
     console.print(
-        f"the leaderboard again: brandeln ratings --season {summary.season}{data_option}",
+        plain(f"the leaderboard again: brandeln ratings --season {summary.season}{data_option}"),
         highlight=False,
         soft_wrap=True,
     )

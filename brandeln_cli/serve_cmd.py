@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from brandeln_cli import paths
+from brandeln_cli.terminal_text import markup
 
 if TYPE_CHECKING:
     from arena.referee import RefereeConfig
@@ -58,10 +59,10 @@ def serve(
     try:
         asyncio.run(_serve(f"{host}:{port}", config, tls))
     except StoreError as error:
-        console.print(f"[red]error:[/red] {error}")
+        console.print(f"[red]error:[/red] {markup(str(error))}")
         raise typer.Exit(1) from None
     except OSError as error:
-        console.print(f"[red]error:[/red] cannot listen on {host}:{port}: {error}")
+        console.print(f"[red]error:[/red] cannot listen on {markup(f'{host}:{port}: {error}')}")
         raise typer.Exit(1) from None
 
 
@@ -84,8 +85,12 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
         )
     server, port = await create_server(address, referee, tls)
     host = address.rsplit(":", 1)[0]
-    console.print(f"referee listening on {host}:{port} ({'TLS' if tls else 'insecure'})")
-    console.print(f"database {config.db_path}, match logs in {config.logs_dir}")
+    console.print(
+        f"referee listening on {markup(f'{host}:{port}')} ({'TLS' if tls else 'insecure'})"
+    )
+    console.print(
+        f"database {markup(str(config.db_path))}, match logs in {markup(str(config.logs_dir))}"
+    )
     if referee.generated_admin_token:
         console.print(
             "admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): "

@@ -4,6 +4,8 @@ the referee stopped), or a remote referee through the Admin service."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -32,6 +34,7 @@ class Source(Protocol):
     def add_bot(self, name: str) -> tuple[BotRow, str]: ...
     def matches(self, bot_id: str, limit: int) -> list[MatchRecord]: ...
     def match(self, match_id: str) -> tuple[MatchRecord, str]: ...
+    def log_name(self, record: MatchRecord) -> str: ...
 
 
 class LocalSource:
@@ -54,13 +57,16 @@ class LocalSource:
             raise SourceError(str(error)) from None
 
     def bots(self) -> list[BotRow]:
-        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in self.store.bots()]
+        with _store_errors():
+            bots = self.store.bots()
+        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in bots]
 
     def add_bot(self, name: str) -> tuple[BotRow, str]:
         from arena.errors import BotNameTakenError  # noqa: PLC0415
 
         try:
-            record, token = self.store.register_bot(name)
+            with _store_errors():
+                record, token = self.store.register_bot(name)
         except (BotNameTakenError, ValueError) as error:
             raise SourceError(str(error)) from None
         return BotRow(record.bot_id, record.name, record.created_at, record.revoked), token
@@ -72,20 +78,48 @@ class LocalSource:
         raise SourceError(f"no bot named or with id {name_or_id!r}")
 
     def matches(self, bot_id: str, limit: int) -> list[MatchRecord]:
-        return self.store.matches(bot_id, limit)
+        with _store_errors():
+            return self.store.matches(bot_id, limit)
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
         from arena.errors import NotFoundError  # noqa: PLC0415
 
         try:
-            record = self.store.match(match_id)
+            with _store_errors():
+                record = self.store.match(match_id)
         except NotFoundError as error:
             raise SourceError(str(error)) from None
         try:
-            text = Path(record.log_path).read_text(encoding="utf-8")
+            data = Path(record.log_path).read_bytes()
         except OSError as error:
             raise SourceError(f"the log of match {match_id} is unreadable: {error}") from None
-        return record, text
+        return record, decode_log(data, record.log_path)
+
+    def log_name(self, record: MatchRecord) -> str:
+        """How errors name the log of ``record``: its file."""
+        return record.log_path
+
+
+def decode_log(data: bytes, name: str) -> str:
+    """A log's bytes as text; :class:`SourceError` naming the file and the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise SourceError(
+            f"{name}, line {line}: not UTF-8 text (byte {error.start}: {error.reason})"
+        ) from None
+
+
+@contextmanager
+def _store_errors() -> Iterator[None]:
+    """A referee database that fails while read (a damaged row) is a SourceError."""
+    from arena.errors import StoreError  # noqa: PLC0415
+
+    try:
+        yield
+    except StoreError as error:
+        raise SourceError(str(error)) from None
 
 
 def _record_of(summary: admin_pb2.MatchSummary) -> MatchRecord:
@@ -159,6 +193,10 @@ class RemoteSource:
         reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
         assert isinstance(reply, admin_pb2.GetMatchResponse)
         return _record_of(reply.summary), reply.log_jsonl
+
+    def log_name(self, record: MatchRecord) -> str:
+        """How errors name the log of ``record``: the referee and its file there."""
+        return f"referee {self.address}: {record.log_path or record.match_id}"
 
 
 def open_source(

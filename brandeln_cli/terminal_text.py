@@ -13,8 +13,10 @@ bot-supplied string the CLI prints goes through one of these functions.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from typing import Any
 
 from rich.markup import escape as _escape_markup
 from rich.text import Text
@@ -56,3 +58,17 @@ def markup(text: str) -> str:
 def plain(text: str, style: str = "") -> Text:
     """A rich `Text` of `safe(text)`: never parsed as markup, safe as a table cell."""
     return Text(safe(text), style=style)
+
+
+def json_text(data: Any, indent: int | None = 2) -> str:
+    """``data`` as JSON with every character that could act on a terminal escaped.
+
+    ``ensure_ascii`` escapes C0 controls and everything beyond ASCII (C1, bidi overrides...);
+    DEL is ASCII, so it is escaped by hand. The result parses back to ``data``.
+
+    >>> json_text({"name": "a\\x1b\\x7f\\u202e"}, indent=None)
+    '{"name": "a\\\\u001b\\\\u007f\\\\u202e"}'
+    """
+    return json.dumps(data, indent=indent, ensure_ascii=True, default=list).replace(
+        "\x7f", "\\u007f"
+    )

@@ -236,6 +236,33 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _missing_schema(db: sqlite3.Connection, exempt: frozenset[str] = frozenset()) -> str:
+    """What the database lacks of the schema's tables and columns ("" when nothing), read
+    without writing: the expected shape comes from building the schema in memory. Columns
+    named ``table.column`` in ``exempt`` are not required (an older version's file that an
+    upgrade will give them)."""
+    expected = sqlite3.connect(":memory:")
+    try:
+        expected.executescript(_SCHEMA)
+        tables = [
+            row[0]
+            for row in expected.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' ORDER BY rowid"
+            )
+        ]
+        for table in tables:
+            want = [row[1] for row in expected.execute(f"PRAGMA table_info({table})")]
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if not have:
+                return f"no table {table!r}"
+            lacking = [c for c in want if c not in have and f"{table}.{c}" not in exempt]
+            if lacking:
+                return f"table {table!r} has no column {', '.join(map(repr, lacking))}"
+    finally:
+        expected.close()
+    return ""
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -290,6 +317,19 @@ class LadderStore:
                 f"{self.path}: ladder database schema version {version} is newer than this "
                 f"program's ({SCHEMA_VERSION}); upgrade brandeln-arena"
             )
+        if version > 0:
+            # Checked before anything is written (even the journal mode): a refused file is
+            # left exactly as it was.
+            # Version 1 kept plaintext tokens where version 2 keeps their hashes.
+            exempt = frozenset({"season_bots.token_hash"}) if version == 1 else frozenset()
+            missing = _missing_schema(db, exempt)
+            if missing:
+                raise StorageError(
+                    f"{self.path}: not a usable ladder database (schema version {version} but "
+                    f"{missing}); restore it from a backup or move it away to start afresh"
+                )
+        elif db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise StorageError(f"{self.path}: an SQLite file, but not a ladder database")
         if not memory:
             db.execute("PRAGMA journal_mode=WAL")
             # WAL with synchronous=NORMAL survives a killed process; only power loss may drop
@@ -297,9 +337,6 @@ class LadderStore:
             db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
         if version == 0:
-            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
-                raise StorageError(f"{self.path}: an SQLite file, but not a ladder database")
             # One script, one transaction: the schema and its version appear together or not at all.
             db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"

@@ -98,16 +98,19 @@ class SessionInfo(_message.Message):
     BOT_NAME_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
     MATCH_ID_FIELD_NUMBER: _builtins.int
+    HELLO_NAME_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session id."""
     bot_id: _builtins.str
     """The bot identity."""
     bot_name: _builtins.str
-    """The bot's display name."""
+    """The bot's registered name."""
     state: _builtins.str
     """"lobby" (waiting to be seated), "seated" or "disconnected" (waiting for a resume)."""
     match_id: _builtins.str
     """The match the session is seated in; empty in the lobby."""
+    hello_name: _builtins.str
+    """The name the bot gave in Hello.bot_name (may be empty; extension)."""
     def __init__(
         self,
         *,
@@ -116,10 +119,11 @@ class SessionInfo(_message.Message):
         bot_name: _builtins.str = ...,
         state: _builtins.str = ...,
         match_id: _builtins.str = ...,
+        hello_name: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "bot_name", b"bot_name", "match_id", b"match_id", "session_id", b"session_id", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "bot_name", b"bot_name", "hello_name", b"hello_name", "match_id", b"match_id", "session_id", b"session_id", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -358,7 +362,7 @@ class MatchSummary(_message.Message):
 
     @_builtins.property
     def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The bots' display names by seat (extension)."""
+        """The bots' registered names by seat (extension)."""
 
     @_builtins.property
     def strikes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:

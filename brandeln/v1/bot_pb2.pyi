@@ -70,9 +70,12 @@ class Hello(_message.Message):
     token: _builtins.str
     """The bot's secret token (from Admin.RegisterBot / `brandeln bots add`)."""
     bot_name: _builtins.str
-    """The bot's display name."""
+    """A name the bot gives itself, shown beside its registered name (never instead of it).
+    Up to 64 characters, may be empty; control or format characters (ESC, NUL, DEL, C1, bidi
+    overrides...) are refused with INVALID_ARGUMENT.
+    """
     bot_version: _builtins.str
-    """The bot's own version string, recorded in match logs."""
+    """The bot's own version string, recorded in match logs (same rules as bot_name)."""
     protocol_version: _builtins.int
     """The protocol version the bot speaks; must be 1."""
     resume_match_id: _builtins.str

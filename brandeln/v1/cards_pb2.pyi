@@ -386,19 +386,27 @@ class Player(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     BOT_NAME_FIELD_NUMBER: _builtins.int
+    HELLO_NAME_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat, 0..N-1 clockwise."""
     bot_name: _builtins.str
-    """The bot's display name."""
+    """The bot's registered name (Admin.RegisterBot / `brandeln bots add`): the name it is known
+    by everywhere, whatever its Hello said.
+    """
+    hello_name: _builtins.str
+    """The name the bot gave in Hello.bot_name (may be empty); shown beside bot_name, never
+    instead of it (extension).
+    """
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         bot_name: _builtins.str = ...,
+        hello_name: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "hello_name", b"hello_name", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -139,11 +139,13 @@ async def test_no_hand_of_a_live_deal_is_on_disk_or_in_get_match(
         report = replay_log(text)
         assert report.deals_replayed == 1
         assert report.problems == ("the log has no footer (the match did not finish)",)
-    # Read through GetMatch, a running match's header keeps its seed back: every deal to come
-    # follows from it. (The file keeps it: see README "What is stored, and who can read it".)
-    live_header = read_log(live)[0]
-    assert live_header["seed"] is None
-    assert read_log(final.log_jsonl)[0]["seed"] == request.seed
+    # Neither the file nor GetMatch tells a running match's seed (every deal to come follows
+    # from it): it is written only in the footer, once the match is over.
+    for text in (on_disk, live):
+        assert read_log(text)[0]["seed"] is None
+    footer = read_log(final.log_jsonl)[-1]
+    assert footer["type"] == "footer"
+    assert footer["seed"] == (None if dealt == "fixed" else request.seed)
 
 
 def _modes(root: Path) -> Iterator[tuple[str, int]]:
