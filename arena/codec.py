@@ -301,9 +301,12 @@ def event_to_pb(
     return message
 
 
-def view_to_pb(view: PlayerView) -> cards_pb2.PlayerView:
+def view_to_pb(
+    view: PlayerView, match_balances: Sequence[int] = (), deal_number: int = 0
+) -> cards_pb2.PlayerView:
+    """A deal's view with the match layer's fields, which the deal does not know."""
     message = cards_pb2.PlayerView()
-    _fill_view(message, view, view.match_balances, view.deal_number)
+    _fill_view(message, view, match_balances, deal_number)
     return message
 
 
@@ -344,11 +347,11 @@ def decision_request(
     strikes: int,
     last_rtt_ms: int,
     *,
-    match_balances: Sequence[int] | None = None,
-    deal_number: int | None = None,
+    match_balances: Sequence[int] = (),
+    deal_number: int = 0,
 ) -> bot_pb2.RefereeMessage:
-    """A ``DecisionRequest``; ``match_balances`` and ``deal_number``, when given, stand in for
-    the view's own (the engine leaves them to the match layer)."""
+    """A ``DecisionRequest``; ``match_balances`` and ``deal_number`` are the match layer's
+    fields of the view (a deal's ``PlayerView`` does not hold them)."""
     message = bot_pb2.RefereeMessage()
     # Built in place: nested messages given to constructors would be copied on the way in.
     request = message.request
@@ -357,12 +360,7 @@ def decision_request(
     request.phase = phase_to_pb(phase)
     request.legal.extend([_choice_template(action) for action in legal])
     request.view.SetInParent()
-    _fill_view(
-        request.view,
-        view,
-        view.match_balances if match_balances is None else match_balances,
-        view.deal_number if deal_number is None else deal_number,
-    )
+    _fill_view(request.view, view, match_balances, deal_number)
     request.move_ms = move_ms
     request.bank_ms = bank_ms
     request.strikes = strikes

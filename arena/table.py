@@ -31,7 +31,6 @@ from arena.timecontrol import SeatClock, TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
 from engine.actions import Action
 from engine.dealing import Deal, deal_cards
-from engine.errors import IllegalActionError
 from engine.events import DealEnded, Event
 from engine.match import MatchState
 from engine.permutation import SuitPermutation
@@ -520,13 +519,9 @@ class Table:
         except codec.CodecError as error:
             reject(bot_pb2.REJECT_CODE_MALFORMED, SeatOutcome.MALFORMED, str(error), True)
             return None
-        if state.is_legal(action):
+        reason = state.illegal_reason(action)
+        if reason is None:
             return action
-        try:
-            state.apply(action)  # only to learn the engine's reason
-            reason = "not a legal choice"
-        except IllegalActionError as error:
-            reason = str(error)
         reject(
             bot_pb2.REJECT_CODE_ILLEGAL, SeatOutcome.ILLEGAL, f"{action} is illegal: {reason}", True
         )

@@ -28,6 +28,7 @@ from typing import Any
 from engine.dealing import deal_cards
 from engine.playout import playout_deal
 from engine.rulesets import find_ruleset
+from engine.seats import seat_after
 from engine.state import DealState
 from engine.trick_rules import PlayDuties, canonical_play_cards, legal_card_mask
 
@@ -57,7 +58,8 @@ def _public_api(ruleset_id: str, options: dict[str, str], seconds: float) -> dic
     def one_deal() -> int:
         nonlocal actions
         seed = next(seeds)
-        state = DealState.new(ruleset, deal_cards(ruleset, seed % ruleset.players, seed))
+        dealer = seat_after(0, seed, ruleset.players)  # the deal goes round the table
+        state = DealState.new(ruleset, deal_cards(ruleset, dealer, seed))
         randrange = rng.randrange
         while state.to_act is not None:
             legal = state.legal_actions()
@@ -80,7 +82,8 @@ def _fast_path(ruleset_id: str, options: dict[str, str], seconds: float) -> dict
 
     def one_deal() -> int:
         seed = next(seeds)
-        playout_deal(ruleset, deal_cards(ruleset, seed % ruleset.players, seed), rng)
+        dealer = seat_after(0, seed, ruleset.players)  # the deal goes round the table
+        playout_deal(ruleset, deal_cards(ruleset, dealer, seed), rng)
         return 1
 
     elapsed, deals = _timed(seconds, one_deal)

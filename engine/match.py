@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from engine.dealing import Deal, deal_cards
 from engine.outcome import DealOutcome
 from engine.rulesets import PassOut, Ruleset
-from engine.seats import forehand_of, seats_from
+from engine.seats import forehand_of, seat_after, seats_from
 from engine.state import DealState
 
 __all__ = ["MatchState"]
@@ -61,7 +61,7 @@ class MatchState:
     @property
     def dealer_of_next_deal(self) -> int:
         """R1.2: the deal passes left after every deal (a passed-out one too)."""
-        return (self.first_dealer + self.deal_number) % self.ruleset.players
+        return seat_after(self.first_dealer, self.deal_number, self.ruleset.players)
 
     @property
     def is_over(self) -> bool:

@@ -1,9 +1,11 @@
-"""Fast random playouts, for search bots and the benchmark.
+"""Fast playouts, for search bots and the benchmark.
 
-A playout finishes a deal with uniformly random legal actions. It runs on plain ints instead of
-``DealState`` values, but uses the same rules core: :func:`engine.trick_rules.legal_card_mask`
-for the duties of R8.3, :mod:`engine.auction` for the auction and :mod:`engine.settlement` for
-the end of the deal and the chips. It draws from ``rng`` exactly as a loop over
+A playout finishes a deal with random legal actions, or with a search bot's own policy for the
+cards. It runs on plain ints instead of ``DealState`` values, but on the same rules core as
+``DealState``: :mod:`engine.auction` for the auction and its result,
+:func:`engine.trick_rules.legal_card_mask` for the duties of R8.3, the tables of
+:func:`engine.trick_rules.add_to_trick` for the trick (R8.4), and :mod:`engine.settlement` for
+the end of the deal and its outcome. It draws from ``rng`` exactly as a loop over
 ``state.legal_actions()`` choosing ``actions[rng.randrange(len(actions))]`` would, so both
 paths give the same deal for the same ``rng`` (a test holds them to it).
 
@@ -26,31 +28,35 @@ True
 from __future__ import annotations
 
 import random
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Final, TypeAlias
 
 from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
-from engine.auction import NO_BID, lowest_legal_level, next_to_speak
-from engine.cards import RANK_COUNT, SUIT_COUNT, CardSet, Suit
+from engine.auction import NO_BID, auction_result, lowest_legal_level, next_to_speak
+from engine.cards import RANK_COUNT, SUIT_COUNT, Suit
 from engine.dealing import Deal
 from engine.outcome import DealOutcome
 from engine.phase import Phase
-from engine.rulesets import Contract, PassOut, Ruleset
-from engine.seats import forehand_of, left_of, seat_after
-from engine.settlement import (
-    contract_payments,
-    ends_early,
-    free_play_payments,
-    pass_out_payments,
-)
+from engine.rulesets import Contract, Ruleset
+from engine.seats import forehand_of, left_of_each, seat_after
+from engine.settlement import deal_ends, deal_outcome
 from engine.state import DealState
 from engine.trick_rules import (
+    NO_CARD,
     NO_TRICK,
     canonical_card_indices,
     duties_for,
     legal_card_mask,
+    trick_state,
 )
 
-__all__ = ["playout_deal", "random_playout"]
+__all__ = ["CardPolicy", "playout_deal", "playout_from", "random_playout"]
+
+CardPolicy: TypeAlias = Callable[[int, int, int, int, int, list[int]], int]
+"""A playout's choice of card: ``policy(seat, legal, trick_size, win, win_seat, tricks_won)``
+returns the index of a card of the mask ``legal`` for ``seat``, given how many cards the trick
+holds, the index of the card winning it and that card's seat (both meaningless when
+``trick_size`` is 0), and the tricks won so far per seat."""
 
 _SUITS: Final = tuple(Suit)
 
@@ -67,15 +73,9 @@ def playout_deal(
     ``deal`` is trusted (no validation: this is the hot path); ``record``, when given,
     receives every action taken.
     """
-    return _run(
-        ruleset,
-        deal,
-        pool,
-        rng,
-        record,
-        hands=[hand.mask for hand in deal.hands],
-        to_act=forehand_of(deal.dealer, ruleset.players),
-    )
+    hands = [hand.mask for hand in deal.hands]
+    seat = forehand_of(deal.dealer, ruleset.players)  # R5.1
+    return _from_auction(ruleset, deal, pool, rng, record, hands, seat, None, NO_BID, 0)
 
 
 def random_playout(
@@ -88,169 +88,198 @@ def random_playout(
     outcome = state.outcome()
     if outcome is not None:
         return outcome
-    assert state.to_act is not None
+    seat = state.to_act
+    assert seat is not None
+    ruleset = state.ruleset
     hands = [hand.mask for hand in state.hands]
     if state.phase is Phase.AUCTION:
-        holder, level, passed = None, NO_BID, 0
-        for made in state.auction:
-            if made.bid == PASS:
-                passed |= 1 << made.seat
-            else:
-                holder = made.seat
-                level = state.ruleset.contract_ids().index(made.bid.contract)
-        return _run(
-            state.ruleset,
+        auction = state.auction_state
+        return _from_auction(
+            ruleset,
             state.deal,
             state.pool,
             rng,
             record,
-            hands=hands,
-            to_act=state.to_act,
-            holder=holder,
-            level=level,
-            passed=passed,
+            hands,
+            seat,
+            auction.holder,
+            auction.level,
+            auction.passed,
         )
-    return _run(
-        state.ruleset,
-        state.deal,
-        state.pool,
-        rng,
-        record,
-        hands=hands,
-        to_act=state.to_act,
-        auction_over=True,
+    trump = state.trump
+    if state.phase is Phase.TRUMP:
+        trump = _name_trump(rng, record)
+    leader = state.leader
+    won = list(state.tricks_won)
+    playout_from(
+        ruleset,
+        hands,
+        won,
+        leader=seat if leader is None else leader,
+        trick=[card.index for _, card in state.current_trick],
         soloist=state.soloist,
         contract=state.contract,
+        trump=trump,
+        rng=rng,
+        record=record,
+    )
+    return deal_outcome(
+        ruleset,
+        state.deal,
+        state.pool,
+        soloist=state.soloist,
+        contract=state.contract,
+        trump=trump,
         passed_out=state.passed_out,
-        trump=state.trump,
-        trump_named=state.phase is Phase.PLAY,
-        trick=[card.index for _, card in state.current_trick],
-        leader=state.leader if state.leader is not None else state.to_act,
-        tricks_won=list(state.tricks_won),
+        tricks_won=tuple(won),
+        hands=hands,
     )
 
 
-def _run(
+def playout_from(
+    ruleset: Ruleset,
+    hands: list[int],
+    tricks_won: list[int],
+    *,
+    leader: int,
+    trick: Sequence[int],
+    soloist: int | None,
+    contract: Contract | None,
+    trump: Suit | None,
+    rng: random.Random,
+    policy: CardPolicy | None = None,
+    record: list[Action] | None = None,
+) -> None:
+    """Play a deal on from the middle of its play until it ends (:func:`deal_ends`).
+
+    ``hands`` (each seat's card mask) and ``tricks_won`` (per seat) are lists this updates in
+    place; ``trick`` holds the card indices of the trick in progress, led by ``leader``.
+    ``policy`` chooses the cards (see :data:`CardPolicy`); without one they are drawn from
+    ``rng`` like :func:`random_playout`'s. ``record``, when given, receives every card played.
+    A search bot plays determinized deals out this way, trusted: nothing is validated.
+
+    >>> from engine.cards import CardSet, parse_cards
+    >>> from engine.rulesets import find_ruleset
+    >>> ruleset = find_ruleset("standard")
+    >>> hands = [CardSet(parse_cards(text)).mask for text in ("HA", "SA", "HJ", "D7")]
+    >>> won = [3, 3, 0, 0]  # the last trick of a brand: seat 2 leads the trump jack
+    >>> playout_from(ruleset, hands, won, leader=2, trick=[], soloist=2,
+    ...              contract=ruleset.contract("brand"), trump=Suit.HEARTS, rng=random.Random(1))
+    >>> won, hands
+    ([3, 3, 1, 0], [0, 0, 0, 0])
+    """
+    _play(ruleset, trump, contract, soloist, hands, tricks_won, leader, trick, rng, policy, record)
+
+
+def _name_trump(rng: random.Random, record: list[Action] | None) -> Suit:
+    """R7.1, drawing as legal_actions() orders the suits."""
+    trump = _SUITS[rng.randrange(SUIT_COUNT)]
+    if record is not None:
+        record.append(NAME_TRUMPS[trump])
+    return trump
+
+
+def _from_auction(
     ruleset: Ruleset,
     deal: Deal,
     pool: int,
     rng: random.Random,
     record: list[Action] | None,
-    *,
     hands: list[int],
-    to_act: int,
-    holder: int | None = None,
-    level: int = NO_BID,
-    passed: int = 0,
-    auction_over: bool = False,
-    soloist: int | None = None,
-    contract: Contract | None = None,
-    passed_out: bool = False,
-    trump: Suit | None = None,
-    trump_named: bool = False,
-    trick: list[int] | None = None,
-    leader: int = 0,
-    tricks_won: list[int] | None = None,
+    seat: int,
+    holder: int | None,
+    level: int,
+    passed: int,
 ) -> DealOutcome:
+    """Finish the auction with ``seat`` to speak, then the deal."""
     players = ruleset.players
     randrange = rng.randrange
-    seat = to_act
-    won = tricks_won if tricks_won is not None else [0] * players
-
-    def finish(payments: tuple[int, ...], made: bool | None, pool_delta: int) -> DealOutcome:
-        return DealOutcome(
-            dealer=deal.dealer,
-            soloist=soloist,
-            contract=contract.id if contract is not None else None,
-            trump=trump,
-            passed_out=passed_out,
-            tricks_won=tuple(won),
-            made=made,
-            payments=payments,
-            pool_delta=pool_delta,
-            unplayed=tuple(CardSet.from_mask(mask) for mask in hands),
-            hands=deal.hands,
-            blind=deal.blind,
-        )
-
-    if not auction_over:  # R5, drawing as legal_actions() orders them: pass, then contracts
-        contracts = ruleset.contracts
-        forehand = forehand_of(deal.dealer, players)
-        next_seat: int | None = seat
-        while next_seat is not None:
-            seat = next_seat
-            low = lowest_legal_level(
-                level, holder, seat, dealer=deal.dealer, players=players, holds=ruleset.holds
-            )
-            choice = randrange(1 + len(contracts) - low)
-            if choice == 0:
-                passed |= 1 << seat
-                if record is not None:
-                    record.append(PASS)
-            else:
-                holder, level = seat, low + choice - 1
-                if record is not None:
-                    record.append(Bid(contracts[level].id))
-            next_seat = next_to_speak(seat, passed, holder, players)
-        if holder is not None:
-            soloist, contract = holder, contracts[level]
+    contracts = ruleset.contracts
+    dealer = deal.dealer
+    holds = ruleset.holds
+    next_seat: int | None = seat
+    while next_seat is not None:  # R5, drawing as legal_actions() orders them
+        seat = next_seat
+        low = lowest_legal_level(level, holder, seat, dealer=dealer, players=players, holds=holds)
+        choice = randrange(1 + len(contracts) - low)  # 0: pass, then the contracts low to high
+        if choice == 0:
+            passed |= 1 << seat  # R5.2
+            if record is not None:
+                record.append(PASS)
         else:
-            passed_out = True
-            if ruleset.pass_out is PassOut.MUSS:  # R6.1
-                soloist, contract = forehand, contracts[0]
-            elif ruleset.pass_out is not PassOut.FREE_PLAY:
-                payments, pool_delta = pass_out_payments(ruleset)
-                return finish(payments, None, pool_delta)
-        # R8.1: the soloist leads (russian free play: the dealer)
-        leader = soloist if soloist is not None else deal.dealer
-    if contract is not None and contract.trump and not trump_named:  # R7.1
-        trump = _SUITS[randrange(SUIT_COUNT)]
-        if record is not None:
-            record.append(NAME_TRUMPS[trump])
+            holder, level = seat, low + choice - 1
+            if record is not None:
+                record.append(Bid(contracts[level].id))
+        next_seat = next_to_speak(seat, passed, holder, players)
+    soloist, contract, passed_out, leader = auction_result(ruleset, holder, level, dealer)
+    trump = None
+    won = [0] * players
+    if leader is not None:
+        if contract is not None and contract.trump:
+            trump = _name_trump(rng, record)
+        _play(ruleset, trump, contract, soloist, hands, won, leader, (), rng, None, record)
+    return deal_outcome(
+        ruleset,
+        deal,
+        pool,
+        soloist=soloist,
+        contract=contract,
+        trump=trump,
+        passed_out=passed_out,
+        tricks_won=tuple(won),
+        hands=hands,
+    )
+
+
+def _play(
+    ruleset: Ruleset,
+    trump: Suit | None,
+    contract: Contract | None,
+    soloist: int | None,
+    hands: list[int],
+    won: list[int],
+    leader: int,
+    trick: Sequence[int],
+    rng: random.Random,
+    policy: CardPolicy | None,
+    record: list[Action] | None,
+) -> None:
+    """The play loop (R8): cards until the deal ends; ``hands`` and ``won`` change in place."""
+    players = ruleset.players
     duties = duties_for(ruleset, trump)
-    beats = duties.beats
-    cards_in_trick = trick if trick is not None else []
-    seat = to_act if auction_over and trump_named else leader
-    # Rebuild the trick in progress: its led suit, winning card and seat, highest led card.
-    led = win = head = NO_TRICK
-    win_seat = leader
-    for position, index in enumerate(cards_in_trick):
-        if position == 0:
-            led, win, head = index // RANK_COUNT, index, index
-        else:
-            if beats[win] >> index & 1:
-                win, win_seat = index, seat_after(leader, position, players)
-            if index // RANK_COUNT == led and beats[head] >> index & 1:
-                head = index
-    in_trick = len(cards_in_trick)
-    tricks_total = ruleset.tricks
+    in_trick = len(trick)
+    if in_trick:
+        led, win, head, win_position = trick_state(trick, duties)
+        seat = seat_after(leader, in_trick, players)
+        win_seat = seat_after(leader, win_position, players)
+    else:
+        led, win, head, seat, win_seat = NO_TRICK, NO_CARD, NO_CARD, leader, leader
+    randrange = rng.randrange
+    left = left_of_each(players)
+    takes, heads = duties.takes, duties.heads
     while True:
-        legal = canonical_card_indices(
-            legal_card_mask(hands[seat], led if in_trick else NO_TRICK, win, head, duties),
-            duties,
-        )
-        index = legal[randrange(len(legal))]
+        mask = legal_card_mask(hands[seat], led, win, head, duties)
+        if policy is None:
+            legal = canonical_card_indices(mask, duties)
+            index = legal[randrange(len(legal))]
+        else:
+            index = policy(seat, mask, in_trick, win, win_seat, won)
         if record is not None:
             record.append(PLAY_CARDS[index])
         hands[seat] ^= 1 << index
-        if in_trick == 0:
-            led, win, head, win_seat = index // RANK_COUNT, index, index, seat
-        else:
-            if beats[win] >> index & 1:
-                win, win_seat = index, seat
-            if index // RANK_COUNT == led and beats[head] >> index & 1:
-                head = index
+        # engine.trick_rules.add_to_trick, inlined: this loop reads its tables directly.
+        win = takes[win][index]
+        head = heads[head][index]
+        if win == index:
+            win_seat = seat
         in_trick += 1
         if in_trick < players:
-            seat = left_of(seat, players)
+            led = head // RANK_COUNT
+            seat = left[seat]
             continue
-        # R8.4: the trick is complete.
-        won[win_seat] += 1
+        won[win_seat] += 1  # R8.4: the trick is complete
+        if deal_ends(ruleset, contract, soloist, tuple(won)):
+            return
+        seat = win_seat  # R8.1: the winner leads the next trick
         in_trick = 0
-        seat = win_seat
-        if sum(won) < tricks_total and not ends_early(ruleset, contract, soloist, tuple(won)):
-            continue
-        if contract is None or soloist is None:
-            return finish(free_play_payments(tuple(won), tricks_total), None, 0)
-        made, payments, pool_delta = contract_payments(ruleset, contract, soloist, tuple(won), pool)
-        return finish(payments, made, pool_delta)
+        led, win, head = NO_TRICK, NO_CARD, NO_CARD

@@ -1,5 +1,6 @@
 """Settlement and the end of a deal (RULES.md R9, R10, section 6), shared by the public state
-and the fast playouts.
+and the fast playouts: :func:`deal_ends` says when the play stops, :func:`deal_outcome` builds
+the :class:`~engine.outcome.DealOutcome` from the deal's end state.
 
 >>> from engine.rulesets import find_ruleset
 >>> standard = find_ruleset("standard")
@@ -11,9 +12,13 @@ and the fast playouts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations_with_replacement
 from typing import Final
 
+from engine.cards import CardSet, Suit
+from engine.dealing import Deal
+from engine.outcome import DealOutcome
 from engine.rulesets import Contract, EarlyStop, Goal, PassOut, Ruleset, Scoring
 
 __all__ = [
@@ -21,6 +26,8 @@ __all__ = [
     "FREE_PLAY_SWEEP",
     "HAFERL_STAKE",
     "contract_payments",
+    "deal_ends",
+    "deal_outcome",
     "ends_early",
     "free_play_payments",
     "pass_out_payments",
@@ -71,18 +78,30 @@ def free_play_payments(tricks_won: tuple[int, ...], tricks: int) -> tuple[int, .
     return tuple(FREE_PLAY_BEST if won == best else 0 for won in tricks_won)
 
 
-def ends_early(
+def deal_ends(
     ruleset: Ruleset, contract: Contract | None, soloist: int | None, tricks_won: tuple[int, ...]
 ) -> bool:
-    """Whether the deal stops now, before its last trick (R9.2, R9.3, switch ``early_stop``).
+    """Whether the deal is over after a trick: its last trick, or an early stop (R9.2, R9.3,
+    switch ``early_stop``).
 
-    Call after each trick but the last. ``rules``: sudden death of a zero or all contract.
-    ``when_decided``: stop when no way of sharing out the remaining tricks changes the result.
+    ``rules``: sudden death of a zero or all contract. ``when_decided``: stop when no way of
+    sharing out the remaining tricks changes the result. ``contract`` and ``soloist`` are
+    ``None`` in the russian free play.
+
+    >>> from engine.rulesets import find_ruleset
+    >>> standard = find_ruleset("standard")
+    >>> deal_ends(standard, standard.contract("bettel"), 1, (0, 1, 0, 0))  # R9.2
+    True
+    >>> deal_ends(standard, standard.contract("brand"), 1, (0, 4, 0, 0))  # R9.3
+    False
     """
-    if ruleset.early_stop is EarlyStop.NEVER:
-        return False
     played = sum(tricks_won)
-    if ruleset.early_stop is EarlyStop.RULES:
+    if played >= ruleset.tricks:
+        return True
+    early_stop = ruleset.early_stop
+    if early_stop is EarlyStop.NEVER:
+        return False
+    if early_stop is EarlyStop.RULES:
         if contract is None or soloist is None:
             return False
         if contract.goal is Goal.ZERO:
@@ -96,6 +115,56 @@ def ends_early(
     taken = tricks_won[soloist]
     first = contract.made_with(taken)
     return all(contract.made_with(taken + more) == first for more in range(1, left + 1))
+
+
+def ends_early(
+    ruleset: Ruleset, contract: Contract | None, soloist: int | None, tricks_won: tuple[int, ...]
+) -> bool:
+    """Whether the deal stops now, before its last trick (:func:`deal_ends` short of it)."""
+    return sum(tricks_won) < ruleset.tricks and deal_ends(ruleset, contract, soloist, tricks_won)
+
+
+def deal_outcome(
+    ruleset: Ruleset,
+    deal: Deal,
+    pool: int,
+    *,
+    soloist: int | None,
+    contract: Contract | None,
+    trump: Suit | None,
+    passed_out: bool,
+    tricks_won: tuple[int, ...],
+    hands: Sequence[int],
+) -> DealOutcome:
+    """The outcome of a deal that has ended, from its end state: the auction's result, the
+    tricks won per seat and the masks of the cards left in ``hands``.
+
+    With a soloist the contract is settled (R10, section 6; ``pool`` is the Haferl pool the
+    soloist takes by making it); without one the deal was passed out (R6): the russian free
+    play scores the tricks, every other policy ends the deal unplayed.
+    """
+    made: bool | None = None
+    pool_delta = 0
+    if contract is not None and soloist is not None:
+        made, payments, pool_delta = contract_payments(ruleset, contract, soloist, tricks_won, pool)
+    elif ruleset.pass_out is PassOut.FREE_PLAY:
+        payments = free_play_payments(tricks_won, ruleset.tricks)
+    else:
+        payments, pool_delta = pass_out_payments(ruleset)
+    return DealOutcome(
+        dealer=deal.dealer,
+        soloist=soloist,
+        contract=contract.id if contract is not None else None,
+        trump=trump,
+        passed_out=passed_out,
+        tricks_won=tricks_won,
+        made=made,
+        payments=payments,
+        pool_delta=pool_delta,
+        unplayed=tuple(CardSet.from_mask(mask) for mask in hands),
+        hands=deal.hands,
+        blind=deal.blind,
+    )
 
 
 def _free_play_decided(tricks_won: tuple[int, ...], left: int, tricks: int) -> bool:

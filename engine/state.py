@@ -19,6 +19,8 @@ action caused; ``view(seat)`` is what one seat may know; ``outcome()`` is set on
 >>> state, events = state.step(NameTrump(Suit.HEARTS))
 >>> state.phase, state.to_act, state.soloist, state.contract.id, [str(e) for e in events]
 (<Phase.PLAY: 'play'>, 0, 0, 'brand', ['trump H'])
+>>> state.illegal_reason(Bid("mord"))
+'it is the play, not the auction'
 >>> state.apply(Bid("mord"))
 Traceback (most recent call last):
 ...
@@ -30,7 +32,13 @@ from __future__ import annotations
 from typing import Final, TypeAlias
 
 from engine.actions import NAME_TRUMPS, PASS, PASS_ID, Action, Bid, NameTrump, PlayCard
-from engine.auction import NO_BID, lowest_legal_level, next_to_speak
+from engine.auction import (
+    NO_BID,
+    AuctionState,
+    auction_result,
+    lowest_legal_level,
+    next_to_speak,
+)
 from engine.cards import RANK_COUNT, Card, CardSet, Suit
 from engine.dealing import Deal, validate_deal
 from engine.errors import IllegalActionError
@@ -46,14 +54,10 @@ from engine.events import (
 from engine.outcome import DealOutcome
 from engine.phase import Phase
 from engine.rulesets import Contract, PassOut, Ruleset
-from engine.seats import forehand_of, left_of, seat_after
-from engine.settlement import (
-    contract_payments,
-    ends_early,
-    free_play_payments,
-    pass_out_payments,
-)
+from engine.seats import forehand_of, left_of_each, seat_after
+from engine.settlement import deal_ends, deal_outcome
 from engine.trick_rules import (
+    NO_CARD,
     NO_TRICK,
     PlayDuties,
     canonical_play_cards,
@@ -73,7 +77,9 @@ __all__ = [
 
 # A persistent (shared-tail) list of (seat, action), newest first; cheap to extend per action.
 _History: TypeAlias = "tuple[_History | None, int, Action]"
-_UNKNOWN: Final = -1  # the legal-card mask has not been computed yet
+# ``_legal`` caches what legality needs: the legal-card mask in the play, the lowest legal bid
+# level in the auction (both are never negative); _UNKNOWN until first used.
+_UNKNOWN: Final = -1
 
 
 class _Context:
@@ -84,6 +90,7 @@ class _Context:
         "deal",
         "dealer",
         "forehand",
+        "left",
         "levels",
         "players",
         "pool",
@@ -96,23 +103,10 @@ class _Context:
         self.players = ruleset.players
         self.dealer = deal.dealer
         self.forehand = forehand_of(deal.dealer, ruleset.players)
+        self.left = left_of_each(ruleset.players)
         self.pool = pool
         self.bid_actions = tuple(Bid(c.id) for c in ruleset.contracts)
         self.levels = {c.id: level for level, c in enumerate(ruleset.contracts)}
-
-
-class _Auction:
-    """The auction so far (R5): the holder and its level, who has passed, every action."""
-
-    __slots__ = ("bids", "holder", "level", "passed")
-
-    def __init__(
-        self, holder: int | None, level: int, passed: int, bids: tuple[BidMade, ...]
-    ) -> None:
-        self.holder = holder
-        self.level = level
-        self.passed = passed
-        self.bids = bids
 
 
 class _Game:
@@ -136,10 +130,13 @@ class _Game:
 
 
 _NO_GAME: Final = _Game(None, None, False, None, None)
+_NO_AUCTION: Final = AuctionState(None, NO_BID, 0, ())
 # Bound once: the hot path compares phases by identity and allocates states directly.
 _PLAY: Final = Phase.PLAY
 _AUCTION: Final = Phase.AUCTION
+_TRUMP: Final = Phase.TRUMP
 _new_state = object.__new__
+_new_auction = tuple.__new__  # AuctionState without the frame of its generated __new__
 _EXPECTED: Final = {Bid: Phase.AUCTION, NameTrump: Phase.TRUMP, PlayCard: Phase.PLAY}
 
 
@@ -173,7 +170,7 @@ class DealState:
     _phase: Phase
     _to_act: int | None
     _hands: tuple[int, ...]
-    _auction: _Auction
+    _auction: AuctionState
     _game: _Game
     _trick: tuple[Card, ...]
     _leader: int
@@ -202,14 +199,14 @@ class DealState:
         state._phase = Phase.AUCTION
         state._to_act = ctx.forehand  # R5.1
         state._hands = tuple(hand.mask for hand in deal.hands)
-        state._auction = _Auction(None, NO_BID, 0, ())
+        state._auction = _NO_AUCTION
         state._game = _NO_GAME
         state._trick = ()
         state._leader = ctx.forehand
         state._led = NO_TRICK
-        state._win = 0
+        state._win = NO_CARD
         state._win_seat = 0
-        state._head = 0
+        state._head = NO_CARD
         state._tricks = ()
         state._tricks_won = (0,) * ruleset.players
         state._history = None
@@ -267,6 +264,11 @@ class DealState:
     def auction(self) -> tuple[BidMade, ...]:
         """Every auction action so far, in order."""
         return self._auction.bids
+
+    @property
+    def auction_state(self) -> AuctionState:
+        """The auction so far as a value: holder, level, passed seats and every action."""
+        return self._auction
 
     @property
     def soloist(self) -> int | None:
@@ -358,8 +360,8 @@ class DealState:
 
     def trick_position(self) -> tuple[int, int, int]:
         """``(led, win, head)`` of the trick in progress, as :func:`legal_card_mask` takes
-        them: the led suit (``NO_TRICK`` before the lead), the index of the winning card and
-        of the highest card of the led suit."""
+        them: the led suit, the index of the winning card and of the highest card of the led
+        suit (``NO_TRICK``, ``NO_CARD``, ``NO_CARD`` before the lead)."""
         return (self._led, self._win, self._head)
 
     def legal_actions(self) -> list[Action]:
@@ -388,34 +390,90 @@ class DealState:
         return []
 
     def is_legal(self, action: object) -> bool:
-        """True when ``action`` may be applied now."""
+        """True when ``action`` may be applied now (:meth:`illegal_reason` gives none)."""
+        return self.illegal_reason(action) is None
+
+    def illegal_reason(self, action: object) -> str | None:
+        """Why ``action`` may not be applied now, or ``None`` when it may: the reason
+        :meth:`apply` raises :class:`IllegalActionError` with.
+
+        >>> from engine.dealing import deal_cards
+        >>> from engine.rulesets import find_ruleset
+        >>> ruleset = find_ruleset("standard")
+        >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=1))
+        >>> state = state.apply(Bid("brand"))
+        >>> state.illegal_reason(PASS) is None
+        True
+        >>> state.illegal_reason(Bid("brandle"))
+        'brandle is lower than the contract already bid, brand'
+        >>> state.illegal_reason(Bid("grand"))
+        "'grand' is not a bid in 'standard'; bids: pass, brandle, brand, bettel, mord, herrenmord"
+        """
         phase = self._phase
         kind = type(action)
-        if phase is Phase.PLAY and kind is PlayCard:
+        if kind is PlayCard and phase is _PLAY:
             card = action.card  # type: ignore[attr-defined]
-            return type(card) is Card and bool(self.legal_card_mask() >> card.index & 1)
-        if phase is Phase.AUCTION and kind is Bid:
+            if type(card) is not Card:
+                return f"{card!r} is not a card"
+            if self.legal_card_mask() >> card.index & 1:
+                return None
+            duties: PlayDuties = self._game.duties  # type: ignore[assignment]
+            return explain_illegal_card(
+                self._hands[self._to_act],  # type: ignore[index]
+                card.index,
+                led=self._led,
+                win=self._win,
+                head=self._head,
+                duties=duties,
+            )
+        if kind is Bid and phase is _AUCTION:
             contract = action.contract  # type: ignore[attr-defined]
             if contract == PASS_ID:
-                return True
-            level = self._ctx.levels.get(contract) if isinstance(contract, str) else None
-            return level is not None and level >= self._lowest_bid_level()
-        if phase is Phase.TRUMP and kind is NameTrump:
-            return isinstance(action.suit, Suit)  # type: ignore[attr-defined]
-        return False
+                return None  # R5.2: a pass is always legal
+            bid_level = self._ctx.levels.get(contract) if isinstance(contract, str) else None
+            if bid_level is not None and bid_level >= self._lowest_bid_level():
+                return None  # R5.3
+            return self._explain_bid(contract, bid_level)
+        if kind is NameTrump and phase is _TRUMP:
+            suit = action.suit  # type: ignore[attr-defined]
+            return None if isinstance(suit, Suit) else f"{suit!r} is not a suit"
+        expected = _EXPECTED.get(kind)
+        if expected is None:
+            return f"not an action: {action!r}"
+        if phase is Phase.DONE:
+            return "the deal is over"
+        return f"it is {phase.noun}, not {expected.noun}"
+
+    def _explain_bid(self, contract: object, bid_level: int | None) -> str:
+        """Why bidding ``contract`` at ``bid_level`` (``None``: no such contract) is illegal."""
+        ctx = self._ctx
+        if bid_level is None:
+            known = ", ".join((PASS_ID, *ctx.levels))
+            return f"{contract!r} is not a bid in {ctx.ruleset.id!r}; bids: {known}"
+        level = self._auction.level
+        current = ctx.ruleset.contracts[level].id
+        wanted = ctx.ruleset.contracts[bid_level].id
+        if bid_level < level:
+            return f"{wanted} is lower than the contract already bid, {current}"
+        if ctx.ruleset.holds:
+            return f"a junior may not hold {current}: bid higher or pass (R5.3)"
+        return f"{wanted} does not raise {current}; {ctx.ruleset.id} has no holds"
 
     def _lowest_bid_level(self) -> int:
-        auction = self._auction
-        ctx = self._ctx
-        assert self._to_act is not None
-        return lowest_legal_level(
-            auction.level,
-            auction.holder,
-            self._to_act,
-            dealer=ctx.dealer,
-            players=ctx.players,
-            holds=ctx.ruleset.holds,
-        )
+        low = self._legal
+        if low == _UNKNOWN:  # legal_actions and apply both ask: compute it once per state
+            auction = self._auction
+            ctx = self._ctx
+            assert self._to_act is not None
+            low = self._legal = lowest_legal_level(
+                auction.level,
+                auction.holder,
+                self._to_act,
+                dealer=ctx.dealer,
+                players=ctx.players,
+                holds=ctx.ruleset.holds,
+            )
+        return low
 
     # ------------------------------------------------------------------- moving forward
 
@@ -424,7 +482,12 @@ class DealState:
         :class:`IllegalActionError` with the reason when the rules forbid it."""
         if type(action) is PlayCard and self._phase is _PLAY:
             return self._play(action, None)
-        return self._advance(action, None)
+        reason = self.illegal_reason(action)  # the hot path plays cards; this is the rest
+        if reason is not None:
+            raise IllegalActionError(reason)
+        if type(action) is Bid:
+            return self._bid(action, None)
+        return self._name_trump(action, None)  # type: ignore[arg-type]  # legal: NameTrump
 
     def step(self, action: Action) -> tuple[DealState, list[Event]]:
         """Like :meth:`apply`, also returning the public events the action caused, in order:
@@ -433,22 +496,12 @@ class DealState:
         events: list[Event] = []
         if type(action) is PlayCard and self._phase is _PLAY:
             return self._play(action, events), events
-        return self._advance(action, events), events
-
-    def _advance(self, action: Action, events: list[Event] | None) -> DealState:
-        kind = type(action)
-        expected = _EXPECTED.get(kind)
-        if expected is None:
-            raise IllegalActionError(f"not an action: {action!r}")
-        if self._phase is not expected:
-            if self._phase is Phase.DONE:
-                raise IllegalActionError("the deal is over")
-            raise IllegalActionError(f"it is {self._phase.noun}, not {expected.noun}")
-        if kind is Bid:
-            return self._bid(action, events)  # type: ignore[arg-type]
-        if kind is NameTrump:
-            return self._name_trump(action, events)  # type: ignore[arg-type]
-        return self._play(action, events)  # type: ignore[arg-type]
+        reason = self.illegal_reason(action)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        if type(action) is Bid:
+            return self._bid(action, events), events
+        return self._name_trump(action, events), events  # type: ignore[arg-type]  # legal: NameTrump
 
     def _copy(self) -> DealState:
         new = object.__new__(DealState)
@@ -479,20 +532,11 @@ class DealState:
         holder, level, passed = auction.holder, auction.level, auction.passed
         if bid.contract == PASS_ID:
             passed |= 1 << seat  # R5.2
-        else:
-            contract = bid.contract
-            bid_level = ctx.levels.get(contract) if isinstance(contract, str) else None
-            if bid_level is None:
-                known = ", ".join((PASS_ID, *ctx.levels))
-                raise IllegalActionError(
-                    f"{bid.contract!r} is not a bid in {ctx.ruleset.id!r}; bids: {known}"
-                )
-            if bid_level < self._lowest_bid_level():
-                raise IllegalActionError(self._explain_low_bid(bid_level))
-            holder, level = seat, bid_level  # a raise, or a hold by a senior player (R5.3)
+        else:  # a raise, or a hold by a senior player (R5.3); illegal_reason has checked it
+            holder, level = seat, ctx.levels[bid.contract]
         made = BidMade(seat, bid)
         new = self._copy()
-        new._auction = _Auction(holder, level, passed, (*auction.bids, made))
+        new._auction = _new_auction(AuctionState, (holder, level, passed, (*auction.bids, made)))
         new._history = (self._history, seat, bid)
         if events is not None:
             events.append(made)
@@ -500,49 +544,26 @@ class DealState:
         if following is not None:
             new._to_act = following
             return new
-        if holder is not None:  # R5.5: everyone else has passed
-            new._start_game(holder, ctx.ruleset.contracts[level], False, events)
-        else:
-            new._pass_out(events)
+        new._end_auction(events)
         return new
 
-    def _explain_low_bid(self, bid_level: int) -> str:
+    def _end_auction(self, events: list[Event] | None) -> None:
+        """R5.5 and R6: the auction's result, then naming trump, the play or the end."""
         ctx = self._ctx
-        current = ctx.ruleset.contracts[self._auction.level].id
-        wanted = ctx.ruleset.contracts[bid_level].id
-        if bid_level < self._auction.level:
-            return f"{wanted} is lower than the contract already bid, {current}"
-        if ctx.ruleset.holds:
-            return f"a junior may not hold {current}: bid higher or pass (R5.3)"
-        return f"{wanted} does not raise {current}; {ctx.ruleset.id} has no holds"
-
-    def _pass_out(self, events: list[Event] | None) -> None:
-        """R6 and section 6: what happens when every player has passed."""
-        ctx = self._ctx
-        policy = ctx.ruleset.pass_out
-        if policy is PassOut.MUSS:  # R6.1: forehand plays the lowest contract
-            self._start_game(ctx.forehand, ctx.ruleset.contracts[0], True, events)
-            return
-        self._game = _Game(None, None, True, None, None)
-        if events is not None:
-            events.append(ContractSet(None, None, True))
-        if policy is PassOut.FREE_PLAY:  # russian: no trump, the dealer leads
-            self._start_play(ctx.dealer, None)
-            return
-        payments, pool_delta = pass_out_payments(ctx.ruleset)
-        self._finish(payments, None, pool_delta, events)
-
-    def _start_game(
-        self, soloist: int, contract: Contract, passed_out: bool, events: list[Event] | None
-    ) -> None:
+        auction = self._auction
+        soloist, contract, passed_out, leader = auction_result(
+            ctx.ruleset, auction.holder, auction.level, ctx.dealer
+        )
         self._game = _Game(soloist, contract, passed_out, None, None)
         if events is not None:
-            events.append(ContractSet(soloist, contract.id, passed_out))
-        if contract.trump:  # R7.1: the soloist names trump before the first lead
+            events.append(ContractSet(soloist, contract.id if contract else None, passed_out))
+        if leader is None:  # passed out, no play (haferl, thrown in)
+            self._finish(events)
+        elif contract is not None and contract.trump:  # R7.1: trump before the first lead
             self._phase = Phase.TRUMP
-            self._to_act = soloist
+            self._to_act = leader
         else:  # R7.2
-            self._start_play(soloist, None)
+            self._start_play(leader, None)
 
     def _start_play(self, leader: int, trump: Suit | None) -> None:
         game = self._game
@@ -553,8 +574,6 @@ class DealState:
 
     def _name_trump(self, action: NameTrump, events: list[Event] | None) -> DealState:
         suit = action.suit
-        if not isinstance(suit, Suit):
-            raise IllegalActionError(f"{suit!r} is not a suit")
         seat = self._to_act
         assert seat is not None
         new = self._copy()
@@ -570,13 +589,13 @@ class DealState:
         card = action.card
         seat: int = self._to_act  # type: ignore[assignment]
         if type(card) is not Card:
-            raise IllegalActionError(f"{card!r} is not a card")
+            raise IllegalActionError(self.illegal_reason(action))
         index = card.index
         mask = self._legal
         if mask == _UNKNOWN:
             mask = self.legal_card_mask()
         if not mask >> index & 1:
-            raise IllegalActionError(self._explain_card(seat, index))
+            raise IllegalActionError(self.illegal_reason(action))
         ctx = self._ctx
         game = self._game
         new = _new_state(DealState)
@@ -594,31 +613,19 @@ class DealState:
         new._history = (self._history, seat, action)
         if events is not None:
             events.append(CardPlayed(seat, card))
-        trick = self._trick
-        if trick:
-            beats = game.duties.beats  # type: ignore[union-attr]
-            led, win, head, win_seat = self._led, self._win, self._head, self._win_seat
-            if beats[win] >> index & 1:  # R8.4
-                win, win_seat = index, seat
-            if index // RANK_COUNT == led and beats[head] >> index & 1:
-                head = index
-        else:
-            led, win, head, win_seat = index // RANK_COUNT, index, index, seat
-        new._led, new._win, new._head, new._win_seat = led, win, head, win_seat
-        trick = (*trick, card)
+        # engine.trick_rules.add_to_trick, inlined: the hot path reads its tables directly.
+        duties: PlayDuties = game.duties  # type: ignore[assignment]
+        new._win = win = duties.takes[self._win][index]
+        new._head = head = duties.heads[self._head][index]
+        new._led = head // RANK_COUNT
+        new._win_seat = seat if win == index else self._win_seat
+        trick = (*self._trick, card)
         if len(trick) < ctx.players:
             new._trick = trick
-            new._to_act = left_of(seat, ctx.players)
+            new._to_act = ctx.left[seat]
             return new
         new._complete_trick(trick, events)
         return new
-
-    def _explain_card(self, seat: int, index: int) -> str:
-        duties = self._game.duties
-        assert duties is not None
-        return explain_illegal_card(
-            self._hands[seat], index, led=self._led, win=self._win, head=self._head, duties=duties
-        )
 
     def _complete_trick(self, trick: tuple[Card, ...], events: list[Event] | None) -> None:
         ctx = self._ctx
@@ -630,47 +637,30 @@ class DealState:
         self._tricks_won = tricks_won = tuple(won)
         self._trick = ()
         self._led = NO_TRICK
+        self._win = self._head = NO_CARD
         if events is not None:
             events.append(taken)
         game = self._game
-        if len(self._tricks) < ctx.ruleset.tricks and not ends_early(
-            ctx.ruleset, game.contract, game.soloist, tricks_won
-        ):
+        if not deal_ends(ctx.ruleset, game.contract, game.soloist, tricks_won):
             self._to_act = self._leader = winner  # R8.1: the winner leads the next trick
             return
-        if game.contract is None or game.soloist is None:
-            payments = free_play_payments(tricks_won, ctx.ruleset.tricks)
-            self._finish(payments, None, 0, events)
-            return
-        made, payments, pool_delta = contract_payments(
-            ctx.ruleset, game.contract, game.soloist, tricks_won, ctx.pool
-        )
-        self._finish(payments, made, pool_delta, events)
+        self._finish(events)
 
-    def _finish(
-        self,
-        payments: tuple[int, ...],
-        made: bool | None,
-        pool_delta: int,
-        events: list[Event] | None,
-    ) -> None:
+    def _finish(self, events: list[Event] | None) -> None:
         ctx = self._ctx
         game = self._game
         self._phase = Phase.DONE
         self._to_act = None
-        self._outcome = outcome = DealOutcome(
-            dealer=ctx.dealer,
+        self._outcome = outcome = deal_outcome(
+            ctx.ruleset,
+            ctx.deal,
+            ctx.pool,
             soloist=game.soloist,
-            contract=game.contract.id if game.contract is not None else None,
+            contract=game.contract,
             trump=game.trump,
             passed_out=game.passed_out,
             tricks_won=self._tricks_won,
-            made=made,
-            payments=payments,
-            pool_delta=pool_delta,
-            unplayed=tuple(CardSet.from_mask(mask) for mask in self._hands),
-            hands=ctx.deal.hands,
-            blind=ctx.deal.blind,
+            hands=self._hands,
         )
         if events is not None:
             events.append(DealEnded.of(outcome))

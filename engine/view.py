@@ -23,8 +23,11 @@ __all__ = ["PlayerView"]
 class PlayerView:
     """Everything ``seat`` may know, and nothing more: never another seat's cards (nor the
     blind) while the deal is live. ``current_trick_leader`` is set during the play only;
-    ``deal_payments`` is empty until the deal is settled. ``match_balances`` and
-    ``deal_number`` are filled in by the match layer (the engine leaves the defaults)."""
+    ``deal_payments`` is empty until the deal is settled.
+
+    The match's balances and the deal's number are not part of a deal's view: the deal does not
+    know them. Whoever sends a view to a bot takes them from the match (``MatchState``) and
+    passes them alongside (the arena's codec takes them as arguments)."""
 
     seat: int
     dealer: int
@@ -39,5 +42,3 @@ class PlayerView:
     current_trick: tuple[Card, ...]
     tricks_won: tuple[int, ...]
     deal_payments: tuple[int, ...] = ()
-    match_balances: tuple[int, ...] = ()
-    deal_number: int = 0

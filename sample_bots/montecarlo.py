@@ -8,7 +8,9 @@ seats, and picks the card with the best average chips for itself. Bids and trump
 searched the same way: each contract (with each trump) is played out in sampled deals and
 bid when its average beats passing by a margin. It stops sampling at its time budget, a share
 of the request's ``move_ms``; for what it cannot search (an unknown ruleset) it plays like
-the heuristic bot.
+the heuristic bot. The samples are played out on the engine's fast path
+(:func:`engine.playout.playout_from`) with the greedy policy choosing the cards, so the bot
+plays by the engine's rules and stops a sample as soon as its result is decided.
 """
 
 from __future__ import annotations
@@ -20,8 +22,18 @@ from dataclasses import dataclass
 
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.cards import RANK_COUNT, Suit
-from engine.rulesets import SWITCHES, Ruleset, find_ruleset
-from engine.trick_rules import NO_TRICK, PlayDuties, duties_for, legal_card_mask
+from engine.playout import playout_from
+from engine.rulesets import SWITCHES, Contract, EarlyStop, Goal, Ruleset, find_ruleset
+from engine.seats import seat_after, steps_from
+from engine.settlement import contract_payments
+from engine.trick_rules import (
+    NO_CARD,
+    NO_TRICK,
+    PlayDuties,
+    add_to_trick,
+    duties_for,
+    legal_card_mask,
+)
 from sample_bots.heuristic import HeuristicBot
 from sample_bots.sdk import PASS, Answer
 
@@ -55,78 +67,58 @@ class Deal:
     trick: list[int]
     tricks_won: list[int]
     soloist: int | None
-    goal: str
-    target: int
-    duties: PlayDuties
+    contract: Contract | None
+    trump: Suit | None
 
 
 class Playout:
-    """Finish a determinized deal with a greedy policy; report the soloist's tricks."""
+    """Finish a determinized deal on the engine's fast path with a greedy policy for every
+    seat; report the tricks won."""
 
-    def __init__(self, players: int, tricks: int, rng: random.Random) -> None:
-        self.players, self.tricks, self.rng = players, tricks, rng
+    def __init__(self, ruleset: Ruleset, rng: random.Random) -> None:
+        self.rng = rng
+        # A sample stops once its result is decided: the payoff of a contract depends only on
+        # whether it is made, so "when decided" changes nothing but the time (Ruling 5). The
+        # free play's payoff counts tricks, so it is played to the end.
+        self.contract_rules = ruleset.with_options(early_stop=EarlyStop.WHEN_DECIDED)
+        self.free_play_rules = ruleset.with_options(early_stop=EarlyStop.NEVER)
+        self.deal = Deal([], 0, [], [], None, None, None)
+        self.beats: tuple[int, ...] = ()
+        self.first: int | None = None
 
     def run(self, deal: Deal, first: int | None = None) -> list[int]:
-        hands, trick, won = list(deal.hands), list(deal.trick), list(deal.tricks_won)
-        beats, leader, n = deal.duties.beats, deal.leader, self.players
-        while sum(won) < self.tricks and hands[(leader + len(trick)) % n]:
-            seat = (leader + len(trick)) % n
-            led = trick[0] // RANK_COUNT if trick else NO_TRICK
-            win = head = -1
-            if trick:
-                win = head = trick[0]
-                for card in trick[1:]:
-                    if beats[win] >> card & 1:
-                        win = card
-                    if card // RANK_COUNT == led and beats[head] >> card & 1:
-                        head = card
-            legal = legal_card_mask(hands[seat], led, win, head, deal.duties)
-            if first is not None:
-                card, first = first, None
-            else:
-                card = self.choose(deal, seat, legal, trick, win, won, leader)
-            hands[seat] &= ~(1 << card)
-            trick.append(card)
-            if len(trick) == n:
-                best = trick[0]
-                at = 0
-                for position, played in enumerate(trick[1:], 1):
-                    if beats[best] >> played & 1:
-                        best, at = played, position
-                leader = (leader + at) % n
-                won[leader] += 1
-                trick = []
-                if self.decided(deal, won):
-                    break
+        """Play ``deal`` out (``first``: the card the seat to act plays now); tricks per seat."""
+        hands, won = list(deal.hands), list(deal.tricks_won)
+        rules = self.free_play_rules if deal.contract is None else self.contract_rules
+        self.deal, self.first = deal, first
+        self.beats = duties_for(rules, deal.trump).beats
+        playout_from(
+            rules,
+            hands,
+            won,
+            leader=deal.leader,
+            trick=deal.trick,
+            soloist=deal.soloist,
+            contract=deal.contract,
+            trump=deal.trump,
+            rng=self.rng,
+            policy=self.choose,
+        )
         return won
 
-    def decided(self, deal: Deal, won: list[int]) -> bool:
-        if deal.soloist is None:
-            return False
-        mine = won[deal.soloist]
-        theirs = sum(won) - mine
-        if deal.goal == "zero":
-            return mine > 0
-        if deal.goal == "all":
-            return theirs > 0
-        return mine >= deal.target if deal.goal == "at_least" else mine > deal.target
-
     def choose(
-        self,
-        deal: Deal,
-        seat: int,
-        legal: int,
-        trick: list[int],
-        win: int,
-        won: list[int],
-        leader: int,
+        self, seat: int, legal: int, trick_size: int, win: int, win_seat: int, won: list[int]
     ) -> int:
+        """The policy: the given first card, else greedy (see the module docstring)."""
+        if self.first is not None:
+            card, self.first = self.first, None
+            return card
         cards = bits(legal)
         if len(cards) == 1:
             return cards[0]
-        if not trick or self.rng.random() < EPSILON:
+        if not trick_size or self.rng.random() < EPSILON:
             return cards[self.rng.randrange(len(cards))]
-        beats = deal.duties.beats
+        beats = self.beats
 
         # Cheap = beaten by many cards; a trump J is beaten by none.
         def weakest(options: list[int]) -> int:
@@ -136,23 +128,22 @@ class Playout:
             return min(options, key=lambda c: beats[c].bit_count())
 
         winners = [c for c in cards if beats[win] >> c & 1]
-        n = self.players
-        winning_seat = (leader + trick.index(win)) % n
-        soloist = deal.soloist
-        if soloist is None:
+        soloist = self.deal.soloist
+        contract = self.deal.contract
+        if soloist is None or contract is None:
             wants = True
-        elif deal.goal == "zero":
+        elif contract.goal is Goal.ZERO:
             if seat == soloist:  # stay under
                 under = [c for c in cards if c not in winners]
                 return strongest(under) if under else strongest(cards)
-            if winning_seat == soloist:
+            if win_seat == soloist:
                 under = [c for c in cards if c not in winners]
                 return strongest(under) if under else weakest(cards)
             return weakest(cards)
         elif seat == soloist:
-            wants = deal.goal != "exact" or won[seat] < deal.target
+            wants = contract.goal is not Goal.EXACT or won[seat] < contract.tricks
         else:
-            wants = winning_seat == soloist
+            wants = win_seat == soloist
         if wants and winners:
             return weakest(winners)
         return weakest(cards)
@@ -208,15 +199,14 @@ class MonteCarloBot(HeuristicBot):
     def payoff(
         self, ruleset: Ruleset, seat: int, soloist: int | None, contract: str, won: list[int]
     ) -> float:
-        """This seat's chips from a played-out deal."""
+        """This seat's chips from a played-out deal, settled by the engine (R10); in the free
+        play (no soloist) the tricks it took short of the most, a smoother aim than the score."""
         if soloist is None:
             return won[seat] - max(won)
-        info = ruleset.contract(contract)
-        made = info.made_with(won[soloist])
-        value = info.value if made else -info.value
-        if seat == soloist:
-            return value * (ruleset.players - 1 if ruleset.zero_sum else 1)
-        return -value if ruleset.zero_sum else 0
+        _, payments, _ = contract_payments(
+            ruleset, ruleset.contract(contract), soloist, tuple(won), pool=0
+        )
+        return payments[seat]
 
     # --- sampling ------------------------------------------------------------------------
     def sample(
@@ -265,21 +255,15 @@ class MonteCarloBot(HeuristicBot):
         forbidden = [0] * (players + 1)
         tricks = [(t.leader, [card_index(c) for c in t.cards]) for t in view.tricks]
         tricks.append((view.current_trick_leader, [card_index(c) for c in view.current_trick]))
-        beats = duties.beats
         for leader, cards in tricks:
-            for position in range(1, len(cards)):
-                seat, card = (leader + position) % players, cards[position]
-                led = cards[0] // RANK_COUNT
-                win = head = cards[0]
-                for earlier in cards[1:position]:
-                    if beats[win] >> earlier & 1:
-                        win = earlier
-                    if earlier // RANK_COUNT == led and beats[head] >> earlier & 1:
-                        head = earlier
-                for other in bits(unseen & ~forbidden[seat]):
+            led, win, head = NO_TRICK, NO_CARD, NO_CARD
+            for position, card in enumerate(cards):
+                seat = seat_after(leader, position, players)
+                for other in bits(unseen & ~forbidden[seat]) if position else ():
                     hand = 1 << card | 1 << other
                     if not legal_card_mask(hand, led, win, head, duties) >> card & 1:
                         forbidden[seat] |= 1 << other
+                led, win, head = add_to_trick(win, head, card, duties)
         return forbidden
 
     def world(
@@ -309,7 +293,7 @@ class MonteCarloBot(HeuristicBot):
         for seat in range(players):
             if seat == view.seat:
                 continue
-            offset = (seat - view.current_trick_leader) % players
+            offset = steps_from(view.current_trick_leader, seat, players)
             counts[seat] = ruleset.hand_size - done - (offset < len(view.current_trick))
         counts[players] = unseen.bit_count() - sum(counts)
         forbidden = self.shown(view, players, duties, unseen)
@@ -324,7 +308,7 @@ class MonteCarloBot(HeuristicBot):
         contract = ruleset.contract(view.contract) if view.contract else None
         hands, counts, unseen, forbidden = self.world(view, ruleset, duties)
         candidates = [card_index(choice.card) for choice in request.legal]
-        playout = Playout(ruleset.players, ruleset.tricks, self.rng)
+        playout = Playout(ruleset, self.rng)
         totals = [0.0] * len(candidates)
         deadline, samples = self.deadline(request), 0
         while samples < 2 or (self.more(samples) and time.monotonic() < deadline):
@@ -335,9 +319,8 @@ class MonteCarloBot(HeuristicBot):
                 trick=[card_index(c) for c in view.current_trick],
                 tricks_won=list(view.tricks_won),
                 soloist=soloist,
-                goal=str(contract.goal) if contract else "",
-                target=contract.tricks if contract else 0,
-                duties=duties,
+                contract=contract,
+                trump=trump,
             )
             for i, card in enumerate(candidates):
                 won = playout.run(deal, first=card)
@@ -357,23 +340,21 @@ class MonteCarloBot(HeuristicBot):
         """Average chips of playing ``contract_id`` as soloist (leading) with each trump."""
         view = request.view
         contract = ruleset.contract(contract_id)
-        playout = Playout(ruleset.players, ruleset.tricks, self.rng)
+        playout = Playout(ruleset, self.rng)
         totals = [0.0] * len(trumps)
-        duties = [duties_for(ruleset, t) for t in trumps]
-        hands, counts, unseen, forbidden = self.world(view, ruleset, duties[0])
+        hands, counts, unseen, forbidden = self.world(view, ruleset, duties_for(ruleset, trumps[0]))
         samples = 0
         while samples < 4 or (self.more(samples) and time.monotonic() < deadline):
             dealt = self.sample(hands, counts, unseen, forbidden)
-            for i, rules in enumerate(duties):
+            for i, trump in enumerate(trumps):
                 deal = Deal(
                     dealt[: ruleset.players],
                     view.seat,
                     [],
                     [0] * ruleset.players,
                     view.seat,
-                    str(contract.goal),
-                    contract.tricks,
-                    rules,
+                    contract,
+                    trump,
                 )
                 won = playout.run(deal)
                 totals[i] += self.payoff(ruleset, view.seat, view.seat, contract_id, won)

@@ -106,3 +106,21 @@ def test_event_bytes_parse_to_the_event_message() -> None:
     event.card_played.card.CopyFrom(codec.card_to_pb(parse_card("SA")))
     parsed = bot_pb2.RefereeMessage.FromString(codec.event_message_bytes(event))
     assert parsed == bot_pb2.RefereeMessage(event=event)
+
+
+def test_the_match_fields_of_a_view_come_from_the_match_not_the_deal() -> None:
+    # A deal's view does not know the match's balances or the deal's number: whoever sends it
+    # passes them beside it, and the codec writes them into the message.
+    ruleset = find_ruleset("standard")
+    view = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5)).view(0)
+    assert not hasattr(view, "match_balances")
+    assert not hasattr(view, "deal_number")
+    message = codec.view_to_pb(view, match_balances=(4, -4, 0, 0), deal_number=3)
+    assert list(message.match_balances) == [4, -4, 0, 0]
+    assert message.deal_number == 3
+    assert message.seat == 0
+    assert len(message.hand) == 7
+    request = codec.decision_request(
+        1, Phase.AUCTION, [Bid("pass")], view, 100, 0, 0, 0, match_balances=(1, 2, 3, -6)
+    )
+    assert list(request.request.view.match_balances) == [1, 2, 3, -6]
