@@ -20,9 +20,18 @@ from arena.errors import (
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
+    ProtocolError,
     TooManySessionsError,
     UnauthenticatedError,
     UnsupportedVersionError,
+)
+from arena.limits import (
+    MAX_RESUMES_PER_MATCH,
+    MAX_SESSIONS_PER_BOT,
+    OPEN_REQUEST_INBOX_LIMIT,
+    SEAT_INBOX_LIMIT,
+    ConnectionLimits,
+    ProtocolLimits,
 )
 from arena.session import Lobby, SeatSession, SessionState
 from arena.store import BotRecord, RefereeStore, hash_token, new_token
@@ -34,21 +43,20 @@ from engine.errors import EngineError
 from engine.permutation import SuitPermutation
 from engine.rulesets import Ruleset, find_ruleset
 
-__all__ = ["SERVER_VERSION", "SUPPORTED_PROTOCOL_VERSIONS", "Referee", "RefereeConfig"]
+# The flood limits are re-exported for the code that imported them from here.
+__all__ = [
+    "MAX_RESUMES_PER_MATCH",
+    "MAX_SESSIONS_PER_BOT",
+    "OPEN_REQUEST_INBOX_LIMIT",
+    "SEAT_INBOX_LIMIT",
+    "SERVER_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "Referee",
+    "RefereeConfig",
+]
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
-# Seat sessions one bot may have open at once (a season opens one per table it plays).
-MAX_SESSIONS_PER_BOT = 256
-# Messages a seated session may have waiting for its seat's turn (a forfeited seat is never
-# asked again, so it never reads them); past this the stream is ended as a flood. While the
-# seat's request is open its table reads them as they come (and strikes a flood), so only a
-# bot outpacing that reading meets the larger cap.
-SEAT_INBOX_LIMIT = 64
-OPEN_REQUEST_INBOX_LIMIT = 1024
-# Times one seat may resume in one match. Each resume restarts the open decision's clock, so
-# without a limit a bot that drops and resumes in a loop would hold its table forever.
-MAX_RESUMES_PER_MATCH = 10
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,8 @@ class RefereeConfig:
     time_control: TimeControlSettings = field(default_factory=TimeControlSettings)
     seat_wait_ms: int = 10_000
     max_deals: int = 1000
+    limits: ProtocolLimits = field(default_factory=ProtocolLimits)
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 class Referee:
@@ -72,7 +82,7 @@ class Referee:
         self.store = RefereeStore(config.db_path)
         aborted = self.store.mark_running_aborted()
         self.recovered_aborted = aborted
-        self.store.close_open_sessions()
+        self.store.close_open_sessions(keep_per_bot=config.limits.closed_sessions_kept_per_bot)
         # Session ids go on from the last run's: the session history must not collide.
         self.lobby = Lobby(first_session_number=self.store.last_session_number() + 1)
         self.tables: dict[str, Table] = {}
@@ -97,6 +107,7 @@ class Referee:
         bot = self.store.bot_for_token(hello.token)
         if bot is None:
             raise UnauthenticatedError("unknown or revoked bot token")
+        self._check_hello_fields(hello)
         if hello.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
             supported = ", ".join(str(v) for v in SUPPORTED_PROTOCOL_VERSIONS)
             raise UnsupportedVersionError(
@@ -145,6 +156,25 @@ class Referee:
             await self.lobby.join(session)
         return session
 
+    def _check_hello_fields(self, hello: bot_pb2.Hello) -> None:
+        """Refuse a Hello whose strings are over their caps: each is kept for the session's
+        life, written to the database or echoed in a reply."""
+        limits = self.config.limits
+        fields = [
+            ("bot_name", hello.bot_name, limits.bot_name_chars),
+            ("bot_version", hello.bot_version, limits.bot_version_chars),
+            ("resume_match_id", hello.resume_match_id, limits.match_id_chars),
+        ]
+        fields += [("rulesets entry", r, limits.ruleset_id_chars) for r in hello.rulesets]
+        for name, value, cap in fields:
+            if len(value) > cap:
+                raise ProtocolError(f"hello.{name} has {len(value)} characters; the cap is {cap}")
+        if len(hello.rulesets) > limits.rulesets_per_hello:
+            raise ProtocolError(
+                f"hello.rulesets has {len(hello.rulesets)} entries; the cap is "
+                f"{limits.rulesets_per_hello}"
+            )
+
     def _may_resume(self, table: Table, seat: int) -> bool:
         key = (table.spec.match_id, seat)
         self._resumes[key] += 1
@@ -187,7 +217,9 @@ class Referee:
         session.seat = None
         session.close()
         self.lobby.leave(session)
-        self.store.session_closed(session.session_id)
+        self.store.session_closed(
+            session.session_id, keep_per_bot=self.config.limits.closed_sessions_kept_per_bot
+        )
 
     # --- admin -----------------------------------------------------------------------------
     def register_bot(self, name: str) -> tuple[BotRecord, str]:
@@ -273,7 +305,15 @@ class Referee:
         spec = self.build_spec(request)
         wait_ms = request.seat_wait_ms or self.config.seat_wait_ms
         sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
-        table = Table(spec, sessions, self.store, self.config.logs_dir, self.clock, SERVER_VERSION)
+        table = Table(
+            spec,
+            sessions,
+            self.store,
+            self.config.logs_dir,
+            self.clock,
+            SERVER_VERSION,
+            limits=self.config.limits,
+        )
         if observer is not None:
             observers = table.summary_observers if request.summary_updates else table.observers
             observers.append(observer)

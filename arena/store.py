@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import BotNameTakenError, NotFoundError, StoreError
+from arena.limits import ProtocolLimits
 
 __all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
 
@@ -60,12 +61,25 @@ CREATE TABLE IF NOT EXISTS matches (
     log_path      TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS matches_started ON matches(started_at);
+CREATE INDEX IF NOT EXISTS sessions_bot ON sessions(bot_id);
 CREATE TABLE IF NOT EXISTS match_bots (
     match_id  TEXT NOT NULL REFERENCES matches(match_id),
     bot_id    TEXT NOT NULL,
     PRIMARY KEY (match_id, bot_id)
 );
 """
+
+
+_KEEP_PER_BOT = ProtocolLimits.closed_sessions_kept_per_bot
+# The closed sessions of each bot but its newest ? (session ids are s<n>, n rising). The newest
+# session overall is kept, so last_session_number() still sees it.
+_OLD_CLOSED_SESSIONS = """
+SELECT session_id FROM (
+    SELECT session_id, ROW_NUMBER() OVER (
+        PARTITION BY bot_id ORDER BY CAST(substr(session_id, 2) AS INTEGER) DESC
+    ) AS newness
+    FROM sessions WHERE closed_at IS NOT NULL {bot}
+) WHERE newness > ?"""
 
 
 def now_ms() -> int:
@@ -135,6 +149,10 @@ class RefereeStore:
             self._db.executescript(
                 f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
             )
+        else:
+            # Added within version 1 (the session history is pruned per bot); an index changes
+            # no row, so older referees read the file as before.
+            self._db.execute("CREATE INDEX IF NOT EXISTS sessions_bot ON sessions(bot_id)")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -166,8 +184,9 @@ class RefereeStore:
     def register_bot(self, name: str) -> tuple[BotRecord, str]:
         """Create a bot identity; returns it and its token (which is stored only as a hash)."""
         name = name.strip()
-        if not name or len(name) > 64 or any(ch in name for ch in "\n\r\t"):
-            raise ValueError("a bot name is 1 to 64 printable characters")
+        cap = ProtocolLimits.bot_name_chars
+        if not name or len(name) > cap or any(ch in name for ch in "\n\r\t"):
+            raise ValueError(f"a bot name is 1 to {cap} printable characters")
         token = new_token()
         record = BotRecord(
             bot_id=f"bot_{uuid.uuid4().hex[:12]}", name=name, created_at=now_ms(), revoked=False
@@ -219,9 +238,17 @@ class RefereeStore:
                 (session_id, bot_id, bot_version, peer, now_ms()),
             )
 
-    def session_closed(self, session_id: str) -> None:
+    def session_closed(self, session_id: str, keep_per_bot: int = _KEEP_PER_BOT) -> None:
+        """Record a session's end, and forget that bot's closed sessions but the newest
+        ``keep_per_bot``: a bot that reconnects in a loop would otherwise fill the disk."""
         with self._transaction() as db:
             db.execute("UPDATE sessions SET closed_at=? WHERE session_id=?", (now_ms(), session_id))
+            one_bot = "AND bot_id=(SELECT bot_id FROM sessions WHERE session_id=?)"
+            db.execute(
+                f"DELETE FROM sessions WHERE session_id IN "
+                f"({_OLD_CLOSED_SESSIONS.format(bot=one_bot)})",
+                (session_id, keep_per_bot),
+            )
 
     def last_session_number(self) -> int:
         """The highest n of the session ids ``s<n>`` recorded so far (0 for none), so that a
@@ -232,12 +259,18 @@ class RefereeStore:
         ).fetchone()
         return int(row[0] or 0)
 
-    def close_open_sessions(self) -> int:
-        """At start-up: sessions left open by a referee that died are over."""
+    def close_open_sessions(self, keep_per_bot: int = _KEEP_PER_BOT) -> int:
+        """At start-up: sessions left open by a referee that died are over (and, as at every
+        close, only the newest ``keep_per_bot`` closed sessions of each bot are kept)."""
         with self._transaction() as db:
-            return db.execute(
+            closed = db.execute(
                 "UPDATE sessions SET closed_at=? WHERE closed_at IS NULL", (now_ms(),)
             ).rowcount
+            db.execute(
+                f"DELETE FROM sessions WHERE session_id IN ({_OLD_CLOSED_SESSIONS.format(bot='')})",
+                (keep_per_bot,),
+            )
+            return closed
 
     # --- matches ---------------------------------------------------------------------------
     def record_match(self, match: MatchRecord) -> None:

@@ -70,18 +70,18 @@ class Hello(_message.Message):
     token: _builtins.str
     """The bot's secret token (from Admin.RegisterBot / `brandeln bots add`)."""
     bot_name: _builtins.str
-    """The bot's display name."""
+    """The bot's display name (at most 64 characters; empty: its registered name)."""
     bot_version: _builtins.str
-    """The bot's own version string, recorded in match logs."""
+    """The bot's own version string, recorded in match logs (at most 64 characters)."""
     protocol_version: _builtins.int
     """The protocol version the bot speaks; must be 1."""
     resume_match_id: _builtins.str
-    """Set to re-join a running match after a dropped stream."""
+    """Set to re-join a running match after a dropped stream (at most 64 characters)."""
     snapshot_only: _builtins.bool
     """Send this seat no public events except DealEnded (requests carry full snapshots)."""
     @_builtins.property
     def rulesets(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Ruleset ids the bot can play; empty means all."""
+        """Ruleset ids the bot can play; empty means all (at most 32 ids of 32 characters)."""
 
     def __init__(
         self,
@@ -376,7 +376,7 @@ class ActionRejected(_message.Message):
     code: Global___RejectCode.ValueType
     """Why."""
     reason: _builtins.str
-    """Human-readable detail, e.g. "must follow hearts"."""
+    """Human-readable detail, e.g. "must follow hearts" (at most 200 characters)."""
     def __init__(
         self,
         *,
