@@ -69,13 +69,14 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
     import asyncio  # noqa: PLC0415
 
     from arena.referee import Referee  # noqa: PLC0415
-    from arena.server import create_server  # noqa: PLC0415
+    from arena.server import create_server, raise_open_file_limit  # noqa: PLC0415
 
     # Handlers first: a signal that arrives while we start still stops us cleanly.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    files = raise_open_file_limit()
     referee = Referee(config)
     if referee.recovered_aborted:
         console.print(
@@ -86,6 +87,16 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
     host = address.rsplit(":", 1)[0]
     console.print(f"referee listening on {host}:{port} ({'TLS' if tls else 'insecure'})")
     console.print(f"database {config.db_path}, match logs in {config.logs_dir}")
+    if files.after > files.before:
+        opened = f"open-file limit raised from {files.before} to {files.after} (the hard limit)"
+    else:
+        opened = f"open-file limit {files.after} (hard limit {_limit_text(files.hard)})"
+    limits = config.connections
+    console.print(
+        f"{opened}; at most {limits.connection_cap(files.after)} connections, each closed "
+        f"if it has not completed its handshake in {limits.handshake_timeout_ms / 1000:g} s "
+        f"or has no call for {limits.max_connection_idle_ms / 1000:g} s"
+    )
     if referee.generated_admin_token:
         console.print(
             "admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): "
@@ -96,3 +107,9 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
     await referee.abort_all()
     await server.stop(2.0)
     referee.close()
+
+
+def _limit_text(limit: int) -> str:
+    import resource  # noqa: PLC0415
+
+    return "unlimited" if limit == resource.RLIM_INFINITY else str(limit)
