@@ -12,6 +12,7 @@ __all__ = [
     "PermissionDeniedError",
     "ProtocolError",
     "SeatUnavailableError",
+    "ShuttingDownError",
     "StoreError",
     "TooManySessionsError",
     "UnauthenticatedError",
@@ -60,6 +61,10 @@ class TooManySessionsError(ArenaError):
     """A bot tried to open more seat sessions than one bot may have."""
 
 
+class ShuttingDownError(ArenaError):
+    """The referee is draining for a stop: no new session or match."""
+
+
 class StoreError(ArenaError):
     """The database cannot be opened or used."""
 
@@ -74,6 +79,7 @@ _CODES: dict[type[ArenaError], grpc.StatusCode] = {
     BotNameTakenError: grpc.StatusCode.ALREADY_EXISTS,
     SeatUnavailableError: grpc.StatusCode.UNAVAILABLE,
     TooManySessionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ShuttingDownError: grpc.StatusCode.UNAVAILABLE,
     StoreError: grpc.StatusCode.INTERNAL,
 }
 

@@ -10,7 +10,7 @@ import asyncio
 import hmac
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from arena.errors import (
     NotFoundError,
     PermissionDeniedError,
     ProtocolError,
+    ShuttingDownError,
     TooManySessionsError,
     UnauthenticatedError,
     UnsupportedVersionError,
@@ -33,7 +34,7 @@ from arena.limits import (
     ConnectionLimits,
     ProtocolLimits,
 )
-from arena.session import Lobby, SeatSession, SessionState
+from arena.session import SHUTDOWN_REASON, Lobby, SeatSession, SessionState
 from arena.store import BotRecord, RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, MatchSpec, Table
 from arena.timecontrol import TimeControlSettings
@@ -89,6 +90,10 @@ class Referee:
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)
         self.generated_admin_token: str | None = None
+        # Set by drain(): the referee is stopping and takes no new sessions or matches.
+        self.draining = False
+        # Called first thing by drain() (the server's health service turns NOT_SERVING).
+        self.on_drain: list[Callable[[], Awaitable[None]]] = []
         if config.admin_token is not None:
             self.store.set_admin_token(config.admin_token)
         elif self.store.admin_token_hash() is None:
@@ -104,6 +109,8 @@ class Referee:
     # --- seat sessions ---------------------------------------------------------------------
     async def open_session(self, hello: bot_pb2.Hello, peer: str) -> SeatSession:
         """Validate a Hello; returns the session, seated again if it resumes a match."""
+        if self.draining:
+            raise ShuttingDownError("the referee is shutting down; connect again later")
         bot = self.store.bot_for_token(hello.token)
         if bot is None:
             raise UnauthenticatedError("unknown or revoked bot token")
@@ -302,6 +309,8 @@ class Referee:
         observer: Callable[[admin_pb2.MatchUpdate], None] | None = None,
     ) -> Table:
         """Seat the bots (waiting a bounded time for free sessions) and start the match."""
+        if self.draining:
+            raise ShuttingDownError("the referee is shutting down; it starts no new match")
         spec = self.build_spec(request)
         wait_ms = request.seat_wait_ms or self.config.seat_wait_ms
         sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
@@ -339,6 +348,17 @@ class Referee:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def drain(self) -> None:
+        """Begin a graceful stop: say so (health turns NOT_SERVING), take no new session or
+        match, abort the running matches (recorded as aborted, their bots told so) and end
+        every session with UNAVAILABLE once it has sent what was queued."""
+        self.draining = True
+        for hook in self.on_drain:
+            await hook()
+        await self.abort_all()
+        for session in self.lobby.sessions():
+            session.close(SHUTDOWN_REASON)
 
     def close(self) -> None:
         self.store.close()

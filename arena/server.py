@@ -112,6 +112,8 @@ async def create_server(
     admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(referee), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    # A draining referee answers NOT_SERVING (and keeps to it) until its port closes.
+    referee.on_drain.append(health_servicer.enter_graceful_shutdown)
     service_names = (
         bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name,
         admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name,

@@ -26,7 +26,7 @@ from arena.limits import (
     MAX_BOT_MESSAGE_BYTES,
 )
 from arena.referee import Referee
-from arena.session import Outgoing, SeatSession
+from arena.session import SHUTDOWN_REASON, Outgoing, SeatSession
 from arena.summaries import summary_of
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
 
@@ -87,7 +87,9 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             reader.cancel()
             writer.cancel()
             await asyncio.gather(reader, writer, return_exceptions=True)
-        if session.close_reason.startswith("protocol:"):
+        if session.close_reason == SHUTDOWN_REASON:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, session.close_reason)
+        elif session.close_reason.startswith("protocol:"):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, session.close_reason.removeprefix("protocol: ")
             )

@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 # through to the wire as they are).
 Outgoing = bot_pb2.RefereeMessage | bytes
 
-__all__ = ["OUTBOX_LIMIT", "Lobby", "Outgoing", "SeatSession", "SessionState"]
+__all__ = ["OUTBOX_LIMIT", "SHUTDOWN_REASON", "Lobby", "Outgoing", "SeatSession", "SessionState"]
+
+# The close reason of the sessions a stopping referee ends (their streams end UNAVAILABLE, the
+# code a client retries on).
+SHUTDOWN_REASON = "the referee is shutting down"
 
 
 class SessionState(enum.StrEnum):

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 # soft_wrap: a token must stay on one line to be copied (rich would wrap it at the width).
 console = Console(stderr=True, soft_wrap=True, highlight=False)
 
+# How long `serve` lets the servers' calls end once its port is closed, before it cancels them.
+STOP_GRACE_S = 2.0
+
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
@@ -30,20 +33,28 @@ def serve(
     ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="TLS certificate chain (PEM).")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="TLS private key (PEM).")] = None,
+    drain_seconds: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            help="On SIGINT/SIGTERM, how long health reports NOT_SERVING before the port "
+            "closes (a second signal stops at once).",
+        ),
+    ] = 1.0,
 ) -> None:
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
     The admin token comes from $BRANDELN_ADMIN_TOKEN, or is generated on first start and
     printed once (only its hash is stored).
     """
+    if (tls_cert is None) != (tls_key is None):
+        raise typer.BadParameter("--tls-cert and --tls-key go together")
     # Imported here so `brandeln --help` starts fast (grpc and asyncio are slow to import).
     import asyncio  # noqa: PLC0415
 
     from arena.errors import StoreError  # noqa: PLC0415
     from arena.referee import RefereeConfig  # noqa: PLC0415
 
-    if (tls_cert is None) != (tls_key is None):
-        raise typer.BadParameter("--tls-cert and --tls-key go together")
     tls = None
     if tls_cert is not None and tls_key is not None:
         try:
@@ -56,7 +67,7 @@ def serve(
         admin_token=os.environ.get(paths.ADMIN_TOKEN_ENV) or None,
     )
     try:
-        asyncio.run(_serve(f"{host}:{port}", config, tls))
+        asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds))
     except StoreError as error:
         console.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from None
@@ -65,7 +76,9 @@ def serve(
         raise typer.Exit(1) from None
 
 
-async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] | None) -> None:
+async def _serve(
+    address: str, config: RefereeConfig, tls: tuple[bytes, bytes] | None, drain_seconds: float
+) -> None:
     import asyncio  # noqa: PLC0415
 
     from arena.referee import Referee  # noqa: PLC0415
@@ -103,9 +116,17 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
             f"[bold]{referee.generated_admin_token}[/bold]"
         )
     await stop.wait()
+    stop.clear()
     console.print("stopping: running matches are recorded as aborted")
-    await referee.abort_all()
-    await server.stop(2.0)
+    await referee.drain()
+    # Health says NOT_SERVING for the drain, so probes and load balancers send no more work.
+    try:
+        async with asyncio.timeout(drain_seconds):
+            await stop.wait()  # a second signal: stop now
+    except TimeoutError:
+        pass
+    await server.stop(STOP_GRACE_S)
+    await _settle(STOP_GRACE_S)
     referee.close()
 
 
@@ -113,3 +134,14 @@ def _limit_text(limit: int) -> str:
     import resource  # noqa: PLC0415
 
     return "unlimited" if limit == resource.RLIM_INFINITY else str(limit)
+
+
+async def _settle(timeout: float) -> None:
+    """Let the tasks gRPC runs per call finish after the server stopped: asyncio.run would
+    cancel them, and gRPC prints a CancelledError traceback for each task cancelled so."""
+    import asyncio  # noqa: PLC0415
+
+    current = asyncio.current_task()
+    others = {task for task in asyncio.all_tasks() if task is not current}
+    if others:
+        await asyncio.wait(others, timeout=timeout)

@@ -35,6 +35,7 @@ async def main(data_dir: Path, limits: ConnectionLimits) -> None:
     server, port = await create_server("127.0.0.1:0", referee)
     print(f"referee listening on 127.0.0.1:{port}", file=sys.stderr, flush=True)
     await stop.wait()
+    await referee.drain()
     await server.stop(0.5)
     referee.close()
 
