@@ -44,11 +44,12 @@ def serve(
 ) -> None:
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
-    The admin token comes from $BRANDELN_ADMIN_TOKEN, or is generated on first start and
-    printed once (only its hash is stored).
+    The admin token comes from $BRANDELN_ADMIN_TOKEN (at least 16 characters), or is generated
+    on first start and printed once (only its hash is stored).
     """
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("--tls-cert and --tls-key go together")
+    admin_token = _admin_token_from_env()
     # Imported here so `brandeln --help` starts fast (grpc and asyncio are slow to import).
     import asyncio  # noqa: PLC0415
 
@@ -64,7 +65,7 @@ def serve(
     config = RefereeConfig(
         db_path=db or paths.referee_db(),
         logs_dir=logs or paths.logs_dir(),
-        admin_token=os.environ.get(paths.ADMIN_TOKEN_ENV) or None,
+        admin_token=admin_token,
     )
     try:
         asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds))
@@ -74,6 +75,28 @@ def serve(
     except OSError as error:
         console.print(f"[red]error:[/red] cannot listen on {host}:{port}: {error}")
         raise typer.Exit(1) from None
+
+
+def _admin_token_from_env() -> str | None:
+    """The operator's admin token, if set; a blank or short one is refused (exit code 2): the
+    Admin service answers anyone who can reach the port, so its token must not be guessable."""
+    from arena.limits import MIN_ADMIN_TOKEN_CHARS  # noqa: PLC0415
+
+    token = os.environ.get(paths.ADMIN_TOKEN_ENV)
+    if token is None:
+        return None
+    problem = ""
+    if not token.strip():
+        problem = "is blank"
+    elif len(token) < MIN_ADMIN_TOKEN_CHARS:
+        problem = f"has {len(token)} characters"
+    if problem:
+        console.print(
+            f"[red]error:[/red] ${paths.ADMIN_TOKEN_ENV} {problem}; an admin token needs at "
+            f"least {MIN_ADMIN_TOKEN_CHARS} characters (unset it to have one generated)"
+        )
+        raise typer.Exit(2)
+    return token
 
 
 async def _serve(

@@ -1,4 +1,4 @@
-"""`brandeln serve` stops cleanly with bots connected.
+"""`brandeln serve` stops cleanly with bots connected, and refuses a guessable admin token.
 
 Seen: SIGINT/SIGTERM with bots connected printed one ``CancelledError`` traceback per open
 stream, and the health service said SERVING until the port closed.
@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2
 
 from brandeln.v1 import admin_pb2, admin_pb2_grpc
@@ -115,3 +116,30 @@ async def test_sigterm_with_bots_connected_drains_not_serving_without_tracebacks
         for bot in bots:
             bot.kill()
             bot.wait()
+
+
+@pytest.mark.parametrize("token", ["", "   ", "short-token", "x" * 15])
+def test_serve_refuses_a_blank_or_short_admin_token(tmp_path: Path, token: str) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "brandeln_cli",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "r.db"),
+        ],
+        env={**os.environ, "BRANDELN_ADMIN_TOKEN": token, "COLUMNS": "200"},
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: $BRANDELN_ADMIN_TOKEN ")
+    assert "at least 16 characters" in line
+    assert not (tmp_path / "r.db").exists()  # refused before anything was written
