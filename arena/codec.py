@@ -21,6 +21,7 @@ from typing import Generic, TypeVar
 
 from google.protobuf.descriptor import Descriptor
 
+from arena.limits import ProtocolLimits, quote_prefix
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.actions import Action, Bid, NameTrump, PlayCard
 from engine.cards import CARDS, Card, CardSet, Rank, Suit
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 # The proto enum value of an engine enum member is its value + 1 (0 is UNSPECIFIED).
+_DEFAULT_LIMITS = ProtocolLimits()
 _ENUM_OFFSET = 1
 
 
@@ -151,11 +153,14 @@ class WrongPhaseError(CodecError):
     """A well-formed choice of the wrong kind for the request's phase."""
 
 
-def choice_to_action(choice: cards_pb2.Choice, phase: Phase) -> Action:
+def choice_to_action(
+    choice: cards_pb2.Choice, phase: Phase, limits: ProtocolLimits = _DEFAULT_LIMITS
+) -> Action:
     """Decode a bot's choice for a request of ``phase``.
 
     Raises :class:`WrongPhaseError` for a choice of another kind and :class:`CodecError` for a
-    malformed one. Legality is the engine's business, not the codec's.
+    malformed one (a contract string longer than any contract id is malformed, and quoted only
+    in part). Legality is the engine's business, not the codec's.
     """
     kind = choice.WhichOneof("kind")
     if kind is None:
@@ -164,9 +169,16 @@ def choice_to_action(choice: cards_pb2.Choice, phase: Phase) -> Action:
     if kind != expected:
         raise WrongPhaseError(f"the request asks for a {expected}, the choice holds a {kind}")
     if kind == "bid":
-        if not choice.bid.contract:
+        contract = choice.bid.contract
+        if not contract:
             raise CodecError('bid.contract is empty: name a contract id or "pass"')
-        return Bid(choice.bid.contract)
+        if len(contract) > limits.contract_id_chars:
+            raise CodecError(
+                f"bid.contract is longer than any contract id (at most "
+                f"{limits.contract_id_chars} characters): "
+                f"{quote_prefix(contract, limits.quoted_prefix_chars)}"
+            )
+        return Bid(contract)
     if kind == "trump":
         return NameTrump(suit_from_pb(choice.trump))
     return PlayCard(card_from_pb(choice.card))

@@ -14,6 +14,7 @@ __all__ = [
     "PermissionDeniedError",
     "ProtocolError",
     "SeatUnavailableError",
+    "ShuttingDownError",
     "StoreError",
     "TooManySessionsError",
     "UnauthenticatedError",
@@ -66,6 +67,10 @@ class TooManySessionsError(ArenaError):
     """A bot tried to open more seat sessions than one bot may have."""
 
 
+class ShuttingDownError(ArenaError):
+    """The referee is draining for a stop: no new session or match."""
+
+
 class StoreError(ArenaError):
     """The database cannot be opened or used."""
 
@@ -85,6 +90,7 @@ _CODES: dict[type[ArenaError], grpc.StatusCode] = {
     BotRevokedError: grpc.StatusCode.FAILED_PRECONDITION,
     SeatUnavailableError: grpc.StatusCode.UNAVAILABLE,
     TooManySessionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ShuttingDownError: grpc.StatusCode.UNAVAILABLE,
     StoreError: grpc.StatusCode.INTERNAL,
     CorruptDataError: grpc.StatusCode.DATA_LOSS,
 }

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import unicodedata
 
+from arena.limits import ProtocolLimits
+
 __all__ = ["MAX_NAME_LENGTH", "check_hello_text", "check_name", "unsafe_character"]
 
 # Long enough for "<bot>@<season>-2", short enough for a table column.
-MAX_NAME_LENGTH = 64
+MAX_NAME_LENGTH = ProtocolLimits.bot_name_chars
 
 # The Unicode categories that are not text to read: control (Cc: C0, DEL, C1), format (Cf: bidi
 # embeddings, overrides and isolates, zero-width marks), surrogate, private use, unassigned, and
@@ -65,8 +67,8 @@ def check_name(name: str, what: str = "a bot name") -> str:
 
 
 def check_hello_text(text: str, what: str) -> str:
-    """A ``Hello.bot_name`` or ``Hello.bot_version``: may be empty, else as :func:`check_name`."""
-    if len(text) > MAX_NAME_LENGTH:
-        raise ValueError(f"{what} is at most {MAX_NAME_LENGTH} characters, not {len(text)}")
+    """A ``Hello.bot_name`` or ``Hello.bot_version``: may be empty, and holds no control or
+    format characters. (Its length is capped by :class:`arena.limits.ProtocolLimits`, checked
+    with the Hello's other strings by the referee.)"""
     _refuse_unsafe(text, what)
     return text

@@ -11,7 +11,7 @@ import hmac
 import json
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,13 +22,22 @@ from arena.errors import (
     NotFoundError,
     PermissionDeniedError,
     ProtocolError,
+    ShuttingDownError,
     TooManySessionsError,
     UnauthenticatedError,
     UnsupportedVersionError,
 )
+from arena.limits import (
+    MAX_RESUMES_PER_MATCH,
+    MAX_SESSIONS_PER_BOT,
+    OPEN_REQUEST_INBOX_LIMIT,
+    SEAT_INBOX_LIMIT,
+    ConnectionLimits,
+    ProtocolLimits,
+)
 from arena.names import check_hello_text
 from arena.private_files import private_dir
-from arena.session import Lobby, SeatSession, SessionState
+from arena.session import SHUTDOWN_REASON, Lobby, SeatSession, SessionState
 from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, MatchSpec, Table
 from arena.timecontrol import TimeControlSettings
@@ -38,7 +47,12 @@ from engine.errors import EngineError
 from engine.permutation import SuitPermutation
 from engine.rulesets import Ruleset, find_ruleset
 
+# The flood limits are re-exported for the code that imported them from here.
 __all__ = [
+    "MAX_RESUMES_PER_MATCH",
+    "MAX_SESSIONS_PER_BOT",
+    "OPEN_REQUEST_INBOX_LIMIT",
+    "SEAT_INBOX_LIMIT",
     "SERVER_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "TOKEN_ROTATED",
@@ -48,17 +62,6 @@ __all__ = [
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
-# Seat sessions one bot may have open at once (a season opens one per table it plays).
-MAX_SESSIONS_PER_BOT = 256
-# Messages a seated session may have waiting for its seat's turn (a forfeited seat is never
-# asked again, so it never reads them); past this the stream is ended as a flood. While the
-# seat's request is open its table reads them as they come (and strikes a flood), so only a
-# bot outpacing that reading meets the larger cap.
-SEAT_INBOX_LIMIT = 64
-OPEN_REQUEST_INBOX_LIMIT = 1024
-# Times one seat may resume in one match. Each resume restarts the open decision's clock, so
-# without a limit a bot that drops and resumes in a loop would hold its table forever.
-MAX_RESUMES_PER_MATCH = 10
 # How a session ended by a token rotation is closed: its stream ends UNAUTHENTICATED.
 TOKEN_ROTATED = "token rotated"
 
@@ -73,6 +76,8 @@ class RefereeConfig:
     time_control: TimeControlSettings = field(default_factory=TimeControlSettings)
     seat_wait_ms: int = 10_000
     max_deals: int = 1000
+    limits: ProtocolLimits = field(default_factory=ProtocolLimits)
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 class Referee:
@@ -86,7 +91,7 @@ class Referee:
         private_dir(config.logs_dir)
         aborted = self.store.mark_running_aborted()
         self.recovered_aborted = aborted
-        self.store.close_open_sessions()
+        self.store.close_open_sessions(keep_per_bot=config.limits.closed_sessions_kept_per_bot)
         # Session ids go on from the last run's: the session history must not collide.
         self.lobby = Lobby(first_session_number=self.store.last_session_number() + 1)
         self.tables: dict[str, Table] = {}
@@ -96,6 +101,10 @@ class Referee:
         # carries the registered name).
         self.hello_names: dict[str, str] = {}
         self.generated_admin_token: str | None = None
+        # Set by drain(): the referee is stopping and takes no new sessions or matches.
+        self.draining = False
+        # Called first thing by drain() (the server's health service turns NOT_SERVING).
+        self.on_drain: list[Callable[[], Awaitable[None]]] = []
         if config.admin_token is not None:
             self.store.set_admin_token(config.admin_token)
         elif self.store.admin_token_hash() is None:
@@ -111,9 +120,12 @@ class Referee:
     # --- seat sessions ---------------------------------------------------------------------
     async def open_session(self, hello: bot_pb2.Hello, peer: str) -> SeatSession:
         """Validate a Hello; returns the session, seated again if it resumes a match."""
+        if self.draining:
+            raise ShuttingDownError("the referee is shutting down; connect again later")
         bot = self.store.bot_for_token(hello.token)
         if bot is None:
             raise UnauthenticatedError("unknown or revoked bot token")
+        self._check_hello_fields(hello)
         if hello.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
             supported = ", ".join(str(v) for v in SUPPORTED_PROTOCOL_VERSIONS)
             raise UnsupportedVersionError(
@@ -170,6 +182,25 @@ class Referee:
             await self.lobby.join(session)
         return session
 
+    def _check_hello_fields(self, hello: bot_pb2.Hello) -> None:
+        """Refuse a Hello whose strings are over their caps: each is kept for the session's
+        life, written to the database or echoed in a reply."""
+        limits = self.config.limits
+        fields = [
+            ("bot_name", hello.bot_name, limits.bot_name_chars),
+            ("bot_version", hello.bot_version, limits.bot_version_chars),
+            ("resume_match_id", hello.resume_match_id, limits.match_id_chars),
+        ]
+        fields += [("rulesets entry", r, limits.ruleset_id_chars) for r in hello.rulesets]
+        for name, value, cap in fields:
+            if len(value) > cap:
+                raise ProtocolError(f"hello.{name} has {len(value)} characters; the cap is {cap}")
+        if len(hello.rulesets) > limits.rulesets_per_hello:
+            raise ProtocolError(
+                f"hello.rulesets has {len(hello.rulesets)} entries; the cap is "
+                f"{limits.rulesets_per_hello}"
+            )
+
     def _may_resume(self, table: Table, seat: int) -> bool:
         key = (table.spec.match_id, seat)
         self._resumes[key] += 1
@@ -213,7 +244,9 @@ class Referee:
         session.close()
         self.lobby.leave(session)
         self.hello_names.pop(session.session_id, None)
-        self.store.session_closed(session.session_id)
+        self.store.session_closed(
+            session.session_id, keep_per_bot=self.config.limits.closed_sessions_kept_per_bot
+        )
 
     # --- admin -----------------------------------------------------------------------------
     def register_bot(self, name: str) -> tuple[BotRecord, str]:
@@ -325,6 +358,8 @@ class Referee:
         observer: Callable[[admin_pb2.MatchUpdate], None] | None = None,
     ) -> Table:
         """Seat the bots (waiting a bounded time for free sessions) and start the match."""
+        if self.draining:
+            raise ShuttingDownError("the referee is shutting down; it starts no new match")
         spec = self.build_spec(request)
         wait_ms = request.seat_wait_ms or self.config.seat_wait_ms
         sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
@@ -336,6 +371,7 @@ class Referee:
             self.clock,
             SERVER_VERSION,
             hello_names=[self.hello_names.get(s.session_id, "") for s in sessions],
+            limits=self.config.limits,
         )
         if observer is not None:
             observers = table.summary_observers if request.summary_updates else table.observers
@@ -362,6 +398,17 @@ class Referee:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def drain(self) -> None:
+        """Begin a graceful stop: say so (health turns NOT_SERVING), take no new session or
+        match, abort the running matches (recorded as aborted, their bots told so) and end
+        every session with UNAVAILABLE once it has sent what was queued."""
+        self.draining = True
+        for hook in self.on_drain:
+            await hook()
+        await self.abort_all()
+        for session in self.lobby.sessions():
+            session.close(SHUTDOWN_REASON)
 
     def close(self) -> None:
         self.store.close()

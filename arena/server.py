@@ -2,21 +2,85 @@
 
 from __future__ import annotations
 
+import contextlib
+import resource
+from dataclasses import dataclass
+
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.limits import ConnectionLimits
 from arena.referee import Referee
 from arena.servicers import AdminServicer, RefereeServicer
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
-__all__ = ["TlsFiles", "create_server"]
+__all__ = [
+    "OpenFileLimit",
+    "TlsFiles",
+    "create_server",
+    "raise_open_file_limit",
+    "server_options",
+]
 
 # gRPC's own cap on a received message; the servicer enforces the protocol's smaller cap with a
 # clear INVALID_ARGUMENT (gRPC's would be RESOURCE_EXHAUSTED).
 GRPC_MAX_RECEIVE_BYTES = 1024 * 1024
 
 TlsFiles = tuple[bytes, bytes]  # (certificate chain PEM, private key PEM)
+
+
+@dataclass(frozen=True)
+class OpenFileLimit:
+    """RLIMIT_NOFILE before and after :func:`raise_open_file_limit`."""
+
+    before: int
+    after: int
+    hard: int  # resource.RLIM_INFINITY when unlimited
+
+
+def raise_open_file_limit() -> OpenFileLimit:
+    """Raise the soft limit on open files to the hard limit.
+
+    Every connection holds a file descriptor, and the usual soft limit (1024) is low enough for
+    a peer to exhaust; the hard limit is what the operator allows the process.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard
+    if target == resource.RLIM_INFINITY:
+        target = max(soft, 1 << 20)  # some systems refuse an infinite soft limit
+    if soft != resource.RLIM_INFINITY and soft < target:
+        # The kernel may cap it lower (macOS: kern.maxfilesperproc): then keep what we have.
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return OpenFileLimit(soft, resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)
+
+
+def _open_file_limit() -> int:
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return 1 << 20 if soft == resource.RLIM_INFINITY else soft
+
+
+def server_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
+    """The gRPC server options for ``limits`` under the process's current open-file limit."""
+    return [
+        ("grpc.max_receive_message_length", GRPC_MAX_RECEIVE_BYTES),
+        # Notice dead peers (a bot machine that vanished) within about a minute.
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        # A peer that connects and says nothing is closed after this (gRPC's default: 120 s).
+        ("grpc.server_handshake_timeout_ms", limits.handshake_timeout_ms),
+        # Past the cap gRPC closes a new connection at once, so the descriptors the referee's
+        # own files need are never taken by connections.
+        (
+            "grpc.max_allowed_incoming_connections",
+            limits.connection_cap(_open_file_limit()),
+        ),
+        ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
+        ("grpc.max_connection_idle_ms", limits.max_connection_idle_ms),
+    ]
 
 
 def _serialize(message: bot_pb2.RefereeMessage | bytes) -> bytes:
@@ -43,20 +107,13 @@ async def create_server(
 
     Returns the server and the port it is bound to.
     """
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", GRPC_MAX_RECEIVE_BYTES),
-            # Notice dead peers (a bot machine that vanished) within about a minute.
-            ("grpc.keepalive_time_ms", 30_000),
-            ("grpc.keepalive_timeout_ms", 10_000),
-            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
-            ("grpc.keepalive_permit_without_calls", 1),
-        ]
-    )
+    server = grpc.aio.server(options=server_options(referee.config.connections))
     server.add_generic_rpc_handlers((_referee_handler(RefereeServicer(referee)),))
     admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(referee), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    # A draining referee answers NOT_SERVING (and keeps to it) until its port closes.
+    referee.on_drain.append(health_servicer.enter_graceful_shutdown)
     service_names = (
         bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name,
         admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name,

@@ -19,22 +19,18 @@ from arena.errors import (
     ProtocolError,
     status_code_for,
 )
+from arena.limits import (
+    DRAIN_TIMEOUT_S,
+    HELLO_TIMEOUT_S,
+    LOBBY_MESSAGE_LIMIT,
+    MAX_BOT_MESSAGE_BYTES,
+)
 from arena.referee import TOKEN_ROTATED, Referee
-from arena.session import Outgoing, SeatSession
+from arena.session import SHUTDOWN_REASON, Outgoing, SeatSession
 from arena.summaries import summary_of
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
 
 __all__ = ["MAX_BOT_MESSAGE_BYTES", "AdminServicer", "RefereeServicer"]
-
-# The largest BotMessage the referee reads; a real one is well under 1 KiB.
-MAX_BOT_MESSAGE_BYTES = 16 * 1024
-# A connection must say hello within this time.
-HELLO_TIMEOUT_S = 10.0
-# Messages a session in the lobby may send before the stream is ended as a flood.
-LOBBY_MESSAGE_LIMIT = 64
-# How long a closing session may take to send what was queued before its close (the last
-# events, MatchEnded) to a bot that reads slowly; a bot that does not read gets nothing more.
-DRAIN_TIMEOUT_S = 5.0
 
 T = TypeVar("T")
 
@@ -91,7 +87,9 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             reader.cancel()
             writer.cancel()
             await asyncio.gather(reader, writer, return_exceptions=True)
-        if session.close_reason.startswith("protocol:"):
+        if session.close_reason == SHUTDOWN_REASON:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, session.close_reason)
+        elif session.close_reason.startswith("protocol:"):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, session.close_reason.removeprefix("protocol: ")
             )

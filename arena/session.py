@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from arena.errors import SeatUnavailableError
+from arena.limits import OUTBOX_LIMIT
 from brandeln.v1 import bot_pb2
 
 if TYPE_CHECKING:
@@ -24,11 +25,11 @@ if TYPE_CHECKING:
 # through to the wire as they are).
 Outgoing = bot_pb2.RefereeMessage | bytes
 
-__all__ = ["Lobby", "Outgoing", "SeatSession", "SessionState"]
+__all__ = ["OUTBOX_LIMIT", "SHUTDOWN_REASON", "Lobby", "Outgoing", "SeatSession", "SessionState"]
 
-# Messages a session may have queued and unread before it is dropped as a slow reader. A deal
-# sends a seat about 50 messages, so this is several deals' worth.
-OUTBOX_LIMIT = 512
+# The close reason of the sessions a stopping referee ends (their streams end UNAVAILABLE, the
+# code a client retries on).
+SHUTDOWN_REASON = "the referee is shutting down"
 
 
 class SessionState(enum.StrEnum):

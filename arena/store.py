@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError, StoreError
+from arena.limits import ProtocolLimits
 from arena.names import check_name
 from arena.private_files import private_sqlite
 
@@ -63,6 +64,7 @@ CREATE TABLE IF NOT EXISTS matches (
     log_path      TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS matches_started ON matches(started_at);
+CREATE INDEX IF NOT EXISTS sessions_bot ON sessions(bot_id);
 CREATE TABLE IF NOT EXISTS match_bots (
     match_id  TEXT NOT NULL REFERENCES matches(match_id),
     bot_id    TEXT NOT NULL,
@@ -94,6 +96,18 @@ def missing_schema(db: sqlite3.Connection, schema: str) -> str:
     finally:
         expected.close()
     return ""
+
+
+_KEEP_PER_BOT = ProtocolLimits.closed_sessions_kept_per_bot
+# The closed sessions of each bot but its newest ? (session ids are s<n>, n rising). The newest
+# session overall is kept, so last_session_number() still sees it.
+_OLD_CLOSED_SESSIONS = """
+SELECT session_id FROM (
+    SELECT session_id, ROW_NUMBER() OVER (
+        PARTITION BY bot_id ORDER BY CAST(substr(session_id, 2) AS INTEGER) DESC
+    ) AS newness
+    FROM sessions WHERE closed_at IS NOT NULL {bot}
+) WHERE newness > ?"""
 
 
 def now_ms() -> int:
@@ -177,13 +191,16 @@ class RefereeStore:
             self._db.executescript(
                 f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
             )
-            return
-        missing = missing_schema(self._db, _SCHEMA)
-        if missing:
-            raise StoreError(
-                f"{self.path}: not a usable referee database (schema version {version} but "
-                f"{missing}); restore it from a backup or move it away to start afresh"
-            )
+        else:
+            missing = missing_schema(self._db, _SCHEMA)
+            if missing:
+                raise StoreError(
+                    f"{self.path}: not a usable referee database (schema version {version} "
+                    f"but {missing}); restore it from a backup or move it away to start afresh"
+                )
+        # Added within version 1 (the session history is pruned per bot); an index changes
+        # no row, so older referees read the file as before.
+        self._db.execute("CREATE INDEX IF NOT EXISTS sessions_bot ON sessions(bot_id)")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -282,9 +299,17 @@ class RefereeStore:
                 (session_id, bot_id, bot_version, peer, now_ms()),
             )
 
-    def session_closed(self, session_id: str) -> None:
+    def session_closed(self, session_id: str, keep_per_bot: int = _KEEP_PER_BOT) -> None:
+        """Record a session's end, and forget that bot's closed sessions but the newest
+        ``keep_per_bot``: a bot that reconnects in a loop would otherwise fill the disk."""
         with self._transaction() as db:
             db.execute("UPDATE sessions SET closed_at=? WHERE session_id=?", (now_ms(), session_id))
+            one_bot = "AND bot_id=(SELECT bot_id FROM sessions WHERE session_id=?)"
+            db.execute(
+                f"DELETE FROM sessions WHERE session_id IN "
+                f"({_OLD_CLOSED_SESSIONS.format(bot=one_bot)})",
+                (session_id, keep_per_bot),
+            )
 
     def last_session_number(self) -> int:
         """The highest n of the session ids ``s<n>`` recorded so far (0 for none), so that a
@@ -295,12 +320,18 @@ class RefereeStore:
         ).fetchone()
         return int(row[0] or 0)
 
-    def close_open_sessions(self) -> int:
-        """At start-up: sessions left open by a referee that died are over."""
+    def close_open_sessions(self, keep_per_bot: int = _KEEP_PER_BOT) -> int:
+        """At start-up: sessions left open by a referee that died are over (and, as at every
+        close, only the newest ``keep_per_bot`` closed sessions of each bot are kept)."""
         with self._transaction() as db:
-            return db.execute(
+            closed = db.execute(
                 "UPDATE sessions SET closed_at=? WHERE closed_at IS NULL", (now_ms(),)
             ).rowcount
+            db.execute(
+                f"DELETE FROM sessions WHERE session_id IN ({_OLD_CLOSED_SESSIONS.format(bot='')})",
+                (keep_per_bot,),
+            )
+            return closed
 
     # --- matches ---------------------------------------------------------------------------
     def record_match(self, match: MatchRecord) -> None:

@@ -22,6 +22,12 @@ from typing import Any
 
 from arena import codec
 from arena.clock import Clock
+from arena.limits import (
+    BOT_LOG_BYTES_PER_MATCH,
+    MAX_MESSAGES_PER_REQUEST,
+    ProtocolLimits,
+    clip,
+)
 from arena.mailbox import Mailbox
 from arena.matchlog import MatchLogWriter, event_record, hands_record
 from arena.session import Outgoing, SeatSession
@@ -41,11 +47,6 @@ from engine.state import DealState
 __all__ = ["MatchSpec", "Seat", "SeatOutcome", "Table"]
 
 PROTOCOL_VERSION = 1
-# Messages a seat may send while one request is open before each further one is a strike: a bot
-# that floods the referee is penalized, not served.
-MAX_MESSAGES_PER_REQUEST = 8
-# Debug text a seat may store in one match's log.
-BOT_LOG_BYTES_PER_MATCH = 16 * 1024
 
 
 class SeatOutcome(enum.StrEnum):
@@ -123,8 +124,11 @@ class Table:
         clock: Clock,
         server_version: str,
         hello_names: Sequence[str] = (),
+        *,
+        limits: ProtocolLimits | None = None,
     ) -> None:
         self.spec = spec
+        self.limits = limits or ProtocolLimits()
         self.store = store
         self.clock = clock
         self.server_version = server_version
@@ -263,6 +267,9 @@ class Table:
                     observer(update)
 
     def _penalize(self, seat: Seat, outcome: SeatOutcome, reason: str, *, strike: bool) -> None:
+        # Every seat gets the reason, and the log keeps it: it must stay short whatever the
+        # bot sent.
+        reason = clip(reason, self.limits.reason_chars)
         if strike:
             seat.strikes += 1
         record = {
@@ -483,6 +490,7 @@ class Table:
         def reject(
             code: bot_pb2.RejectCode.ValueType, outcome: SeatOutcome, reason: str, strike: bool
         ) -> None:
+            reason = clip(reason, self.limits.reason_chars)
             seat.send(
                 bot_pb2.RefereeMessage(
                     rejected=bot_pb2.ActionRejected(
@@ -512,7 +520,7 @@ class Table:
             )
             return None
         try:
-            action = codec.choice_to_action(message.action.choice, phase)
+            action = codec.choice_to_action(message.action.choice, phase, self.limits)
         except codec.WrongPhaseError as error:
             reject(bot_pb2.REJECT_CODE_WRONG_PHASE, SeatOutcome.MALFORMED, str(error), True)
             return None

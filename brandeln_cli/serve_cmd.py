@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 # soft_wrap: a token must stay on one line to be copied (rich would wrap it at the width).
 console = Console(stderr=True, soft_wrap=True, highlight=False)
 
+# How long `serve` lets the servers' calls end once its port is closed, before it cancels them.
+STOP_GRACE_S = 2.0
+
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
@@ -31,20 +34,29 @@ def serve(
     ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="TLS certificate chain (PEM).")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="TLS private key (PEM).")] = None,
+    drain_seconds: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            help="On SIGINT/SIGTERM, how long health reports NOT_SERVING before the port "
+            "closes (a second signal stops at once).",
+        ),
+    ] = 1.0,
 ) -> None:
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
-    The admin token comes from $BRANDELN_ADMIN_TOKEN, or is generated on first start and
-    printed once (only its hash is stored).
+    The admin token comes from $BRANDELN_ADMIN_TOKEN (at least 16 characters), or is generated
+    on first start and printed once (only its hash is stored).
     """
+    if (tls_cert is None) != (tls_key is None):
+        raise typer.BadParameter("--tls-cert and --tls-key go together")
+    admin_token = _admin_token_from_env()
     # Imported here so `brandeln --help` starts fast (grpc and asyncio are slow to import).
     import asyncio  # noqa: PLC0415
 
     from arena.errors import StoreError  # noqa: PLC0415
     from arena.referee import RefereeConfig  # noqa: PLC0415
 
-    if (tls_cert is None) != (tls_key is None):
-        raise typer.BadParameter("--tls-cert and --tls-key go together")
     tls = None
     if tls_cert is not None and tls_key is not None:
         try:
@@ -54,10 +66,10 @@ def serve(
     config = RefereeConfig(
         db_path=db or paths.referee_db(),
         logs_dir=logs or paths.logs_dir(),
-        admin_token=os.environ.get(paths.ADMIN_TOKEN_ENV) or None,
+        admin_token=admin_token,
     )
     try:
-        asyncio.run(_serve(f"{host}:{port}", config, tls))
+        asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds))
     except StoreError as error:
         console.print(f"[red]error:[/red] {markup(str(error))}")
         raise typer.Exit(1) from None
@@ -66,17 +78,42 @@ def serve(
         raise typer.Exit(1) from None
 
 
-async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] | None) -> None:
+def _admin_token_from_env() -> str | None:
+    """The operator's admin token, if set; a blank or short one is refused (exit code 2): the
+    Admin service answers anyone who can reach the port, so its token must not be guessable."""
+    from arena.limits import MIN_ADMIN_TOKEN_CHARS  # noqa: PLC0415
+
+    token = os.environ.get(paths.ADMIN_TOKEN_ENV)
+    if token is None:
+        return None
+    problem = ""
+    if not token.strip():
+        problem = "is blank"
+    elif len(token) < MIN_ADMIN_TOKEN_CHARS:
+        problem = f"has {len(token)} characters"
+    if problem:
+        console.print(
+            f"[red]error:[/red] ${paths.ADMIN_TOKEN_ENV} {problem}; an admin token needs at "
+            f"least {MIN_ADMIN_TOKEN_CHARS} characters (unset it to have one generated)"
+        )
+        raise typer.Exit(2)
+    return token
+
+
+async def _serve(
+    address: str, config: RefereeConfig, tls: tuple[bytes, bytes] | None, drain_seconds: float
+) -> None:
     import asyncio  # noqa: PLC0415
 
     from arena.referee import Referee  # noqa: PLC0415
-    from arena.server import create_server  # noqa: PLC0415
+    from arena.server import create_server, raise_open_file_limit  # noqa: PLC0415
 
     # Handlers first: a signal that arrives while we start still stops us cleanly.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    files = raise_open_file_limit()
     referee = Referee(config)
     if referee.recovered_aborted:
         console.print(
@@ -91,13 +128,48 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
     console.print(
         f"database {markup(str(config.db_path))}, match logs in {markup(str(config.logs_dir))}"
     )
+    if files.after > files.before:
+        opened = f"open-file limit raised from {files.before} to {files.after} (the hard limit)"
+    else:
+        opened = f"open-file limit {files.after} (hard limit {_limit_text(files.hard)})"
+    limits = config.connections
+    console.print(
+        f"{opened}; at most {limits.connection_cap(files.after)} connections, each closed "
+        f"if it has not completed its handshake in {limits.handshake_timeout_ms / 1000:g} s "
+        f"or has no call for {limits.max_connection_idle_ms / 1000:g} s"
+    )
     if referee.generated_admin_token:
         console.print(
             "admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): "
             f"[bold]{referee.generated_admin_token}[/bold]"
         )
     await stop.wait()
+    stop.clear()
     console.print("stopping: running matches are recorded as aborted")
-    await referee.abort_all()
-    await server.stop(2.0)
+    await referee.drain()
+    # Health says NOT_SERVING for the drain, so probes and load balancers send no more work.
+    try:
+        async with asyncio.timeout(drain_seconds):
+            await stop.wait()  # a second signal: stop now
+    except TimeoutError:
+        pass
+    await server.stop(STOP_GRACE_S)
+    await _settle(STOP_GRACE_S)
     referee.close()
+
+
+def _limit_text(limit: int) -> str:
+    import resource  # noqa: PLC0415
+
+    return "unlimited" if limit == resource.RLIM_INFINITY else str(limit)
+
+
+async def _settle(timeout: float) -> None:
+    """Let the tasks gRPC runs per call finish after the server stopped: asyncio.run would
+    cancel them, and gRPC prints a CancelledError traceback for each task cancelled so."""
+    import asyncio  # noqa: PLC0415
+
+    current = asyncio.current_task()
+    others = {task for task in asyncio.all_tasks() if task is not current}
+    if others:
+        await asyncio.wait(others, timeout=timeout)

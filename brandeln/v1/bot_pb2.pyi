@@ -71,20 +71,20 @@ class Hello(_message.Message):
     """The bot's secret token (from Admin.RegisterBot / `brandeln bots add`)."""
     bot_name: _builtins.str
     """A name the bot gives itself, shown beside its registered name (never instead of it).
-    Up to 64 characters, may be empty; control or format characters (ESC, NUL, DEL, C1, bidi
-    overrides...) are refused with INVALID_ARGUMENT.
+    At most 64 characters, may be empty; control or format characters (ESC, NUL, DEL, C1,
+    bidi overrides...) are refused with INVALID_ARGUMENT.
     """
     bot_version: _builtins.str
     """The bot's own version string, recorded in match logs (same rules as bot_name)."""
     protocol_version: _builtins.int
     """The protocol version the bot speaks; must be 1."""
     resume_match_id: _builtins.str
-    """Set to re-join a running match after a dropped stream."""
+    """Set to re-join a running match after a dropped stream (at most 64 characters)."""
     snapshot_only: _builtins.bool
     """Send this seat no public events except DealEnded (requests carry full snapshots)."""
     @_builtins.property
     def rulesets(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Ruleset ids the bot can play; empty means all."""
+        """Ruleset ids the bot can play; empty means all (at most 32 ids of 32 characters)."""
 
     def __init__(
         self,
@@ -379,7 +379,7 @@ class ActionRejected(_message.Message):
     code: Global___RejectCode.ValueType
     """Why."""
     reason: _builtins.str
-    """Human-readable detail, e.g. "must follow hearts"."""
+    """Human-readable detail, e.g. "must follow hearts" (at most 200 characters)."""
     def __init__(
         self,
         *,

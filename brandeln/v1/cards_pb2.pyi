@@ -194,7 +194,9 @@ class Bid(_message.Message):
 
     CONTRACT_FIELD_NUMBER: _builtins.int
     contract: _builtins.str
-    """A contract id from the ruleset ("brandle", "brand", ...) or "pass"."""
+    """A contract id from the ruleset ("brandle", "brand", ...) or "pass"; a string over 32
+    characters is rejected as malformed.
+    """
     def __init__(
         self,
         *,
@@ -639,7 +641,7 @@ class SeatPenalized(_message.Message):
     seat: _builtins.int
     """The seat penalized."""
     reason: _builtins.str
-    """Human-readable detail."""
+    """Human-readable detail (at most 200 characters)."""
     code: _builtins.str
     """What happened ("timeout", "illegal", "malformed", "disconnected", "forfeited", ...)."""
     strikes: _builtins.int
