@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
@@ -43,10 +44,21 @@ __all__ = [
     "RatingRow",
     "RecordedMatch",
     "SeasonInfo",
+    "SeasonStatus",
     "season_settings",
 ]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+
+
+class SeasonStatus(StrEnum):
+    """How the last run of a season ended (stored, so `season list` can tell)."""
+
+    RUNNING = "running"  # being played, or its process was killed without a word
+    FINISHED = "finished"  # every planned block is recorded
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C or a cancellation; run it again to resume
+    FAILED = "failed"  # stopped by an error (``status_detail`` says which); fix and rerun
+
 
 _SCHEMA: Final = """
 CREATE TABLE seasons (
@@ -58,7 +70,9 @@ CREATE TABLE seasons (
     blocks_planned INTEGER NOT NULL,
     next_to_rate   INTEGER NOT NULL DEFAULT 0,  -- ratings include every block below this index
     created_at     INTEGER NOT NULL,            -- ms since the epoch
-    updated_at     INTEGER NOT NULL
+    updated_at     INTEGER NOT NULL,
+    status         TEXT NOT NULL DEFAULT 'running',  -- a SeasonStatus
+    status_detail  TEXT NOT NULL DEFAULT ''          -- why it failed
 );
 CREATE TABLE season_bots (
     season_id    INTEGER NOT NULL REFERENCES seasons(season_id),
@@ -125,6 +139,17 @@ CREATE TABLE rating_history (
 );
 """
 
+# From schema 1: seasons gained their status. A stored season with every planned block is
+# finished; any other is taken as running (its last run cannot be told apart any more).
+_MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
+    1: (
+        "ALTER TABLE seasons ADD COLUMN status TEXT NOT NULL DEFAULT 'running'",
+        "ALTER TABLE seasons ADD COLUMN status_detail TEXT NOT NULL DEFAULT ''",
+        "UPDATE seasons SET status = 'finished' WHERE blocks_planned <="
+        " (SELECT count(*) FROM blocks b WHERE b.season_id = seasons.season_id)",
+    ),
+}
+
 RateBlock = Callable[[Mapping[str, Rating], Mapping[str, int]], dict[str, Rating]]
 
 
@@ -168,6 +193,8 @@ class SeasonInfo:
     blocks_finished: int
     created_at: int
     updated_at: int
+    status: SeasonStatus = SeasonStatus.RUNNING
+    status_detail: str = ""  # why it failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +294,19 @@ class LadderStore:
             db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
             )
+            return
+        if version < SCHEMA_VERSION:
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring an older schema up to date, in one transaction."""
+        with self._transaction() as db:
+            # Read again under the write lock: another process may have migrated meanwhile.
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            for old in range(version, SCHEMA_VERSION):
+                for statement in _MIGRATIONS[old]:
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         """Close the connection."""
@@ -354,8 +394,9 @@ class LadderStore:
                         "resume it, or give the season a new name"
                     )
                 db.execute(
-                    "UPDATE seasons SET blocks_planned = ?, updated_at = ? WHERE season_id = ?",
-                    (config.blocks, now, row["season_id"]),
+                    "UPDATE seasons SET blocks_planned = ?, updated_at = ?, status = ?,"
+                    " status_detail = '' WHERE season_id = ?",
+                    (config.blocks, now, SeasonStatus.RUNNING, row["season_id"]),
                 )
         return self.season(config.name)
 
@@ -383,7 +424,19 @@ class LadderStore:
             blocks_finished=row["finished"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
+            status=SeasonStatus(row["status"]),
+            status_detail=row["status_detail"],
         )
+
+    def set_season_status(self, name: str, status: SeasonStatus, detail: str = "") -> None:
+        """Record how the season's run ended (``detail``: why it failed)."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE seasons SET status = ?, status_detail = ?, updated_at = ? WHERE name = ?",
+                (status, detail, _now_ms(), name),
+            )
+            if cursor.rowcount != 1:
+                raise UnknownSeasonError(f"no season named {name!r}")
 
     def latest_season(self) -> SeasonInfo | None:
         """The season run most recently, or None when there is none."""
