@@ -10,9 +10,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
+from brandeln_cli import hints
+from brandeln_cli.layout import compact_table, fixed, folding, two_line_list
 from brandeln_cli.sources import LocalSource, SourceError, open_source
+from brandeln_cli.terminal_text import safe
 
 console = Console(soft_wrap=True)  # tokens and ids stay on one line, copyable
 errors = Console(stderr=True)
@@ -24,10 +27,13 @@ DataOption = Annotated[
     Path | None,
     typer.Option("--data", help="Data folder [default: ./brandeln-data or $BRANDELN_DATA]."),
 ]
+REFEREE_ENV = "BRANDELN_REFEREE"
 RefereeOption = Annotated[
     str | None,
     typer.Option(
         "--referee",
+        envvar=REFEREE_ENV,
+        show_envvar=True,
         help="HOST:PORT of a running referee (admin token in $BRANDELN_ADMIN_TOKEN); "
         "default: read the local files.",
     ),
@@ -37,7 +43,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 
 
 def fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}")
+    # One line however long (a list of candidate ids): never wrapped at the width.
+    errors.print(f"[red]error:[/red] {message}", soft_wrap=True)
     return typer.Exit(1)
 
 
@@ -47,15 +54,36 @@ def _time(ms: int) -> str:
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _hint(what: str, command: str) -> None:
+    """``what:`` and the command on its own line, never wrapped, so it copies whole."""
+    console.print(f"{what}:", highlight=False)
+    console.print(f"  {command}", highlight=False, markup=False)
+
+
+def _players(names: tuple[str, ...], balances: tuple[int, ...]) -> Text:
+    return Text(
+        ", ".join(f"{safe(name)} {chips:+d}" for name, chips in zip(names, balances, strict=False))
+    )
+
+
 @bots_app.command("add")
 def bots_add(
-    name: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
+    name: str,
+    data: DataOption = None,
+    referee: RefereeOption = None,
+    ca: CaOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print {bot_id, name, token} as JSON.")
+    ] = False,
 ) -> None:
     """Register a bot; prints its token once (only a hash is stored)."""
     try:
         bot, token = open_source(data, referee, ca, create=True).add_bot(name)
     except SourceError as error:
         raise fail(str(error)) from None
+    if as_json:
+        typer.echo(json.dumps({"bot_id": bot.bot_id, "name": name, "token": token}))
+        return
     console.print(f"registered [bold]{name}[/bold] as {bot.bot_id}")
     console.print(f"token (shown once): [bold]{token}[/bold]")
 
@@ -75,12 +103,16 @@ def bots_list(
     if as_json:
         console.print_json(json.dumps([dataclasses.asdict(b) for b in bots]))
         return
-    table = Table(title="bots")
-    for column in ("bot id", "name", "registered", "revoked"):
-        table.add_column(column)
+    table = compact_table(title="bots")
+    fixed(table, "bot id")
+    folding(table, "name")
+    fixed(table, "registered")
+    fixed(table, "revoked")
     for bot in bots:
-        table.add_row(bot.bot_id, bot.name, _time(bot.created_at), "yes" if bot.revoked else "")
-    console.print(table)
+        table.add_row(
+            bot.bot_id, safe(bot.name), _time(bot.created_at), "yes" if bot.revoked else ""
+        )
+    console.print(table, soft_wrap=False)
 
 
 @bots_app.command("revoke")
@@ -115,7 +147,7 @@ def matches_list(
 ) -> None:
     """Finished and running matches, newest first (with --season: a season's, by block)."""
     if season is not None:
-        _season_matches(season, bot, limit, data, as_json)
+        _season_matches(season, bot, limit, data, referee, ca, as_json)
         return
     try:
         source = open_source(data, referee, ca)
@@ -126,28 +158,39 @@ def matches_list(
     if as_json:
         console.print_json(json.dumps([dataclasses.asdict(r) for r in rows]))
         return
-    table = Table(title="matches")
-    for column in ("match id", "started", "ruleset", "status", "deals", "bots (chips)"):
-        table.add_column(column)
-    for row in rows:
-        players = ", ".join(
-            f"{name} {chips:+d}" for name, chips in zip(row.bot_names, row.balances, strict=False)
-        )
-        table.add_row(
-            row.match_id,
-            _time(row.started_at),
-            row.ruleset,
-            row.status,
-            str(row.deals_played),
-            players,
-        )
-    console.print(table)
+    listing = two_line_list(
+        "matches, newest first (under each: its bots by seat, chips won)",
+        [
+            ("match id", False),
+            ("started", False),
+            ("ruleset", False),
+            ("status", False),
+            ("deals", True),
+        ],
+        [
+            (
+                [r.match_id, _time(r.started_at), r.ruleset, r.status, str(r.deals_played)],
+                _players(r.bot_names, r.balances),
+            )
+            for r in rows
+        ],
+    )
+    console.print(listing, soft_wrap=False)
     if rows:
-        console.print(f"inspect one: brandeln matches show {rows[0].match_id}")
+        _hint(
+            "inspect one",
+            hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
+        )
 
 
 def _season_matches(
-    season: str, bot: str | None, limit: int, data: Path | None, as_json: bool
+    season: str,
+    bot: str | None,
+    limit: int,
+    data: Path | None,
+    referee: str | None,
+    ca: Path | None,
+    as_json: bool,
 ) -> None:
     """A season's matches as the ladder recorded them, newest block first."""
     from brandeln_cli.ratings_cmd import ladder_db  # noqa: PLC0415
@@ -165,24 +208,36 @@ def _season_matches(
             json.dumps([{**dataclasses.asdict(m), "season": season} for m in rows], default=list)
         )
         return
-    table = Table(title=f"season {season}: matches")
-    for column in ("match id", "block", "rotation", "suits", "deals", "bots (chips)"):
-        table.add_column(column)
-    for match in rows:
-        players = ", ".join(
-            f"{name} {chips:+d}" for name, chips in zip(match.bots, match.balances, strict=False)
-        )
-        table.add_row(
-            match.match_id,
-            str(match.block_index),
-            str(match.rotation),
-            match.suit_permutation,
-            str(match.deals_played),
-            players,
-        )
-    console.print(table)
+    listing = two_line_list(
+        f"season {safe(season)}: matches, newest block first (under each: bots by seat, chips)",
+        [
+            ("match id", False),
+            ("block", True),
+            ("rotation", True),
+            ("suits", False),
+            ("deals", True),
+        ],
+        [
+            (
+                [
+                    m.match_id,
+                    str(m.block_index),
+                    str(m.rotation),
+                    m.suit_permutation,
+                    str(m.deals_played),
+                ],
+                _players(m.bots, m.balances),
+            )
+            for m in rows
+        ],
+    )
+    console.print(listing, soft_wrap=False)
     if rows:
-        console.print(f"inspect one: brandeln matches show {rows[0].match_id}")
+        # The season's matches live at the referee that played them: keep --referee.
+        _hint(
+            "inspect one",
+            hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
+        )
 
 
 def _load(match_id: str, data: Path | None, referee: str | None, ca: Path | None) -> str:
@@ -192,17 +247,38 @@ def _load(match_id: str, data: Path | None, referee: str | None, ca: Path | None
         raise fail(str(error)) from None
 
 
+MatchIdArgument = Annotated[str, typer.Argument(help="A match id, or any unique prefix of one.")]
+
+
 @matches_app.command("show")
 def matches_show(
-    match_id: str,
+    match_id: MatchIdArgument,
     deal: Annotated[int | None, typer.Option(help="Show this deal trick by trick.")] = None,
+    logs: Annotated[
+        str | None,
+        typer.Option(
+            "--logs",
+            metavar="SEAT",
+            help="Also show what this seat's bot logged (seat number, bot name or id); "
+            "with --deal, that deal's lines only.",
+        ),
+    ] = None,
     data: DataOption = None,
     referee: RefereeOption = None,
     ca: CaOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """A match at a glance, or one deal: hands, auction, trump, every trick, settlement."""
     from arena.matchlog import read_log  # noqa: PLC0415 - keep --help fast
-    from brandeln_cli.match_view import deal_detail, match_overview  # noqa: PLC0415
+    from brandeln_cli.match_view import (  # noqa: PLC0415
+        bot_log_json,
+        bot_log_view,
+        deal_detail,
+        deal_detail_json,
+        match_overview,
+        match_overview_json,
+        seat_of,
+    )
 
     try:
         records = read_log(_load(match_id, data, referee, ca))
@@ -210,19 +286,38 @@ def matches_show(
         raise fail(f"match {match_id}: {error}") from None
     if not records or records[0]["type"] != "header":
         raise fail(f"match {match_id}: the log has no header")
-    if deal is None:
-        console.print(match_overview(records))
-        console.print(f"one deal trick by trick: brandeln matches show {match_id} --deal 1")
-        return
+    full_id = records[0]["match_id"]
     try:
-        console.print(deal_detail(records, deal))
+        seat = None if logs is None else seat_of(records[0], logs)
+        if as_json:
+            document = (
+                match_overview_json(records) if deal is None else deal_detail_json(records, deal)
+            )
+            if seat is not None:
+                document["bot_log"] = {"seat": seat, "lines": bot_log_json(records, seat, deal)}
+            typer.echo(json.dumps(document, indent=2))
+            return
+        view = match_overview(records) if deal is None else deal_detail(records, deal)
     except KeyError as error:
         raise fail(str(error.args[0])) from None
+    console.print(view, soft_wrap=False)
+    if seat is not None:
+        console.print(bot_log_view(records, seat, deal), soft_wrap=False)
+    if deal is None:
+        _hint(
+            "one deal trick by trick",
+            hints.command(
+                "matches", "show", full_id, "--deal", "1", data=data, referee=referee, ca=ca
+            ),
+        )
 
 
 @matches_app.command("export")
 def matches_export(
-    match_id: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
+    match_id: MatchIdArgument,
+    data: DataOption = None,
+    referee: RefereeOption = None,
+    ca: CaOption = None,
 ) -> None:
     """Print the match's full JSON Lines log."""
     typer.echo(_load(match_id, data, referee, ca), nl=False)
@@ -230,15 +325,42 @@ def matches_export(
 
 @matches_app.command("verify")
 def matches_verify(
-    match_id: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
+    match_id: MatchIdArgument,
+    data: DataOption = None,
+    referee: RefereeOption = None,
+    ca: CaOption = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the replay report as JSON (reproduced, balances, problems).",
+        ),
+    ] = False,
 ) -> None:
-    """Replay the match's log through the engine: is the recorded result reproduced?"""
+    """Replay the match's log through the engine: is the recorded result reproduced?
+
+    Exits 1 when it is not.
+    """
     from arena.matchlog import replay_log  # noqa: PLC0415
 
     try:
         report = replay_log(_load(match_id, data, referee, ca))
     except ValueError as error:
         raise fail(f"match {match_id}: {error}") from None
+    if as_json:
+        document = {
+            "match_id": report.match_id,
+            "reproduced": report.reproduced,
+            "complete": report.complete,
+            "deals_replayed": report.deals_replayed,
+            "recorded_balances": report.recorded_balances,
+            "replayed_balances": list(report.replayed_balances),
+            "problems": list(report.problems),
+        }
+        typer.echo(json.dumps(document, indent=2))
+        if not report.reproduced:
+            raise typer.Exit(1)
+        return
     if report.reproduced:
         console.print(
             f"[green]reproduced[/green]: {report.deals_replayed} deals replayed, balances "
