@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 from arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, cards_pb2
+from sample_bots.launcher import LaunchError, resolve_options
 from tests.arena.test_tls_and_serve import self_signed
 from tests.conftest import AdminClient, BotProcesses
 
@@ -334,3 +336,53 @@ async def test_the_bridge_files_a_childs_stderr_in_the_match_it_was_written_in(
     for _, result in results:
         assert f"goodbye {result.match_id}" in output
 
+
+def _unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("cli", "timeout_args", "env"),
+    [
+        (["-m", "sample_bots", "random"], ["--connect-timeout", "1"], {}),
+        (["-m", "brandeln_cli", "bot", "run", "random"], [], {"BRANDELN_CONNECT_TIMEOUT": "1"}),
+    ],
+)
+async def test_a_wrong_port_gives_one_warning_and_one_clean_error(
+    cli: list[str], timeout_args: list[str], env: dict[str, str]
+) -> None:
+    server = f"127.0.0.1:{_unused_port()}"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *cli,
+        "--server",
+        server,
+        "--token",
+        "t",
+        *timeout_args,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80", **env},
+    )
+    _, raw = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2
+    lines = raw.decode().splitlines()
+    assert len([line for line in lines if "WARNING" in line]) == 1, lines
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert len(errors) == 1, lines
+    assert errors[0].startswith(f"error: cannot reach the referee at {server} (tried for 1 s)")
+    assert len(lines) == 2, lines
+
+
+def test_the_connect_timeout_defaults_to_two_minutes_and_reads_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("BRANDELN_CONNECT_TIMEOUT", raising=False)
+    assert resolve_options("s:1", "t").retry_for_s == 120
+    monkeypatch.setenv("BRANDELN_CONNECT_TIMEOUT", "7.5")
+    assert resolve_options("s:1", "t").retry_for_s == 7.5
+    assert resolve_options("s:1", "t", connect_timeout_s=3).retry_for_s == 3
+    monkeypatch.setenv("BRANDELN_CONNECT_TIMEOUT", "soon")
+    with pytest.raises(LaunchError, match="BRANDELN_CONNECT_TIMEOUT='soon' is not a number"):
+        resolve_options("s:1", "t")
