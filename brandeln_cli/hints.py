@@ -13,7 +13,6 @@ For example ``command("matches", "show", "m_3bba", referee="10.0.0.5:50051")`` i
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -41,6 +40,12 @@ def _same_file(a: str | None, b: Path) -> bool:
         return False
 
 
+def _quote(word: str) -> str:
+    import shlex  # noqa: PLC0415 - only when a hint is printed, not at every start
+
+    return shlex.quote(word)
+
+
 def program() -> str:
     """How to start this CLI again: ``brandeln`` when that is what PATH finds, else a path."""
     argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
@@ -48,13 +53,13 @@ def program() -> str:
     if argv0 is not None and argv0.name == PROGRAM:
         if _same_file(on_path, argv0):
             return PROGRAM
-        return shlex.quote(_shown_path(argv0))
+        return _quote(_shown_path(argv0))
     if argv0 is not None and argv0.name == "__main__.py" and argv0.parent.name == "brandeln_cli":
         # `python -m brandeln_cli`: the console script beside this interpreter, if PATH has it.
         script = Path(sys.executable).parent / PROGRAM
         if _same_file(on_path, script):
             return PROGRAM
-        return f"{shlex.quote(_shown_path(Path(sys.executable)))} -m brandeln_cli"
+        return f"{_quote(_shown_path(Path(sys.executable)))} -m brandeln_cli"
     # Called from elsewhere (tests, an embedding program): the documented name.
     return PROGRAM
 
@@ -69,11 +74,11 @@ def command(
 
     With ``referee`` the data lives there, so ``--data`` is left out; ``ca`` goes with it.
     """
-    parts = [shlex.quote(word) for word in words]
+    parts = [_quote(word) for word in words]
     if referee is not None:
-        parts += ["--referee", shlex.quote(referee)]
+        parts += ["--referee", _quote(referee)]
         if ca is not None:
-            parts += ["--ca", shlex.quote(str(ca))]
+            parts += ["--ca", _quote(str(ca))]
     elif data is not None:
-        parts += ["--data", shlex.quote(str(data))]
+        parts += ["--data", _quote(str(data))]
     return " ".join([program(), *parts])

@@ -12,8 +12,6 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from brandeln_cli import hints
-from brandeln_cli.layout import compact_table, fixed, folding, two_line_list
 from brandeln_cli.sources import LocalSource, SourceError, open_source
 from brandeln_cli.terminal_text import safe
 
@@ -103,6 +101,8 @@ def bots_list(
     if as_json:
         console.print_json(json.dumps([dataclasses.asdict(b) for b in bots]))
         return
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415
+
     table = compact_table(title="bots")
     fixed(table, "bot id")
     folding(table, "name")
@@ -158,6 +158,8 @@ def matches_list(
     if as_json:
         console.print_json(json.dumps([dataclasses.asdict(r) for r in rows]))
         return
+    from brandeln_cli.layout import two_line_list  # noqa: PLC0415 - keep --help fast
+
     listing = two_line_list(
         "matches, newest first (under each: its bots by seat, chips won)",
         [
@@ -177,6 +179,8 @@ def matches_list(
     )
     console.print(listing, soft_wrap=False)
     if rows:
+        from brandeln_cli import hints  # noqa: PLC0415 - keep --help fast
+
         _hint(
             "inspect one",
             hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
@@ -208,6 +212,8 @@ def _season_matches(
             json.dumps([{**dataclasses.asdict(m), "season": season} for m in rows], default=list)
         )
         return
+    from brandeln_cli.layout import two_line_list  # noqa: PLC0415
+
     listing = two_line_list(
         f"season {safe(season)}: matches, newest block first (under each: bots by seat, chips)",
         [
@@ -233,6 +239,8 @@ def _season_matches(
     )
     console.print(listing, soft_wrap=False)
     if rows:
+        from brandeln_cli import hints  # noqa: PLC0415
+
         # The season's matches live at the referee that played them: keep --referee.
         _hint(
             "inspect one",
@@ -304,6 +312,8 @@ def matches_show(
     if seat is not None:
         console.print(bot_log_view(records, seat, deal), soft_wrap=False)
     if deal is None:
+        from brandeln_cli import hints  # noqa: PLC0415
+
         _hint(
             "one deal trick by trick",
             hints.command(

@@ -10,8 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from brandeln_cli import hints, paths
-from brandeln_cli.layout import compact_table, fixed, folding
+from brandeln_cli import paths
 from brandeln_cli.terminal_text import safe
 
 if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
@@ -48,6 +47,8 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
     figures a long season gives (``-25.40±13.68``, ``140/210 67%``, 100 timeouts) the name
     keeps eight columns.
     """
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415 - --help
+
     table = compact_table(
         title=title,
         caption="ranked by μ-3σ (TrueSkill) · chips/deal ± 95% CI over blocks · "
@@ -141,6 +142,8 @@ def ratings(
         with LadderStore.open(ladder_db(data), create=False) as store:
             info = store.season(season) if season else store.latest_season()
             if info is None:
+                from brandeln_cli import hints  # noqa: PLC0415
+
                 run = hints.command("season", "run", "FILE", data=data)
                 raise fail(f"no seasons in {store.path} yet; run `{run}`")
             rows = season_leaderboard(store, info.name)

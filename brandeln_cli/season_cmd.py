@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column
 
 import sample_bots
-from brandeln_cli import hints, paths
+from brandeln_cli import paths
 from brandeln_cli.ratings_cmd import (
     DataOption,
     console,
@@ -107,6 +107,8 @@ def list_seasons(
         typer.echo(json.dumps([dataclasses.asdict(info) for info in infos], indent=2))
         return
     if not infos:
+        from brandeln_cli import hints  # noqa: PLC0415
+
         console.print(
             f"no seasons yet; run `{hints.command('season', 'run', 'FILE', data=data)}`",
             highlight=False,
@@ -289,6 +291,8 @@ class _ProgressBar:
 def _print_summary(
     summary: SeasonSummary, data: Path | None, referee: str | None, ca: Path | None
 ) -> None:
+    from brandeln_cli import hints  # noqa: PLC0415
+
     console.print(
         f"{summary.blocks_played} blocks played now ({summary.blocks_done} of "
         f"{summary.blocks_total} in all), {summary.deals} deals in {summary.seconds:.1f} s",
