@@ -297,7 +297,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
     ) -> admin_pb2.ListMatchesResponse:
         async def call() -> admin_pb2.ListMatchesResponse:
             limit = request.limit or 50
-            records = self.referee.store.matches(request.bot_id, limit)
+            records = self.referee.store.matches(request.bot_id, limit, request.match_id_prefix)
             return admin_pb2.ListMatchesResponse(matches=[summary_of(r) for r in records])
 
         return await self._guard(context, call)

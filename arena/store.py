@@ -370,16 +370,22 @@ class RefereeStore:
             raise NotFoundError(f"no match with id {match_id!r}")
         return _match_from_row(row, self.path)
 
-    def matches(self, bot_id: str = "", limit: int = 50) -> list[MatchRecord]:
+    def matches(self, bot_id: str = "", limit: int = 50, id_prefix: str = "") -> list[MatchRecord]:
+        """Newest first; only ``bot_id``'s matches, and only ids starting with ``id_prefix``."""
+        # substr, not LIKE: "_" in every match id is a LIKE wildcard.
+        prefix = "substr(m.match_id, 1, ?) = ?"
+        prefix_args = (len(id_prefix), id_prefix)
         if bot_id:
             rows = self._db.execute(
                 "SELECT m.* FROM matches m JOIN match_bots b USING(match_id) WHERE b.bot_id=? "
-                "ORDER BY m.started_at DESC, m.match_id DESC LIMIT ?",
-                (bot_id, limit),
+                f"AND {prefix} ORDER BY m.started_at DESC, m.match_id DESC LIMIT ?",
+                (bot_id, *prefix_args, limit),
             ).fetchall()
         else:
             rows = self._db.execute(
-                "SELECT * FROM matches ORDER BY started_at DESC, match_id DESC LIMIT ?", (limit,)
+                f"SELECT * FROM matches m WHERE {prefix} "
+                "ORDER BY started_at DESC, match_id DESC LIMIT ?",
+                (*prefix_args, limit),
             ).fetchall()
         return [_match_from_row(row, self.path) for row in rows]
 

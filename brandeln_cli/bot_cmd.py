@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Annotated
 
@@ -36,6 +37,21 @@ Matches = Annotated[
     int | None, typer.Option(help="Stop after this many matches per table [default: never].")
 ]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")]
+ConnectTimeout = Annotated[
+    float | None,
+    typer.Option(
+        "--connect-timeout",
+        metavar="SECONDS",
+        help="How long to keep trying to reach the referee [default: 120].",
+        envvar="BRANDELN_CONNECT_TIMEOUT",
+        show_envvar=True,
+    ),
+]
+
+
+def _quiet_grpc() -> None:
+    """gRPC reads its log level when it is imported: errors only, unless the user chose."""
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 
 @bot_app.command()
@@ -50,9 +66,11 @@ def run(
     bot_name: Annotated[
         str | None, typer.Option(help="Display name in Hello.", envvar="BRANDELN_BOT_NAME")
     ] = None,
+    connect_timeout: ConnectTimeout = None,
     verbose: Verbose = False,
 ) -> None:
     """Play with a sample bot until stopped (Ctrl-C); the session waits in the lobby."""
+    _quiet_grpc()
     from sample_bots.launcher import (  # noqa: PLC0415  (grpc is slow to import)
         configure_logging,
         resolve_options,
@@ -64,7 +82,7 @@ def run(
     _guard(
         lambda: run_sample_bot(
             name,
-            resolve_options(server, token, ca, matches),
+            resolve_options(server, token, ca, matches, connect_timeout),
             resolve_tables(tables),
             seed,
             bot_name,
@@ -87,12 +105,14 @@ def bridge(
     ] = False,
     max_restarts: Annotated[int, typer.Option(help="Child restarts allowed per match.")] = 3,
     matches: Matches = None,
+    connect_timeout: ConnectTimeout = None,
     verbose: Verbose = False,
 ) -> None:
     """Run COMMAND as a bot speaking JSON Lines on stdin/stdout (write it after --).
 
     One request object per line in, one answer per line out; see README.md.
     """
+    _quiet_grpc()
     from sample_bots.launcher import (  # noqa: PLC0415
         configure_logging,
         resolve_options,
@@ -104,7 +124,7 @@ def bridge(
     _guard(
         lambda: run_bridge(
             command,
-            resolve_options(server, token, ca, matches),
+            resolve_options(server, token, ca, matches, connect_timeout),
             resolve_tables(tables),
             name,
             snapshot_only,
@@ -120,8 +140,9 @@ def _guard(action: Callable[[], object]) -> None:
     try:
         action()
     except (BotKitError, ValueError) as error:
-        # The message may quote the referee's answer or a child's output: escaped.
-        console.print(f"[red]error:[/red] {markup(str(error))}", highlight=False)
+        # The message may quote the referee's answer or a child's output: escaped, on one
+        # line (no wrapping at the width).
+        console.print(f"[red]error:[/red] {markup(str(error))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

@@ -3,6 +3,8 @@ ladder, and prints. Command groups live in their own modules and are mounted her
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from brandeln_cli.bench_cmd import bench_app
@@ -16,7 +18,9 @@ app = typer.Typer(
     name="brandeln",
     help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln.",
     no_args_is_help=True,
-    add_completion=False,
+    # Typer's --install-completion/--show-completion: they cost no measurable start-up time
+    # (typer imports its completion module either way).
+    add_completion=True,
     # Plain tracebacks: rich's would print local variables (tokens among them) and cost 20 ms
     # of imports at every start.
     pretty_exceptions_enable=False,
@@ -24,8 +28,29 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+        try:
+            typer.echo(f"brandeln-arena {version('brandeln-arena')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("brandeln-arena (not installed)")
+        raise typer.Exit
+
+
 @app.callback()
-def main() -> None:
+def main(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
     """Brandeln Arena: run a referee, connect bots, run ladder seasons, inspect matches."""
 
 

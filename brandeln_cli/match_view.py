@@ -1,8 +1,12 @@
 """Render a match log as tables: the match at a glance, and one deal trick by trick.
 
+Every view fits 80 columns (see :mod:`brandeln_cli.layout`): ids, contracts and cards are
+never cut, and a long bot name folds onto a second line. Each view also exists as plain data
+for ``--json`` (:func:`match_overview_json`, :func:`deal_detail_json`, :func:`bot_log_json`).
+
 The records come validated (``arena.matchlog.read_log``), but their text is the bots' and the
 log's: every string from a record reaches the terminal through ``brandeln_cli.terminal_text``
-(``plain`` for cells and lines, ``markup`` inside titles and headers, which rich parses).
+(``plain`` for cells, ``_wrapping`` for lines, ``markup`` inside titles, which rich parses).
 """
 
 from __future__ import annotations
@@ -12,26 +16,35 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
 from arena.matchlog import public_events
+from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import markup, plain, safe
 
 Record = dict[str, Any]
 
 _SUIT_STYLE = {"C": "green", "S": "blue", "H": "red", "D": "yellow"}
 _SUIT_NAME = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds"}
+_MADE = {True: "yes", False: "no", None: "-"}
 
 
-def card_text(cards: str) -> Text:
-    """Cards in notation, each coloured by suit."""
+def card_text(cards: str, seats: Sequence[int] | None = None) -> Text:
+    """Cards in notation, each coloured by suit; with ``seats``, each as ``seat:card``."""
     text = Text()
     for n, card in enumerate(cards.split()):
         if n:
             text.append(" ")
+        if seats is not None:
+            text.append(f"{seats[n]}:")
         text.append(safe(card), style=_SUIT_STYLE.get(card[:1], ""))
     return text
+
+
+def _wrapping(text: str, style: str = "") -> Text:
+    """A line of the view that wraps at the width (a console may print with soft wrap);
+    never parsed as markup, and bot text in it is made inert."""
+    return Text(safe(text), style=style, no_wrap=False, overflow="fold")
 
 
 def _seat_names(header: Record) -> list[str]:
@@ -52,36 +65,55 @@ def _footer(records: Sequence[Record]) -> Record | None:
     return next((r for r in records if r["type"] == "footer"), None)
 
 
+def _trick_seats(leader: int, cards: str, players: int) -> list[int]:
+    """The seat that played each card of a trick, in play order from the leader."""
+    return [(leader + n) % players for n in range(len(cards.split()))]
+
+
+def _deal_rows(records: Sequence[Record]) -> list[Record]:
+    return [r for r in records if r["type"] == "event" and r["kind"] == "deal_ended"]
+
+
 def match_overview(records: Sequence[Record]) -> RenderableType:
     """The match: seats and result, and one row per deal."""
     header = records[0]
     names = _seat_names(header)
     footer = _footer(records)
-    result = Table(
-        title=f"match {markup(header['match_id'])} ({markup(header['ruleset'])})", expand=False
+    result = compact_table(
+        title=f"match {markup(header['match_id'])} ({markup(header['ruleset'])})"
     )
-    for column in ("seat", "bot", "chips", "rank", "strikes", "forfeited"):
-        result.add_column(column, justify="right" if column != "bot" else "left")
+    fixed(result, "seat", right=True)
+    folding(result, "bot")
+    for column in ("chips", "rank", "strikes", "forfeited"):
+        fixed(result, column, right=True)
     for seat, entry in enumerate(header["seats"]):
+        name = _bot_cell(entry)
         if footer is None:
-            result.add_row(str(seat), _bot_cell(entry), "-", "-", "-", "-")
+            result.add_row(str(seat), name, "-", "-", "-", "-")
             continue
         ranks = footer.get("ranks") or []
         result.add_row(
             str(seat),
-            _bot_cell(entry),
+            name,
             f"{footer['balances'][seat]:+d}",
             str(ranks[seat]) if ranks else "-",
             str(footer["strikes"][seat]),
             "yes" if seat in footer["forfeited"] else "",
         )
-    status = safe(footer["status"]) if footer else "incomplete (no footer)"
-    deals = Table(title="deals", expand=False)
-    for column in ("deal", "dealer", "soloist", "contract", "trump", "tricks", "made"):
-        deals.add_column(column, justify="right")
-    for name in names:
-        deals.add_column(markup(name), justify="right")
-    for ended in (r for r in records if r["type"] == "event" and r["kind"] == "deal_ended"):
+    status = footer["status"] if footer else "incomplete (no footer)"  # escaped as a Text
+    # Eleven columns of short values: one space between them keeps the widest contract
+    # ("all-no-trump") and a soloist's name inside 80 columns.
+    deals = compact_table(title="deals (tricks and chips by seat)", gap=1)
+    for column in ("deal", "dealer"):
+        fixed(deals, column, right=True)
+    folding(deals, "soloist")
+    for column in ("contract", "trump"):
+        fixed(deals, column)
+    fixed(deals, "tricks")
+    fixed(deals, "made")
+    for seat in range(len(names)):
+        fixed(deals, str(seat), right=True)
+    for ended in _deal_rows(records):
         soloist = ended["soloist"]
         deals.add_row(
             str(ended["deal"]),
@@ -90,10 +122,53 @@ def match_overview(records: Sequence[Record]) -> RenderableType:
             plain(ended["contract"] or ("passed out" if ended["passed_out"] else "-")),
             plain(ended["trump"] or "-"),
             " ".join(str(t) for t in ended["tricks_won"]),
-            {True: "yes", False: "no", None: "-"}[ended["made"]],
+            _MADE[ended["made"]],
             *(f"{p:+d}" for p in ended["payments"]),
         )
-    return Group(result, Text(f"status: {status}"), deals)
+    return Group(result, _wrapping(f"status: {status}"), deals)
+
+
+def match_overview_json(records: Sequence[Record]) -> Record:
+    """The overview as data: the seats with their result, and one entry per deal."""
+    header = records[0]
+    footer = _footer(records)
+    seats = []
+    for seat, entry in enumerate(header["seats"]):
+        row: Record = {
+            "seat": seat,
+            "bot_id": entry["bot_id"],
+            "bot_name": entry["bot_name"],
+            "hello_name": entry.get("hello_name", ""),
+        }
+        if footer is not None:
+            ranks = footer.get("ranks") or []
+            row |= {
+                "chips": footer["balances"][seat],
+                "rank": ranks[seat] if ranks else None,
+                "strikes": footer["strikes"][seat],
+                "forfeited": seat in footer["forfeited"],
+            }
+        seats.append(row)
+    return {
+        "match_id": header["match_id"],
+        "ruleset": header["ruleset"],
+        "status": footer["status"] if footer else "incomplete",
+        "seats": seats,
+        "deals": [
+            {
+                "deal": ended["deal"],
+                "dealer": _dealer_of(records, ended["deal"]),
+                "soloist": ended["soloist"],
+                "contract": ended["contract"] or None,
+                "passed_out": ended["passed_out"],
+                "trump": ended["trump"] or None,
+                "tricks_won": ended["tricks_won"],
+                "made": ended["made"],
+                "payments": ended["payments"],
+            }
+            for ended in _deal_rows(records)
+        ],
+    }
 
 
 def _dealer_of(records: Sequence[Record], deal: int) -> int:
@@ -103,60 +178,64 @@ def _dealer_of(records: Sequence[Record], deal: int) -> int:
     return -1
 
 
-def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
-    """One deal: the hands, the auction, trump, every trick with leader and winner, settlement."""
-    header = records[0]
-    names = _seat_names(header)
+def _dealt(records: Sequence[Record], deal: int) -> Record:
     dealt = next((r for r in records if r["type"] == "deal" and r["deal_number"] == deal), None)
     if dealt is None:
         played = [r["deal_number"] for r in records if r["type"] == "deal"]
         raise KeyError(f"match has no deal {deal}; deals: {', '.join(map(str, played))}")
+    return dealt
+
+
+def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
+    """One deal: the hands, the auction, trump, every trick as ``seat:card``, settlement."""
+    header = records[0]
+    names = _seat_names(header)
+    dealt = _dealt(records, deal)
     events = [e for e in public_events(records) if e["deal"] == deal]
-    hands = Table(title=f"deal {deal}: hands (dealer {markup(names[dealt['dealer']])})")
-    hands.add_column("seat")
-    hands.add_column("cards")
+    hands = compact_table(title=f"deal {deal}: hands (dealer {markup(names[dealt['dealer']])})")
+    folding(hands, "seat")
+    fixed(hands, "cards")
     for seat, cards in enumerate(dealt["hands"]):
         hands.add_row(plain(names[seat]), card_text(cards))
     if dealt.get("blind"):
         hands.add_row("blind", card_text(dealt["blind"]))
-    auction = Text("auction: ")
-    auction.append(
-        safe(", ".join(f"{names[e['seat']]} {e['bid']}" for e in events if e["kind"] == "bid_made"))
-    )
-    lines: list[RenderableType] = [hands, auction]
+    bids = [f"{names[e['seat']]} {e['bid']}" for e in events if e["kind"] == "bid_made"]
+    lines: list[RenderableType] = [hands, _wrapping("auction: " + ", ".join(bids))]
     for event in events:
         if event["kind"] == "contract_set":
             soloist = event["soloist"]
             who = "nobody" if soloist is None else names[soloist]
             note = " (passed out)" if event["passed_out"] else ""
-            lines.append(plain(f"contract: {event['contract'] or '-'} by {who}{note}"))
+            lines.append(_wrapping(f"contract: {event['contract'] or '-'} by {who}{note}"))
         elif event["kind"] == "trump_named":
-            lines.append(plain(f"trump: {_SUIT_NAME.get(event['suit'], event['suit'])}"))
-    tricks = Table(title="tricks")
-    for column in ("#", "leader", "cards in play order", "winner"):
-        tricks.add_column(column)
+            lines.append(_wrapping(f"trump: {_SUIT_NAME.get(event['suit'], event['suit'])}"))
+    tricks = compact_table(title="tricks (seat:card)")
+    fixed(tricks, "#", right=True)
+    fixed(tricks, "cards")
+    folding(tricks, "winner")
     for event in events:
         if event["kind"] == "trick_taken":
+            seats = _trick_seats(event["leader"], event["cards"], len(names))
             tricks.add_row(
                 str(event["trick"]),
-                plain(names[event["leader"]]),
-                card_text(event["cards"]),
+                card_text(event["cards"], seats),
                 plain(names[event["winner"]]),
             )
     lines.append(tricks)
     penalties = [r for r in records if r["type"] == "penalty" and r["deal"] == deal]
     for penalty in penalties:
         lines.append(
-            plain(
+            _wrapping(
                 f"penalty: {names[penalty['seat']]} {penalty['code']}: {penalty['reason']}",
                 style="red",
             )
         )
     ended = next((e for e in events if e["kind"] == "deal_ended"), None)
     if ended is not None:
-        settle = Table(title="settlement")
-        for column in ("seat", "tricks", "chips"):
-            settle.add_column(column, justify="right")
+        settle = compact_table(title="settlement")
+        folding(settle, "seat")
+        for column in ("tricks", "chips"):
+            fixed(settle, column, right=True)
         for seat, name in enumerate(names):
             settle.add_row(
                 plain(name), str(ended["tricks_won"][seat]), f"{ended['payments'][seat]:+d}"
@@ -164,3 +243,98 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
         made = {True: "made", False: "failed", None: "no soloist"}[ended["made"]]
         lines.extend([settle, Text(f"result: {made}")])
     return Panel(Group(*lines), title=f"{markup(header['match_id'])} deal {deal}", expand=False)
+
+
+def deal_detail_json(records: Sequence[Record], deal: int) -> Record:
+    """One deal as data: hands, every bid, contract, trump, tricks by seat, penalties, result."""
+    header = records[0]
+    players = len(header["seats"])
+    dealt = _dealt(records, deal)
+    events = [e for e in public_events(records) if e["deal"] == deal]
+    contract = next((e for e in events if e["kind"] == "contract_set"), None)
+    trump = next((e["suit"] for e in events if e["kind"] == "trump_named"), None)
+    ended = next((e for e in events if e["kind"] == "deal_ended"), None)
+    tricks = []
+    for event in events:
+        if event["kind"] == "trick_taken":
+            seats = _trick_seats(event["leader"], event["cards"], players)
+            tricks.append(
+                {
+                    "trick": event["trick"],
+                    "leader": event["leader"],
+                    "cards": [
+                        {"seat": seat, "card": card}
+                        for seat, card in zip(seats, event["cards"].split(), strict=True)
+                    ],
+                    "winner": event["winner"],
+                }
+            )
+    return {
+        "match_id": header["match_id"],
+        "deal": deal,
+        "dealer": dealt["dealer"],
+        "hands": [hand.split() for hand in dealt["hands"]],
+        "blind": dealt.get("blind", "").split(),
+        "auction": [
+            {"seat": e["seat"], "bid": e["bid"]} for e in events if e["kind"] == "bid_made"
+        ],
+        "contract": None if contract is None else contract["contract"] or None,
+        "soloist": None if contract is None else contract["soloist"],
+        "passed_out": None if contract is None else contract["passed_out"],
+        "trump": trump,
+        "tricks": tricks,
+        "penalties": [
+            {"seat": r["seat"], "code": r["code"], "reason": r["reason"]}
+            for r in records
+            if r["type"] == "penalty" and r["deal"] == deal
+        ],
+        "result": None
+        if ended is None
+        else {
+            "made": ended["made"],
+            "tricks_won": ended["tricks_won"],
+            "payments": ended["payments"],
+        },
+    }
+
+
+def seat_of(header: Record, who: str) -> int:
+    """The seat named by ``who``: its number, or its bot's name or id (KeyError otherwise)."""
+    seats = header["seats"]
+    if who.isdigit() and int(who) < len(seats):
+        return int(who)
+    for entry in seats:
+        if who in (entry["bot_name"], entry["bot_id"]):
+            return int(entry["seat"])
+    choices = ", ".join(safe(name) for name in _seat_names(header))
+    raise KeyError(f"no seat {safe(who)!r} in this match; seats: {choices}")
+
+
+def _bot_log(records: Sequence[Record], seat: int, deal: int | None) -> list[Record]:
+    return [
+        r
+        for r in records
+        if r["type"] == "bot_log" and r["seat"] == seat and (deal is None or r["deal"] == deal)
+    ]
+
+
+def bot_log_view(records: Sequence[Record], seat: int, deal: int | None = None) -> RenderableType:
+    """What the bot at ``seat`` logged (all deals, or one), each line made inert."""
+    name = _seat_names(records[0])[seat]
+    where = "" if deal is None else f", deal {deal}"
+    entries = _bot_log(records, seat, deal)
+    if not entries:
+        return _wrapping(f"bot log of seat {name}{where}: nothing logged")
+    table = compact_table(title=f"bot log of seat {markup(name)}{where}")
+    fixed(table, "deal", right=True)
+    folding(table, "text", min_width=20)
+    for entry in entries:
+        # Line by line: a bot's traceback stays readable, each line escaped on its own.
+        text = "\n".join(safe(line) for line in entry["text"].splitlines()) or ""
+        table.add_row(str(entry["deal"]), Text(text))
+    return table
+
+
+def bot_log_json(records: Sequence[Record], seat: int, deal: int | None = None) -> list[Record]:
+    """The bot log of ``seat`` as data (the text as the bot sent it; JSON escapes it)."""
+    return [{"deal": r["deal"], "text": r["text"]} for r in _bot_log(records, seat, deal)]

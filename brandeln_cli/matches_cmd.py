@@ -9,10 +9,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from brandeln_cli.sources import LocalSource, SourceError, open_source
-from brandeln_cli.terminal_text import json_text, markup, plain
+from brandeln_cli.terminal_text import json_text, markup, plain, safe
 
 console = Console(soft_wrap=True)  # tokens and ids stay on one line, copyable
 errors = Console(stderr=True)
@@ -24,10 +24,13 @@ DataOption = Annotated[
     Path | None,
     typer.Option("--data", help="Data folder [default: ./brandeln-data or $BRANDELN_DATA]."),
 ]
+REFEREE_ENV = "BRANDELN_REFEREE"
 RefereeOption = Annotated[
     str | None,
     typer.Option(
         "--referee",
+        envvar=REFEREE_ENV,
+        show_envvar=True,
         help="HOST:PORT of a running referee (admin token in $BRANDELN_ADMIN_TOKEN); "
         "default: read the local files.",
     ),
@@ -40,7 +43,8 @@ def fail(message: str) -> typer.Exit:
     """Print ``error: message`` on one line to stderr; the caller raises the returned Exit.
 
     Messages quote bot names and the user's own arguments, so they are escaped (a match id of
-    ``[/x]`` is not markup, an ESC byte in a name does not reach the terminal).
+    ``[/x]`` is not markup, an ESC byte in a name does not reach the terminal); one line however
+    long (a list of candidate ids): never wrapped at the width.
     """
     errors.print(f"[red]error:[/red] {markup(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(1)
@@ -52,15 +56,36 @@ def _time(ms: int) -> str:
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _hint(what: str, command: str) -> None:
+    """``what:`` and the command on its own line, never wrapped, so it copies whole."""
+    console.print(plain(f"{what}:"), highlight=False)
+    console.print(plain(f"  {command}"), highlight=False)
+
+
+def _players(names: tuple[str, ...], balances: tuple[int, ...]) -> Text:
+    return Text(
+        ", ".join(f"{safe(name)} {chips:+d}" for name, chips in zip(names, balances, strict=False))
+    )
+
+
 @bots_app.command("add")
 def bots_add(
-    name: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
+    name: str,
+    data: DataOption = None,
+    referee: RefereeOption = None,
+    ca: CaOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print {bot_id, name, token} as JSON.")
+    ] = False,
 ) -> None:
     """Register a bot; prints its token once (only a hash is stored)."""
     try:
         bot, token = open_source(data, referee, ca, create=True).add_bot(name)
     except SourceError as error:
         raise fail(str(error)) from None
+    if as_json:
+        typer.echo(json_text({"bot_id": bot.bot_id, "name": bot.name, "token": token}, None))
+        return
     # The token first: whatever the name holds, it must not cost the only copy of the token.
     console.print(f"token (shown once): [bold]{markup(token)}[/bold]")
     console.print(f"registered [bold]{markup(bot.name)}[/bold] as {markup(bot.bot_id)}")
@@ -81,14 +106,18 @@ def bots_list(
     if as_json:
         typer.echo(json_text([dataclasses.asdict(b) for b in bots]))
         return
-    table = Table(title="bots")
-    for column in ("bot id", "name", "registered", "revoked"):
-        table.add_column(column)
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415
+
+    table = compact_table(title="bots")
+    fixed(table, "bot id")
+    folding(table, "name")
+    fixed(table, "registered")
+    fixed(table, "revoked")
     for bot in bots:
         table.add_row(
             plain(bot.bot_id), plain(bot.name), _time(bot.created_at), "yes" if bot.revoked else ""
         )
-    console.print(table)
+    console.print(table, soft_wrap=False)
 
 
 @bots_app.command("revoke")
@@ -125,7 +154,7 @@ def matches_list(
 ) -> None:
     """Finished and running matches, newest first (with --season: a season's, by block)."""
     if season is not None:
-        _season_matches(season, bot, limit, data, as_json)
+        _season_matches(season, bot, limit, data, referee, ca, as_json)
         return
     try:
         source = open_source(data, referee, ca)
@@ -136,28 +165,49 @@ def matches_list(
     if as_json:
         typer.echo(json_text([dataclasses.asdict(r) for r in rows]))
         return
-    table = Table(title="matches")
-    for column in ("match id", "started", "ruleset", "status", "deals", "bots (chips)"):
-        table.add_column(column)
-    for row in rows:
-        players = ", ".join(
-            f"{name} {chips:+d}" for name, chips in zip(row.bot_names, row.balances, strict=False)
-        )
-        table.add_row(
-            plain(row.match_id),
-            _time(row.started_at),
-            plain(row.ruleset),
-            plain(row.status),
-            str(row.deals_played),
-            plain(players),
-        )
-    console.print(table)
+    from brandeln_cli.layout import two_line_list  # noqa: PLC0415 - keep --help fast
+
+    listing = two_line_list(
+        "matches, newest first (under each: its bots by seat, chips won)",
+        [
+            ("match id", False),
+            ("started", False),
+            ("ruleset", False),
+            ("status", False),
+            ("deals", True),
+        ],
+        [
+            (
+                [
+                    safe(r.match_id),
+                    _time(r.started_at),
+                    safe(r.ruleset),
+                    safe(r.status),
+                    str(r.deals_played),
+                ],
+                _players(r.bot_names, r.balances),
+            )
+            for r in rows
+        ],
+    )
+    console.print(listing, soft_wrap=False)
     if rows:
-        console.print(f"inspect one: brandeln matches show {markup(rows[0].match_id)}")
+        from brandeln_cli import hints  # noqa: PLC0415 - keep --help fast
+
+        _hint(
+            "inspect one",
+            hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
+        )
 
 
 def _season_matches(
-    season: str, bot: str | None, limit: int, data: Path | None, as_json: bool
+    season: str,
+    bot: str | None,
+    limit: int,
+    data: Path | None,
+    referee: str | None,
+    ca: Path | None,
+    as_json: bool,
 ) -> None:
     """A season's matches as the ladder recorded them, newest block first."""
     from brandeln_cli.ratings_cmd import ladder_db  # noqa: PLC0415
@@ -173,28 +223,45 @@ def _season_matches(
     if as_json:
         typer.echo(json_text([{**dataclasses.asdict(m), "season": season} for m in rows]))
         return
-    table = Table(title=f"season {markup(season)}: matches")
-    for column in ("match id", "block", "rotation", "suits", "deals", "bots (chips)"):
-        table.add_column(column)
-    for match in rows:
-        players = ", ".join(
-            f"{name} {chips:+d}" for name, chips in zip(match.bots, match.balances, strict=False)
-        )
-        table.add_row(
-            plain(match.match_id),
-            str(match.block_index),
-            str(match.rotation),
-            plain(match.suit_permutation),
-            str(match.deals_played),
-            plain(players),
-        )
-    console.print(table)
+    from brandeln_cli.layout import two_line_list  # noqa: PLC0415
+
+    listing = two_line_list(
+        f"season {safe(season)}: matches, newest block first (under each: bots by seat, chips)",
+        [
+            ("match id", False),
+            ("block", True),
+            ("rotation", True),
+            ("suits", False),
+            ("deals", True),
+        ],
+        [
+            (
+                [
+                    safe(m.match_id),
+                    str(m.block_index),
+                    str(m.rotation),
+                    safe(m.suit_permutation),
+                    str(m.deals_played),
+                ],
+                _players(m.bots, m.balances),
+            )
+            for m in rows
+        ],
+    )
+    console.print(listing, soft_wrap=False)
     if rows:
-        console.print(f"inspect one: brandeln matches show {markup(rows[0].match_id)}")
+        from brandeln_cli import hints  # noqa: PLC0415
+
+        # The season's matches live at the referee that played them: keep --referee.
+        _hint(
+            "inspect one",
+            hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
+        )
 
 
 def _load(match_id: str, data: Path | None, referee: str | None, ca: Path | None) -> LoadedLog:
-    """The match's log, read and validated: a one-line error (exit 1) when it cannot be."""
+    """The match's log (by id or unique prefix), read and validated: a one-line error (exit 1)
+    when it cannot be."""
     from arena.matchlog import MatchLogError, read_log  # noqa: PLC0415 - keep --help fast
 
     try:
@@ -213,31 +280,73 @@ class LoadedLog:
     records: list[dict[str, Any]]
 
 
+MatchIdArgument = Annotated[str, typer.Argument(help="A match id, or any unique prefix of one.")]
+
+
 @matches_app.command("show")
 def matches_show(
-    match_id: str,
+    match_id: MatchIdArgument,
     deal: Annotated[int | None, typer.Option(help="Show this deal trick by trick.")] = None,
+    logs: Annotated[
+        str | None,
+        typer.Option(
+            "--logs",
+            metavar="SEAT",
+            help="Also show what this seat's bot logged (seat number, bot name or id); "
+            "with --deal, that deal's lines only.",
+        ),
+    ] = None,
     data: DataOption = None,
     referee: RefereeOption = None,
     ca: CaOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """A match at a glance, or one deal: hands, auction, trump, every trick, settlement."""
-    from brandeln_cli.match_view import deal_detail, match_overview  # noqa: PLC0415
+    from brandeln_cli.match_view import (  # noqa: PLC0415 - keep --help fast
+        bot_log_json,
+        bot_log_view,
+        deal_detail,
+        deal_detail_json,
+        match_overview,
+        match_overview_json,
+        seat_of,
+    )
 
     records = _load(match_id, data, referee, ca).records
-    if deal is None:
-        console.print(match_overview(records))
-        console.print(f"one deal trick by trick: brandeln matches show {markup(match_id)} --deal 1")
-        return
+    full_id = records[0]["match_id"]
     try:
-        console.print(deal_detail(records, deal))
+        seat = None if logs is None else seat_of(records[0], logs)
+        if as_json:
+            document = (
+                match_overview_json(records) if deal is None else deal_detail_json(records, deal)
+            )
+            if seat is not None:
+                document["bot_log"] = {"seat": seat, "lines": bot_log_json(records, seat, deal)}
+            typer.echo(json_text(document))
+            return
+        view = match_overview(records) if deal is None else deal_detail(records, deal)
     except KeyError as error:
         raise fail(str(error.args[0])) from None
+    console.print(view, soft_wrap=False)
+    if seat is not None:
+        console.print(bot_log_view(records, seat, deal), soft_wrap=False)
+    if deal is None:
+        from brandeln_cli import hints  # noqa: PLC0415
+
+        _hint(
+            "one deal trick by trick",
+            hints.command(
+                "matches", "show", full_id, "--deal", "1", data=data, referee=referee, ca=ca
+            ),
+        )
 
 
 @matches_app.command("export")
 def matches_export(
-    match_id: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
+    match_id: MatchIdArgument,
+    data: DataOption = None,
+    referee: RefereeOption = None,
+    ca: CaOption = None,
 ) -> None:
     """Print the match's full JSON Lines log (after checking it reads as one)."""
     loaded = _load(match_id, data, referee, ca)
@@ -264,7 +373,17 @@ def terminal_safe_jsonl(text: str, records: list[dict[str, Any]]) -> str:
 
 @matches_app.command("verify")
 def matches_verify(
-    match_id: str, data: DataOption = None, referee: RefereeOption = None, ca: CaOption = None
+    match_id: MatchIdArgument,
+    data: DataOption = None,
+    referee: RefereeOption = None,
+    ca: CaOption = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the replay report as JSON (reproduced, balances, problems).",
+        ),
+    ] = False,
 ) -> None:
     """Replay the match's log through the engine and check every result it shows.
 
@@ -274,6 +393,20 @@ def matches_verify(
 
     loaded = _load(match_id, data, referee, ca)
     report = replay_log(loaded.text, loaded.name)
+    if as_json:
+        document = {
+            "match_id": report.match_id,
+            "reproduced": report.reproduced,
+            "complete": report.complete,
+            "deals_replayed": report.deals_replayed,
+            "recorded_balances": report.recorded_balances,
+            "replayed_balances": list(report.replayed_balances),
+            "problems": list(report.problems),
+        }
+        typer.echo(json_text(document))
+        if not report.reproduced:
+            raise typer.Exit(1)
+        return
     if report.reproduced:
         console.print(
             f"[green]reproduced[/green]: {report.deals_replayed} deals replayed; contracts, "

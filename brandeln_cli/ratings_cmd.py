@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from brandeln_cli import paths
-from brandeln_cli.terminal_text import json_text, markup, plain
+from brandeln_cli.terminal_text import json_text, markup, plain, safe
 
 if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
     from ladder.leaderboard import LeaderboardRow
@@ -43,19 +43,24 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 
 def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
-    """The leaderboard as a rich table (fits 80 columns for bot names up to ~12 characters)."""
-    table = Table(
+    """The leaderboard as a rich table that fits 80 columns.
+
+    The numbers never wrap (so they are never cut); a long bot name, and its forfeits, fold
+    onto further lines of its cell. ``ill.`` is short for illegal actions: with the widest
+    figures a long season gives (``-25.40±13.68``, ``140/210 67%``, 100 timeouts) the name
+    keeps eight columns.
+    """
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415 - --help
+
+    table = compact_table(
         title=title,
-        box=None,
-        padding=(0, 0, 0, 2),
-        pad_edge=False,
-        header_style="bold",
-        caption_justify="left",
+        caption="ranked by μ-3σ (TrueSkill) · chips/deal ± 95% CI over blocks · "
+        "made = contracts made/bid as soloist · t/o = timeouts · ill. = illegal actions",
     )
-    table.add_column("#", justify="right", no_wrap=True, min_width=1)
-    table.add_column("bot", no_wrap=True)
-    for header in ("μ-3σ", "μ", "σ", "blocks", "chips/deal", "made", "t/o", "illegal"):
-        table.add_column(header, justify="right", no_wrap=True)
+    fixed(table, "#", right=True)
+    folding(table, "bot", min_width=8)
+    for header in ("μ-3σ", "μ", "σ", "blocks", "chips/deal", "made", "t/o", "ill."):
+        fixed(table, header, right=True)
     for row in rows:
         interval = row.chips_per_deal
         if interval is None:
@@ -68,7 +73,7 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
         made = (
             "-" if percent is None else f"{row.contracts_made}/{row.contracts_bid} {percent:.0f}%"
         )
-        name = row.bot + (f" ({row.forfeits} forfeited)" if row.forfeits else "")
+        name = safe(row.bot) + (f" ({row.forfeits} forfeited)" if row.forfeits else "")
         table.add_row(
             str(row.rank),
             plain(name),
@@ -81,19 +86,43 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
             str(row.timeouts),
             str(row.illegal),
         )
-    table.caption = (
-        "ranked by μ-3σ (TrueSkill) · chips/deal ± 95% CI over blocks · "
-        "made = contracts made/bid as soloist · t/o = timeouts · illegal = illegal actions"
-    )
     return table
 
 
 def season_title(info: SeasonInfo) -> str:
-    """The season's title line, as rich markup (its name and ruleset escaped)."""
-    return (
+    """``season NAME (RULESET): F of P blocks``, and how its last run ended unless finished;
+    as rich markup (its name and ruleset escaped)."""
+    from ladder.storage import SeasonStatus  # noqa: PLC0415
+
+    title = (
         f"season {markup(info.name)} ({markup(info.ruleset)}): {info.blocks_finished} of "
         f"{info.blocks_planned} blocks"
     )
+    return title if info.status == SeasonStatus.FINISHED else f"{title}, {info.status}"
+
+
+def season_line(info: SeasonInfo) -> str:
+    """A line of `season list`: the title, its status, and why it failed."""
+    from ladder.storage import SeasonStatus  # noqa: PLC0415
+
+    line = season_title(info)
+    if info.status == SeasonStatus.FINISHED:
+        line += ", finished"
+    if info.status_detail:
+        line += f": {markup(info.status_detail)}"
+    return line
+
+
+def leaderboard_document(info: SeasonInfo, rows: list[LeaderboardRow]) -> dict[str, Any]:
+    """The leaderboard as JSON-ready data (``ratings --json``, ``season run --json``)."""
+    return {
+        "season": info.name,
+        "ruleset": info.ruleset,
+        "status": info.status,
+        "blocks_finished": info.blocks_finished,
+        "blocks_planned": info.blocks_planned,
+        "leaderboard": [row.to_json() for row in rows],
+    }
 
 
 def ratings(
@@ -117,18 +146,14 @@ def ratings(
         with LadderStore.open(ladder_db(data), create=False) as store:
             info = store.season(season) if season else store.latest_season()
             if info is None:
-                raise fail(f"no seasons in {store.path} yet; run `brandeln season run FILE`")
+                from brandeln_cli import hints  # noqa: PLC0415
+
+                run = hints.command("season", "run", "FILE", data=data)
+                raise fail(f"no seasons in {store.path} yet; run `{run}`")
             rows = season_leaderboard(store, info.name)
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
-        document = {
-            "season": info.name,
-            "ruleset": info.ruleset,
-            "blocks_finished": info.blocks_finished,
-            "blocks_planned": info.blocks_planned,
-            "leaderboard": [row.to_json() for row in rows],
-        }
-        typer.echo(json_text(document))
+        typer.echo(json_text(leaderboard_document(info, rows)))
         return
-    console.print(leaderboard_table(rows, season_title(info)))
+    console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)

@@ -15,19 +15,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Column
 
 import sample_bots
 from brandeln_cli import paths
 from brandeln_cli.ratings_cmd import (
     DataOption,
     console,
+    errors,
     fail,
     ladder_db,
+    leaderboard_document,
     leaderboard_table,
+    season_line,
     season_title,
 )
-from brandeln_cli.terminal_text import json_text, markup, plain
+from brandeln_cli.terminal_text import json_text, markup, plain, safe
 
 # The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
 # pay for it.
@@ -44,6 +49,8 @@ RefereeOption = Annotated[
     str | None,
     typer.Option(
         "--referee",
+        envvar="BRANDELN_REFEREE",
+        show_envvar=True,
         help="HOST:PORT of a running referee (admin token in $BRANDELN_ADMIN_TOKEN); "
         "default: start an embedded referee on a free loopback port.",
     ),
@@ -57,6 +64,14 @@ def run(
     data: DataOption = None,
     referee: RefereeOption = None,
     ca: CaOption = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the final leaderboard as JSON (as `ratings --json` does) and the "
+            "run's summary; the progress goes to stderr.",
+        ),
+    ] = False,
 ) -> None:
     """Play a season (or the rest of an interrupted one) and print its leaderboard.
 
@@ -70,7 +85,7 @@ def run(
         config = load_season(file)
     except SeasonConfigError as error:
         raise fail(str(error), code=2) from None
-    play(config, data, referee, ca)
+    play(config, data, referee, ca, as_json=as_json)
 
 
 @season_app.command("list")
@@ -91,9 +106,15 @@ def list_seasons(
         typer.echo(json_text([dataclasses.asdict(info) for info in infos]))
         return
     if not infos:
-        console.print("no seasons yet; run `brandeln season run FILE`")
+        from brandeln_cli import hints  # noqa: PLC0415
+
+        console.print(
+            f"no seasons yet; run `{hints.command('season', 'run', 'FILE', data=data)}`",
+            highlight=False,
+            markup=False,
+        )
     for info in infos:
-        console.print(season_title(info), highlight=False)
+        console.print(season_line(info), highlight=False, soft_wrap=False)  # markup, escaped
 
 
 def demo(data: DataOption = None) -> None:
@@ -130,8 +151,19 @@ def _node_demo_bot(tables: int) -> CommandBot | None:
     return CommandBot(name="node", command=(node, str(bot_js)), tables=tables)
 
 
-def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path | None) -> None:
-    """Run ``config`` with a progress bar, then print the leaderboard and where to look next."""
+def play(
+    config: SeasonConfig,
+    data: Path | None,
+    referee: str | None,
+    ca: Path | None,
+    *,
+    as_json: bool = False,
+) -> None:
+    """Run ``config`` with a progress bar, then print the leaderboard and where to look next.
+
+    ``as_json``: the leaderboard and the summary as one JSON document on stdout; everything
+    else (the progress bar included) on stderr.
+    """
     import asyncio  # noqa: PLC0415
 
     from arena.errors import StoreError  # noqa: PLC0415
@@ -150,37 +182,41 @@ def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path 
     except OSError as error:
         raise fail(f"cannot read the CA file {ca}: {error.strerror}", code=2) from None
     where = "embedded referee" if referee is None else f"referee {referee}"
-    console.print(
+    talk = errors if as_json else console
+    talk.print(
         f"season [bold]{markup(config.name)}[/bold]: {len(config.bots)} bots, {config.blocks} "
         f"blocks of {config.players} matches x {config.deals_per_match} deals, on the "
         f"{markup(where)}",
         highlight=False,
-        soft_wrap=True,
+        soft_wrap=False,
     )
     try:
         with LadderStore.open(ladder_db(data_dir)) as store:
             try:
                 summary = asyncio.run(
-                    _play(config, data_dir, store, referee, admin_token, root_certificates)
+                    _play(config, data_dir, store, referee, admin_token, root_certificates, talk)
                 )
             except KeyboardInterrupt:
                 done = store.season(config.name).blocks_finished
-                console.print(
+                talk.print(
                     f"interrupted: {done} of {config.blocks} blocks are recorded; run the "
                     "same command again to resume",
                     highlight=False,
                     soft_wrap=True,
                 )
                 raise typer.Exit(INTERRUPTED_EXIT) from None
-            console.print(
-                leaderboard_table(
-                    season_leaderboard(store, config.name), season_title(store.season(config.name))
-                )
-            )
+            info = store.season(config.name)
+            rows = season_leaderboard(store, config.name)
     except (LadderError, StoreError) as error:
         # StoreError: the embedded referee's database is unusable (checked before any change).
         raise fail(str(error)) from None
-    _print_summary(summary, data, referee)
+    if as_json:
+        document = leaderboard_document(info, rows)
+        document["run"] = dataclasses.asdict(summary)
+        typer.echo(json_text(document))
+        return
+    console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
+    _print_summary(summary, data, referee, ca)
 
 
 async def _play(
@@ -190,10 +226,11 @@ async def _play(
     referee: str | None,
     admin_token: str | None,
     root_certificates: bytes | None,
+    out: Console,
 ) -> SeasonSummary:
     from ladder.runner import run_season  # noqa: PLC0415
 
-    with _ProgressBar(config) as show:
+    with _ProgressBar(config, out) as show:
         if referee is not None and admin_token is not None:
             return await run_season(
                 config,
@@ -214,16 +251,17 @@ async def _play(
 class _ProgressBar:
     """A rich progress bar fed by the runner's progress callback."""
 
-    def __init__(self, config: SeasonConfig) -> None:
+    def __init__(self, config: SeasonConfig, out: Console) -> None:
+        # The texts fold rather than end in "…" at 80 columns (a long season or bot name).
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
+            TextColumn("{task.description}", style="bold", table_column=Column(overflow="fold")),
+            BarColumn(bar_width=20),
             MofNCompleteColumn(),
             TextColumn("blocks"),
-            TextColumn("{task.fields[rate]}"),
-            TextColumn("{task.fields[leader]}"),
+            TextColumn("{task.fields[rate]}", table_column=Column(no_wrap=True)),
+            TextColumn("{task.fields[leader]}", table_column=Column(overflow="fold")),
             TimeElapsedColumn(),
-            console=console,
+            console=out,
             transient=False,
         )
         # TextColumn renders the description and fields as markup: the names are escaped.
@@ -253,28 +291,41 @@ class _ProgressBar:
         )
 
 
-def _print_summary(summary: SeasonSummary, data: Path | None, referee: str | None) -> None:
+def _print_summary(
+    summary: SeasonSummary, data: Path | None, referee: str | None, ca: Path | None
+) -> None:
+    from brandeln_cli import hints  # noqa: PLC0415
+
     console.print(
         f"{summary.blocks_played} blocks played now ({summary.blocks_done} of "
         f"{summary.blocks_total} in all), {summary.deals} deals in {summary.seconds:.1f} s",
         highlight=False,
-        soft_wrap=True,
+        soft_wrap=False,
     )
-    if summary.last_match_id:
-        options = ""
-        if referee is not None:
-            options = f" --referee {referee}"
-        elif data is not None:
-            options = f" --data {data}"
-        # Ids, paths and the season's name are printed as plain text, never as markup.
+    if not summary.referee_contacted:
+        # Said out loud: a re-run that plays nothing must not pass for a check of the referee.
+        where = "" if referee is None else f"; the referee at {safe(referee)} was not contacted"
         console.print(
-            plain(f"inspect a match: brandeln matches show {summary.last_match_id}{options}"),
+            "nothing to play: every block was already recorded, the leaderboard above is the "
+            f"stored one{where}",
             highlight=False,
-            soft_wrap=True,
+            soft_wrap=False,
+            markup=False,
         )
-    data_option = f" --data {data}" if data is not None else ""
-    console.print(
-        plain(f"the leaderboard again: brandeln ratings --season {summary.season}{data_option}"),
-        highlight=False,
-        soft_wrap=True,
+    if summary.last_match_id:
+        _hint(
+            "inspect a match",
+            hints.command(
+                "matches", "show", summary.last_match_id, data=data, referee=referee, ca=ca
+            ),
+        )
+    _hint(
+        "the leaderboard again",
+        hints.command("ratings", "--season", summary.season, data=data),
     )
+
+
+def _hint(what: str, command: str) -> None:
+    """``what:`` and the command on its own line, never wrapped, so it copies whole."""
+    console.print(plain(f"{what}:"), highlight=False)
+    console.print(plain(f"  {command}"), highlight=False, soft_wrap=True)

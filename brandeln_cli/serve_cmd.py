@@ -24,8 +24,15 @@ STOP_GRACE_S = 2.0
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on (0: a free one).")] = 50051,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on.", envvar="BRANDELN_HOST", show_envvar=True)
+    ] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option(
+            help="Port to listen on (0: a free one).", envvar="BRANDELN_PORT", show_envvar=True
+        ),
+    ] = 50051,
     db: Annotated[
         Path | None, typer.Option(help="Referee database [default: DATA/referee.db].")
     ] = None,

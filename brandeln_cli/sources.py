@@ -21,6 +21,29 @@ class SourceError(Exception):
     """A clear, user-facing reason the data cannot be read."""
 
 
+class NotFoundError(SourceError):
+    """The referee has no such match or bot (``NOT_FOUND``)."""
+
+
+PREFIX_CANDIDATES_SHOWN = 10  # of an ambiguous match id prefix
+
+
+def unique_match_id(prefix: str, candidates: list[str]) -> str | None:
+    """The one id in ``candidates`` starting with ``prefix``; None when none does.
+
+    Raises :class:`SourceError` naming the candidates when several do: a prefix is accepted
+    only while it is unambiguous (a newer match may make it ambiguous later).
+    """
+    matching = [c for c in candidates if c.startswith(prefix)]
+    if not matching:
+        return None
+    if len(matching) == 1:
+        return matching[0]
+    shown = ", ".join(matching[:PREFIX_CANDIDATES_SHOWN])
+    more = ", ..." if len(matching) > PREFIX_CANDIDATES_SHOWN else ""
+    raise SourceError(f"match id prefix {prefix!r} is ambiguous: {shown}{more}")
+
+
 @dataclass(frozen=True)
 class BotRow:
     bot_id: str
@@ -81,14 +104,28 @@ class LocalSource:
         with _store_errors():
             return self.store.matches(bot_id, limit)
 
-    def match(self, match_id: str) -> tuple[MatchRecord, str]:
-        from arena.errors import NotFoundError  # noqa: PLC0415
+    def resolve_match(self, id_or_prefix: str) -> str:
+        """The full id of the match ``id_or_prefix`` names (an id or a unique prefix of one)."""
+        from arena.errors import NotFoundError as StoreNotFoundError  # noqa: PLC0415
 
         try:
             with _store_errors():
-                record = self.store.match(match_id)
-        except NotFoundError as error:
-            raise SourceError(str(error)) from None
+                return self.store.match(id_or_prefix).match_id
+        except StoreNotFoundError as error:
+            with _store_errors():
+                candidates = self.store.matches(
+                    limit=PREFIX_CANDIDATES_SHOWN + 1, id_prefix=id_or_prefix
+                )
+            found = unique_match_id(id_or_prefix, [m.match_id for m in candidates])
+            if found is None:
+                raise SourceError(str(error)) from None
+            return found
+
+    def match(self, match_id: str) -> tuple[MatchRecord, str]:
+        """The match ``match_id`` names (an id or a unique prefix) and its log."""
+        full_id = self.resolve_match(match_id)
+        with _store_errors():
+            record = self.store.match(full_id)
         try:
             data = Path(record.log_path).read_bytes()
         except OSError as error:
@@ -156,7 +193,8 @@ class RemoteSource:
                     request, metadata=(("authorization", f"Bearer {self.token}"),), timeout=30
                 )
             except grpc.RpcError as error:
-                raise SourceError(
+                kind = NotFoundError if error.code() == grpc.StatusCode.NOT_FOUND else SourceError
+                raise kind(
                     f"referee {self.address}: {error.code().name}: {error.details()}"
                 ) from None
 
@@ -188,9 +226,24 @@ class RemoteSource:
         return [_record_of(m) for m in reply.matches]
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
+        """The match ``match_id`` names (an id or a unique prefix) and its log."""
         from brandeln.v1 import admin_pb2  # noqa: PLC0415
 
-        reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
+        try:
+            reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
+        except NotFoundError:
+            listed = self._call(
+                "ListMatches",
+                admin_pb2.ListMatchesRequest(
+                    match_id_prefix=match_id, limit=PREFIX_CANDIDATES_SHOWN + 1
+                ),
+            )
+            assert isinstance(listed, admin_pb2.ListMatchesResponse)
+            # Filtered here too: a referee older than match_id_prefix ignores it.
+            found = unique_match_id(match_id, [m.match_id for m in listed.matches])
+            if found is None:
+                raise
+            reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=found))
         assert isinstance(reply, admin_pb2.GetMatchResponse)
         return _record_of(reply.summary), reply.log_jsonl
 

@@ -43,7 +43,7 @@ from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
 from ladder.errors import BotNameTakenError, BotStartError
 from ladder.ratings import RatingModel
-from ladder.storage import LadderStore, token_hash
+from ladder.storage import LadderStore, SeasonStatus, token_hash
 
 __all__ = ["ProgressCallback", "SeasonProgress", "SeasonSummary", "run_season"]
 
@@ -79,6 +79,7 @@ class SeasonSummary:
     deals: int  # in this run
     seconds: float
     last_match_id: str | None
+    referee_contacted: bool = True  # False when every block was already recorded
 
 
 async def run_season(
@@ -108,36 +109,22 @@ async def run_season(
     if logs_dir is None:
         logs_dir = store.path.parent / "seasons" / config.name / "bots"
     run = _SeasonRun(config, store, model, progress, started, len(finished))
-    if pending:
-        async with AdminClient(
-            referee_address, admin_token, root_certificates=root_certificates
-        ) as admin:
-            # Bots of an earlier run that was killed outright (SIGKILL) still hold sessions:
-            # found by the hash of the token they were given, before that token is replaced.
-            await stop_orphans(
-                identity.token_hash
-                for identity in store.bot_identities(config.name).values()
-                if identity.token_hash
-            )
-            bot_ids, tokens = await _identities(admin, config, store)
-            processes: list[BotProcess] = []
-            try:
-                for bot in config.bots:
-                    if isinstance(bot, CommandBot):
-                        processes.append(
-                            await start_bot(
-                                bot.name,
-                                bot.command,
-                                server=referee_address,
-                                token=tokens[bot.name],
-                                tables=bot.tables,
-                                log_path=logs_dir / f"{bot.name}.log",
-                            )
-                        )
-                await _wait_for_sessions(admin, config, bot_ids, processes)
-                await _first_done(run.play(admin, pending, bot_ids), _watch_processes(processes))
-            finally:
-                await stop_bots(processes)
+    try:
+        await _play_pending(
+            config, referee_address, admin_token, store, run, pending, logs_dir, root_certificates
+        )
+    except asyncio.CancelledError:
+        store.set_season_status(config.name, SeasonStatus.INTERRUPTED)
+        raise
+    except Exception as error:
+        # Without this a season that failed at its start stays listed as merely "0 of N".
+        store.set_season_status(
+            config.name, SeasonStatus.FAILED, str(error) or type(error).__name__
+        )
+        raise
+    done = len(store.finished_blocks(config.name) & {plan.index for plan in plans})
+    if done == len(plans):
+        store.set_season_status(config.name, SeasonStatus.FINISHED)
     run.report(force=True)
     return SeasonSummary(
         season=config.name,
@@ -147,7 +134,52 @@ async def run_season(
         deals=run.deals,
         seconds=time.monotonic() - started,
         last_match_id=run.last_match_id or _last_recorded_match(store, config.name),
+        referee_contacted=bool(pending),
     )
+
+
+async def _play_pending(
+    config: SeasonConfig,
+    referee_address: str,
+    admin_token: str,
+    store: LadderStore,
+    run: _SeasonRun,
+    pending: list[BlockPlan],
+    logs_dir: Path,
+    root_certificates: bytes | None,
+) -> None:
+    """Start the bots and play the ``pending`` blocks (nothing, not even a call, if none)."""
+    if not pending:
+        return
+    async with AdminClient(
+        referee_address, admin_token, root_certificates=root_certificates
+    ) as admin:
+        # Bots of an earlier run that was killed outright (SIGKILL) still hold sessions:
+        # found by the hash of the token they were given, before that token is replaced.
+        await stop_orphans(
+            identity.token_hash
+            for identity in store.bot_identities(config.name).values()
+            if identity.token_hash
+        )
+        bot_ids, tokens = await _identities(admin, config, store)
+        processes: list[BotProcess] = []
+        try:
+            for bot in config.bots:
+                if isinstance(bot, CommandBot):
+                    processes.append(
+                        await start_bot(
+                            bot.name,
+                            bot.command,
+                            server=referee_address,
+                            token=tokens[bot.name],
+                            tables=bot.tables,
+                            log_path=logs_dir / f"{bot.name}.log",
+                        )
+                    )
+            await _wait_for_sessions(admin, config, bot_ids, processes)
+            await _first_done(run.play(admin, pending, bot_ids), _watch_processes(processes))
+        finally:
+            await stop_bots(processes)
 
 
 class _SeasonRun:

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
@@ -47,6 +48,7 @@ __all__ = [
     "RatingRow",
     "RecordedMatch",
     "SeasonInfo",
+    "SeasonStatus",
     "season_settings",
     "token_hash",
 ]
@@ -66,6 +68,16 @@ CREATE TABLE season_bots_v2 (
 )
 """
 
+
+class SeasonStatus(StrEnum):
+    """How the last run of a season ended (stored, so `season list` can tell)."""
+
+    RUNNING = "running"  # being played, or its process was killed without a word
+    FINISHED = "finished"  # every planned block is recorded
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C or a cancellation; run it again to resume
+    FAILED = "failed"  # stopped by an error (``status_detail`` says which); fix and rerun
+
+
 _SCHEMA: Final = """
 CREATE TABLE seasons (
     season_id      INTEGER PRIMARY KEY,
@@ -76,7 +88,9 @@ CREATE TABLE seasons (
     blocks_planned INTEGER NOT NULL,
     next_to_rate   INTEGER NOT NULL DEFAULT 0,  -- ratings include every block below this index
     created_at     INTEGER NOT NULL,            -- ms since the epoch
-    updated_at     INTEGER NOT NULL
+    updated_at     INTEGER NOT NULL,
+    status         TEXT NOT NULL DEFAULT 'running',  -- a SeasonStatus
+    status_detail  TEXT NOT NULL DEFAULT ''          -- why it failed
 );
 CREATE TABLE season_bots (
     season_id    INTEGER NOT NULL REFERENCES seasons(season_id),
@@ -143,6 +157,16 @@ CREATE TABLE rating_history (
 );
 """
 
+# From schema 1 (see LadderStore._upgrade): seasons gained their status.
+_STATUS_COLUMNS: Final = (
+    "ALTER TABLE seasons ADD COLUMN status TEXT NOT NULL DEFAULT 'running'",
+    "ALTER TABLE seasons ADD COLUMN status_detail TEXT NOT NULL DEFAULT ''",
+    "UPDATE seasons SET status = 'finished' WHERE blocks_planned <="
+    " (SELECT count(*) FROM blocks b WHERE b.season_id = seasons.season_id)",
+)
+
+_V1_LACKS: Final = frozenset({"season_bots.token_hash", "seasons.status", "seasons.status_detail"})
+
 RateBlock = Callable[[Mapping[str, Rating], Mapping[str, int]], dict[str, Rating]]
 
 
@@ -186,6 +210,8 @@ class SeasonInfo:
     blocks_finished: int
     created_at: int
     updated_at: int
+    status: SeasonStatus = SeasonStatus.RUNNING
+    status_detail: str = ""  # why it failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,8 +346,9 @@ class LadderStore:
         if version > 0:
             # Checked before anything is written (even the journal mode): a refused file is
             # left exactly as it was.
-            # Version 1 kept plaintext tokens where version 2 keeps their hashes.
-            exempt = frozenset({"season_bots.token_hash"}) if version == 1 else frozenset()
+            # Version 1 kept plaintext tokens where version 2 keeps their hashes,
+            # and had no season status: the upgrade adds both.
+            exempt = _V1_LACKS if version == 1 else frozenset()
             missing = _missing_schema(db, exempt)
             if missing:
                 raise StorageError(
@@ -341,19 +368,24 @@ class LadderStore:
             db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
             )
-        elif version == 1:
-            self._upgrade_from_1(memory)
+        elif version < SCHEMA_VERSION:
+            self._upgrade(memory)
 
-    def _upgrade_from_1(self, memory: bool) -> None:
-        """Drop the plaintext tokens of a version-1 database, keeping their hashes.
+    def _upgrade(self, memory: bool) -> None:
+        """Bring a version-1 database up to date, in one transaction.
 
-        The table is rebuilt without the column in one transaction; then VACUUM rewrites the
-        file and a truncating checkpoint empties the WAL, so no copy of a token is left in the
-        free pages of either.
+        Version 2 gave seasons their status (a stored season with every planned block is
+        finished; any other is taken as running: its last run cannot be told apart any more),
+        and dropped the plaintext tokens, keeping their hashes: the table is rebuilt without the
+        column, then VACUUM rewrites the file and a truncating checkpoint empties the WAL, so no
+        copy of a token is left in the free pages of either.
         """
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as db:
+            # Read again under the write lock: another process may have upgraded meanwhile.
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) >= SCHEMA_VERSION:
+                return
+            for statement in _STATUS_COLUMNS:
+                db.execute(statement)
             rows = db.execute(
                 "SELECT season_id, bot, kind, bot_id, token, referee_name FROM season_bots"
             ).fetchall()
@@ -376,13 +408,9 @@ class LadderStore:
             db.execute("DROP TABLE season_bots")
             db.execute("ALTER TABLE season_bots_v2 RENAME TO season_bots")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-        db.execute("VACUUM")
+        self._db.execute("VACUUM")
         if not memory:
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         """Close the connection."""
@@ -470,8 +498,9 @@ class LadderStore:
                         "resume it, or give the season a new name"
                     )
                 db.execute(
-                    "UPDATE seasons SET blocks_planned = ?, updated_at = ? WHERE season_id = ?",
-                    (config.blocks, now, row["season_id"]),
+                    "UPDATE seasons SET blocks_planned = ?, updated_at = ?, status = ?,"
+                    " status_detail = '' WHERE season_id = ?",
+                    (config.blocks, now, SeasonStatus.RUNNING, row["season_id"]),
                 )
         return self.season(config.name)
 
@@ -499,7 +528,19 @@ class LadderStore:
             blocks_finished=row["finished"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
+            status=SeasonStatus(row["status"]),
+            status_detail=row["status_detail"],
         )
+
+    def set_season_status(self, name: str, status: SeasonStatus, detail: str = "") -> None:
+        """Record how the season's run ended (``detail``: why it failed)."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE seasons SET status = ?, status_detail = ?, updated_at = ? WHERE name = ?",
+                (status, detail, _now_ms(), name),
+            )
+            if cursor.rowcount != 1:
+                raise UnknownSeasonError(f"no season named {name!r}")
 
     def latest_season(self) -> SeasonInfo | None:
         """The season run most recently, or None when there is none."""

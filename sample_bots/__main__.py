@@ -6,7 +6,11 @@ The same as ``brandeln bot run`` / ``brandeln bot bridge``, without the CLI's de
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+# gRPC reads its log level when it is imported: errors only, unless the user chose otherwise.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 from sample_bots.launcher import (
     configure_logging,
@@ -28,6 +32,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--ca", help="CA certificate (PEM) to reach a TLS referee [env BRANDELN_CA]")
     p.add_argument("--seed", type=int, help="seed of the bot's random choices")
     p.add_argument("--matches", type=int, help="stop after this many matches per table")
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        help="seconds to keep trying to reach the referee [env BRANDELN_CONNECT_TIMEOUT, 120]",
+    )
     p.add_argument("--bot-name", help="display name sent in Hello")
     p.add_argument("--snapshot-only", action="store_true", help="bridge: no events to the child")
     p.add_argument("--max-restarts", type=int, default=3, help="bridge: child restarts per match")
@@ -63,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(join_values(argv))
     configure_logging(args.verbose)
     try:
-        options = resolve_options(args.server, args.token, args.ca, args.matches)
+        options = resolve_options(
+            args.server, args.token, args.ca, args.matches, args.connect_timeout
+        )
         tables = resolve_tables(args.tables)
         if args.name == "bridge":
             run_bridge(

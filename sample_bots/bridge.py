@@ -8,6 +8,14 @@ becomes the ``Action``; ``{"type": "log", "text": ...}`` becomes a ``BotLog``. A
 child prints is logged and ignored. The child's stderr goes to the match log as ``BotLog`` lines,
 capped per match.
 
+Stderr is filed in the match during which it was written. The referee closes a match's log when
+it sends ``MatchEnded``, and in a season the next match may start at once, so: what the child
+writes before an answer is sent before that answer; what it writes after ``match_ended`` (a
+summary, a goodbye) goes to the bridge's own log, not to the next match; and the next match's
+messages reach the child only once its stderr has been quiet for ``STDERR_QUIET_S`` (at most
+``STDERR_SETTLE_MAX_S`` after the match ended). A child that writes about the old match later
+than that has those lines filed in the new one.
+
 A child that dies is restarted (at most ``max_restarts`` times per match) and told the welcome,
 the match and the deal again before the open request; past that the requests go unanswered,
 so the referee's clock runs out and it plays the fallback (the seat collects strikes, the table
@@ -41,6 +49,9 @@ GARBAGE_LOG_LIMIT: Final = 20  # garbage lines reported per match
 LINE_LIMIT: Final = 1 << 20  # longest line read from the child
 SHOWN_CHARS: Final = 300  # of a garbage line, in the log
 RESTART_DELAY_S: Final = 0.1
+STDERR_QUIET_S: Final = 0.05  # of silence on stderr after match_ended: the child is done with it
+STDERR_SETTLE_MAX_S: Final = 0.5  # the longest the next match waits for that silence
+_CATCH_UP_ITERATIONS: Final = 3  # loop turns for stderr already in the pipe to be read and sent
 
 logger = logging.getLogger("sample_bots.bridge")
 
@@ -81,6 +92,11 @@ class BridgeBot(Bot):
         self._context: dict[str, JsonObject] = {}  # welcome, match, deal: replayed on restart
         self._stderr_bytes = 0
         self._garbage_logged = 0
+        self._filing_stderr = False  # stderr goes to the match log (only during a match)
+        self._last_stderr_at = 0.0  # loop time of the last stderr line
+        self._match_ended_at: float | None = None  # loop time match_ended went to the child
+        self._starting: asyncio.Task[None] | None = None  # holds the next match until settled
+        self._held: list[JsonObject] = []  # messages for the child while it is held
 
     # --- the child ---------------------------------------------------------------------
     @property
@@ -105,9 +121,11 @@ class BridgeBot(Bot):
             asyncio.create_task(self._read_stderr(proc.stderr)),
         ]
         logger.info("bridge: started %s (pid %d)", " ".join(self.command), proc.pid)
-        for key in ("welcome", "match_started", "deal_started"):
+        # While the next match is held, it is told the match by _begin_match, not here.
+        keys = ("welcome",) if self._holding else ("welcome", "match_started", "deal_started")
+        for key in keys:
             if key in self._context:
-                self._write(self._context[key])
+                self._write_now(self._context[key])
 
     async def _ensure_child(self) -> bool:
         """A running child, restarting a dead one if the match allows; False if none."""
@@ -141,7 +159,12 @@ class BridgeBot(Bot):
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         while raw := await stream.readline():
+            self._last_stderr_at = asyncio.get_running_loop().time()
             line = raw.decode("utf-8", errors="replace").rstrip()
+            if not self._filing_stderr:
+                # Between matches: the last match's log is closed, the next is not this one's.
+                logger.info("bridge child stderr (outside a match, in no match log): %s", line)
+                continue
             logger.debug("bridge child stderr: %s", line)
             if self._stderr_bytes < STDERR_CAP_BYTES:
                 self._stderr_bytes += len(raw)
@@ -208,7 +231,18 @@ class BridgeBot(Bot):
             self.log(f"bridge: ignored a line from the child that is not an answer: {shown}{note}")
         logger.warning("bridge: ignored child output: %.200s", line)
 
+    @property
+    def _holding(self) -> bool:
+        return self._starting is not None and not self._starting.done()
+
     def _write(self, message: JsonObject) -> None:
+        """Send ``message`` to the child, after the next match's start if that is held."""
+        if self._holding:
+            self._held.append(message)
+            return
+        self._write_now(message)
+
+    def _write_now(self, message: JsonObject) -> None:
         proc = self._proc
         if proc is None or proc.returncode is not None or proc.stdin is None:
             return
@@ -220,6 +254,8 @@ class BridgeBot(Bot):
 
     # --- the bot -------------------------------------------------------------------------
     async def decide_async(self, request: bot_pb2.DecisionRequest) -> Answer:
+        if self._starting is not None:
+            await self._starting  # the child hears of the match before its first request
         while True:
             if not await self._ensure_child():
                 # No child to ask: let the referee's clock run out (fallback and a strike).
@@ -230,18 +266,50 @@ class BridgeBot(Bot):
                 if answer is None:  # the child died: restart it and ask again
                     break
                 if answer.request_id in (None, request.request_id):
+                    await self._stderr_caught_up()
                     return answer.answer
                 logger.info("bridge: ignoring an answer for request %s", answer.request_id)
 
     def on_welcome(self, welcome: bot_pb2.Welcome) -> None:
         self._remember("welcome", welcome_json(welcome))
 
+    async def _stderr_caught_up(self) -> None:
+        """Let stderr the child wrote before its answer be read and sent before the answer (a
+        match's last answer ends it, and with it the log the lines belong in)."""
+        for _ in range(_CATCH_UP_ITERATIONS):
+            await asyncio.sleep(0)
+
     def on_match_start(self, match: bot_pb2.MatchStarted) -> None:
         self.restarts = 0
         self._stderr_bytes = 0
         self._garbage_logged = 0
         self._context.pop("deal_started", None)
-        self._remember("match_started", match_started_json(match))
+        self._context["match_started"] = match_started_json(match)
+        if self._match_ended_at is None or not self.child_alive:
+            self._begin_match_now()
+        else:
+            self._starting = asyncio.get_running_loop().create_task(self._begin_match())
+
+    async def _begin_match(self) -> None:
+        """Tell the child of the new match once its stderr about the last one has settled."""
+        loop = asyncio.get_running_loop()
+        ended = self._match_ended_at if self._match_ended_at is not None else loop.time()
+        deadline = ended + STDERR_SETTLE_MAX_S
+        while self.child_alive:
+            quiet_at = max(ended, self._last_stderr_at) + STDERR_QUIET_S
+            wait = min(quiet_at, deadline) - loop.time()
+            if wait <= 0:
+                break
+            await asyncio.sleep(wait)
+        self._begin_match_now()
+
+    def _begin_match_now(self) -> None:
+        self._starting = None
+        self._filing_stderr = True
+        self._write_now(self._context["match_started"])
+        held, self._held = self._held, []
+        for message in held:
+            self._write_now(message)
 
     def on_deal_start(self, deal: bot_pb2.DealStarted) -> None:
         self._remember("deal_started", deal_started_json(deal))
@@ -253,7 +321,9 @@ class BridgeBot(Bot):
         self._write(rejected_json(rejected))
 
     def on_match_end(self, ended: bot_pb2.MatchEnded) -> None:
+        self._filing_stderr = False  # the referee has closed this match's log
         self._write(match_ended_json(ended))
+        self._match_ended_at = asyncio.get_running_loop().time()
         for key in ("match_started", "deal_started"):
             self._context.pop(key, None)
         if not self.child_alive:
@@ -269,6 +339,10 @@ class BridgeBot(Bot):
         await self._ensure_child()
 
     async def close(self) -> None:
+        if self._starting is not None:
+            self._starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._starting
         proc, self._proc = self._proc, None
         if proc is not None and proc.returncode is None:
             if proc.stdin is not None:

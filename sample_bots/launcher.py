@@ -2,7 +2,8 @@
 
 Both read the referee's address and the token from the options, else from the environment the
 ladder sets (``BRANDELN_SERVER``, ``BRANDELN_TOKEN``, ``BRANDELN_TABLES``,
-``BRANDELN_BOT_NAME``; ``BRANDELN_CA`` for a TLS referee).
+``BRANDELN_BOT_NAME``; ``BRANDELN_CA`` for a TLS referee; ``BRANDELN_CONNECT_TIMEOUT``, the
+seconds to keep trying to reach the referee, 120 by default).
 """
 
 from __future__ import annotations
@@ -18,13 +19,21 @@ from typing import Final
 
 from sample_bots.bridge import BridgeBot
 from sample_bots.registry import make_bot
-from sample_bots.sdk import Bot, BotKitError, SessionOptions, SessionStats, play
+from sample_bots.sdk import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    Bot,
+    BotKitError,
+    SessionOptions,
+    SessionStats,
+    play,
+)
 
 SERVER_ENV: Final = "BRANDELN_SERVER"
 TOKEN_ENV: Final = "BRANDELN_TOKEN"
 TABLES_ENV: Final = "BRANDELN_TABLES"
 NAME_ENV: Final = "BRANDELN_BOT_NAME"
 CA_ENV: Final = "BRANDELN_CA"
+CONNECT_TIMEOUT_ENV: Final = "BRANDELN_CONNECT_TIMEOUT"
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
 
 
@@ -37,18 +46,32 @@ def resolve_options(
     token: str | None,
     ca: str | None = None,
     max_matches: int | None = None,
-    retry_for_s: float = 30.0,
+    connect_timeout_s: float | None = None,
 ) -> SessionOptions:
-    """Session options from arguments, falling back on the environment; checks the token."""
+    """Session options from arguments, falling back on the environment; checks the token.
+
+    ``connect_timeout_s``: how long to keep trying to reach the referee, else
+    ``BRANDELN_CONNECT_TIMEOUT``, else 120 s.
+    """
     token = token or os.environ.get(TOKEN_ENV, "")
     if not token:
         raise LaunchError(f"no token: pass --token or set {TOKEN_ENV}")
+    if connect_timeout_s is None:
+        text = os.environ.get(CONNECT_TIMEOUT_ENV, "")
+        try:
+            connect_timeout_s = float(text) if text else DEFAULT_CONNECT_TIMEOUT_S
+        except ValueError:
+            raise LaunchError(
+                f"{CONNECT_TIMEOUT_ENV}={text!r} is not a number of seconds"
+            ) from None
+    if not connect_timeout_s > 0:
+        raise LaunchError(f"the connect timeout must be positive, not {connect_timeout_s:g} s")
     return SessionOptions(
         server=server or os.environ.get(SERVER_ENV) or DEFAULT_SERVER,
         token=token,
         ca=Path(ca) if ca else (Path(os.environ[CA_ENV]) if os.environ.get(CA_ENV) else None),
         max_matches=max_matches,
-        retry_for_s=retry_for_s,
+        retry_for_s=connect_timeout_s,
     )
 
 

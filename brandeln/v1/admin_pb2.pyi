@@ -422,19 +422,25 @@ class ListMatchesRequest(_message.Message):
 
     BOT_ID_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    MATCH_ID_PREFIX_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
     """Only matches this bot played; empty = all."""
     limit: _builtins.int
     """At most this many; 0 = the referee's default (50)."""
+    match_id_prefix: _builtins.str
+    """Only matches whose id starts with this (the CLI accepts any unique prefix of an id);
+    empty = all.
+    """
     def __init__(
         self,
         *,
         bot_id: _builtins.str = ...,
         limit: _builtins.int = ...,
+        match_id_prefix: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "limit", b"limit", "match_id_prefix", b"match_id_prefix"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

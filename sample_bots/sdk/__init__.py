@@ -33,6 +33,7 @@ from sample_bots.sdk.notation import (
     trump_choice,
 )
 from sample_bots.sdk.session import (
+    DEFAULT_CONNECT_TIMEOUT_S,
     PROTOCOL_VERSION,
     BadTokenError,
     BotKitError,
@@ -49,6 +50,7 @@ from sample_bots.sdk.situation import Situation
 from sample_bots.sdk.trick import TrickRules, trick_winner
 
 __all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
     "PASS",
     "PROTOCOL_VERSION",
     "Answer",

@@ -31,6 +31,7 @@ from brandeln.v1 import bot_pb2, bot_pb2_grpc
 from sample_bots.sdk.bot import Bot, InvalidAnswerError, resolve_answer
 
 PROTOCOL_VERSION: Final = 1
+DEFAULT_CONNECT_TIMEOUT_S: Final = 120.0  # long enough to start the referee after the bots
 DEFAULT_RECONNECT_MS: Final = 10_000  # PROTOCOL.md: the referee keeps a dropped seat this long
 LOG_TEXT_CAP: Final = 4_000  # characters per BotLog message; the referee caps the total
 _BACKOFF_FIRST_S: Final = 0.1
@@ -98,7 +99,8 @@ class SessionOptions:
 
     ``ca`` is a PEM file of the CA that signed the referee's certificate (implies TLS); ``tls``
     uses TLS with the system's roots. ``retry_for_s`` is how long a session keeps trying to reach
-    the referee (at start, and after a drop outside a match) before it gives up;
+    the referee (at start, and after a drop outside a match) before it gives up (the first
+    failed attempt is logged once as a warning, the retries only at debug level);
     ``handshake_timeout_s`` how long one attempt waits for the ``Welcome``. ``max_matches``
     ends each session after that many matches (``None``: play until stopped).
     """
@@ -107,7 +109,7 @@ class SessionOptions:
     token: str
     ca: Path | None = None
     tls: bool = False
-    retry_for_s: float = 30.0
+    retry_for_s: float = DEFAULT_CONNECT_TIMEOUT_S
     handshake_timeout_s: float = 10.0
     max_matches: int | None = None
 
@@ -164,6 +166,7 @@ class Session:
         failing_since: float | None = None
         dropped_in_match_at: float | None = None
         delay = _BACKOFF_FIRST_S
+        retrying = False  # a failure was logged: the retries after it are debug lines
         try:
             while not self._done:
                 resume = self._match_id
@@ -177,6 +180,9 @@ class Session:
                 now = time.monotonic()
                 if welcomed:
                     failing_since, delay = None, _BACKOFF_FIRST_S
+                    if retrying:
+                        logger.info("%s: reached the referee at %s again", tag, self.options.server)
+                    retrying = False
                 failing_since = failing_since if failing_since is not None else now
                 if self._match_id:
                     dropped_in_match_at = dropped_in_match_at or now
@@ -194,9 +200,23 @@ class Session:
                     if now - failing_since > self.options.retry_for_s:
                         raise UnreachableError(
                             f"cannot reach the referee at {self.options.server} "
-                            f"(tried for {self.options.retry_for_s:.1f} s): {reason}"
+                            f"(tried for {self.options.retry_for_s:g} s): {reason}; is it "
+                            "running there? (--server / BRANDELN_SERVER, --connect-timeout / "
+                            "BRANDELN_CONNECT_TIMEOUT)"
                         )
-                logger.warning("%s: %s; reconnecting in %.1f s", tag, reason, delay)
+                if retrying:
+                    logger.debug("%s: %s; reconnecting in %.1f s", tag, reason, delay)
+                else:
+                    # One line, not one per attempt: a wrong port would print dozens.
+                    logger.warning(
+                        "%s: %s; retrying for up to %.0f s",
+                        tag,
+                        reason,
+                        self.options.retry_for_s
+                        if not self._match_id
+                        else self._reconnect_ms / 1000,
+                    )
+                    retrying = True
                 await asyncio.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, _BACKOFF_MAX_S)
                 if self._match_id:
@@ -440,6 +460,7 @@ def run(
 
 
 __all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
     "PROTOCOL_VERSION",
     "BadTokenError",
     "BotKitError",

@@ -9,7 +9,9 @@ referee and the other seats carry on).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 
 from arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, cards_pb2
+from sample_bots.launcher import LaunchError, resolve_options
 from tests.arena.test_tls_and_serve import self_signed
 from tests.conftest import AdminClient, BotProcesses
 
@@ -273,3 +276,113 @@ async def test_a_sample_bot_plays_over_tls_with_a_ca_file(
             assert list(result.strikes) == [0, 0, 0, 0]
         finally:
             await admin.close()
+
+
+# A child that says which match it is in, on stderr, at the start, at every request and after
+# the end of each match.
+TELLING_CHILD = """
+import json, sys
+match = None
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "match_started":
+        match = message["match_id"]
+        print(f"hello {match}", file=sys.stderr, flush=True)
+    elif message["type"] == "match_ended":
+        print(f"goodbye {match}", file=sys.stderr, flush=True)
+    elif message["type"] == "request":
+        print(f"thinking in {match}", file=sys.stderr, flush=True)
+        print(json.dumps({"request_id": message["request_id"], "choice": message["legal"][0]}),
+              flush=True)
+"""
+
+
+async def test_the_bridge_files_a_childs_stderr_in_the_match_it_was_written_in(
+    admin: AdminClient, bot_processes: BotProcesses, referee: object, tmp_path: Path
+) -> None:
+    address = referee.address  # type: ignore[attr-defined]
+    script = tmp_path / "telling.py"
+    script.write_text(TELLING_CHILD)
+    bot_id, token = await register(admin, "telling")
+    bridge = bot_processes.start(
+        [
+            *("-m", "brandeln_cli", "bot", "bridge", "--server", address, "--token", token),
+            *("--", sys.executable, str(script)),
+        ],
+        name="bridge",
+    )
+    ids = [bot_id]
+    for name in ("random-a", "random-b", "random-c"):
+        other_id, other_token = await register(admin, name)
+        bot_processes.start(sample_bot("random", address, other_token), name=name)
+        ids.append(other_id)
+    await admin.wait_for_sessions(ids, timeout=60)
+    # Queued at once, as a season does: each match starts the moment the last one frees the
+    # seats, while the child is still writing its goodbye.
+    request = admin_pb2.RunMatchRequest(bot_ids=ids, deals=2, seed=5, seat_wait_ms=60_000)
+    results = await asyncio.gather(*(admin.run_match(request) for _ in range(4)))
+    for _, result in results:
+        log = (
+            await admin.stub.GetMatch(
+                admin_pb2.GetMatchRequest(match_id=result.match_id), metadata=admin.metadata
+            )
+        ).log_jsonl
+        records = [json.loads(line) for line in log.splitlines()]
+        stderr = [r["text"] for r in records if r["type"] == "bot_log" and r["seat"] == 0]
+        assert f"[stderr] hello {result.match_id}" in stderr
+        assert all(text.endswith(result.match_id) for text in stderr), stderr
+    # What it wrote after a match ended is in the bridge's own log, not in the next match.
+    output = Path(bridge.output_path).read_text()  # type: ignore[attr-defined]
+    for _, result in results:
+        assert f"goodbye {result.match_id}" in output
+
+
+def _unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("cli", "timeout_args", "env"),
+    [
+        (["-m", "sample_bots", "random"], ["--connect-timeout", "1"], {}),
+        (["-m", "brandeln_cli", "bot", "run", "random"], [], {"BRANDELN_CONNECT_TIMEOUT": "1"}),
+    ],
+)
+async def test_a_wrong_port_gives_one_warning_and_one_clean_error(
+    cli: list[str], timeout_args: list[str], env: dict[str, str]
+) -> None:
+    server = f"127.0.0.1:{_unused_port()}"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *cli,
+        "--server",
+        server,
+        "--token",
+        "t",
+        *timeout_args,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80", **env},
+    )
+    _, raw = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2
+    lines = raw.decode().splitlines()
+    assert len([line for line in lines if "WARNING" in line]) == 1, lines
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert len(errors) == 1, lines
+    assert errors[0].startswith(f"error: cannot reach the referee at {server} (tried for 1 s)")
+    assert len(lines) == 2, lines
+
+
+def test_the_connect_timeout_defaults_to_two_minutes_and_reads_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("BRANDELN_CONNECT_TIMEOUT", raising=False)
+    assert resolve_options("s:1", "t").retry_for_s == 120
+    monkeypatch.setenv("BRANDELN_CONNECT_TIMEOUT", "7.5")
+    assert resolve_options("s:1", "t").retry_for_s == 7.5
+    assert resolve_options("s:1", "t", connect_timeout_s=3).retry_for_s == 3
+    monkeypatch.setenv("BRANDELN_CONNECT_TIMEOUT", "soon")
+    with pytest.raises(LaunchError, match="BRANDELN_CONNECT_TIMEOUT='soon' is not a number"):
+        resolve_options("s:1", "t")

@@ -103,6 +103,27 @@ async def test_matches_verify_reproduces_and_catches_a_tampered_log(played: Play
     assert "not reproduced" in bad.output
 
 
+async def test_matches_verify_json_reports_the_replay(played: Played) -> None:
+    args = ["matches", "verify", played.match_id[:6], "--data", str(played.data), "--json"]
+    ok = runner.invoke(app, args)
+    assert ok.exit_code == 0, ok.output
+    report = json.loads(ok.output)
+    assert report["match_id"] == played.match_id  # the full id, though a prefix was given
+    assert (report["reproduced"], report["deals_replayed"], report["problems"]) == (True, 2, [])
+    assert report["replayed_balances"] == report["recorded_balances"]
+    log = played.data / "logs" / f"{played.match_id}.jsonl"
+    lines = log.read_text().splitlines()
+    footer = json.loads(lines[-1])
+    footer["balances"][0] += 3
+    footer["balances"][1] -= 3
+    log.write_text("\n".join([*lines[:-1], json.dumps(footer)]) + "\n")
+    bad = runner.invoke(app, args)
+    assert bad.exit_code == 1
+    report = json.loads(bad.output)
+    assert report["reproduced"] is False
+    assert report["problems"]
+
+
 async def test_unknown_match_and_missing_database_are_clear_errors(
     played: Played, tmp_path: Path
 ) -> None:

@@ -15,7 +15,7 @@ from ladder.bot_processes import start_bot, stop_bots
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.errors import BlockFailedError, BotStartError, RefereeError
 from ladder.runner import SeasonProgress, SeasonSummary, run_season
-from ladder.storage import LadderStore, token_hash
+from ladder.storage import LadderStore, SeasonStatus, token_hash
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee, start_fake_referee
 from tests.ladder.season_helpers import season_config
 
@@ -356,3 +356,28 @@ async def test_bot_processes_are_killed_when_they_ignore_sigterm(tmp_path: Path)
     assert bot.process.returncode == -signal.SIGKILL
     with pytest.raises(ProcessLookupError):
         os.kill(bot.process.pid, 0)
+
+
+async def test_a_season_that_fails_at_its_start_is_stored_as_failed_with_the_reason(
+    fake: FakeReferee, store: LadderStore
+) -> None:
+    with pytest.raises(BotStartError):
+        await run(fake, season_config(bot_args={"b": "--exit-code 7"}), store)
+    failed = store.season("test-season")
+    assert (failed.blocks_finished, failed.status) == (0, SeasonStatus.FAILED)
+    assert "bot 'b' exited with code 7 before connecting" in failed.status_detail
+    await run(fake, season_config(), store)  # fixed (a bot's command may change): resumed
+    finished = store.season("test-season")
+    assert (finished.status, finished.status_detail) == (SeasonStatus.FINISHED, "")
+
+
+async def test_a_cancelled_season_is_stored_as_interrupted(
+    fake: FakeReferee, store: LadderStore
+) -> None:
+    fake.deal_delay_s = 0.05
+    task = asyncio.create_task(run(fake, season_config(blocks=20), store))
+    await fake.wait_until(lambda: len(fake.requests) > 0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert store.season("test-season").status == SeasonStatus.INTERRUPTED

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
@@ -76,7 +77,7 @@ def test_season_run_plays_the_season_and_prints_the_leaderboard(
     output = result.output
     assert "season test-season (standard): 3 of 3 blocks" in output
     assert "μ-3σ" in output
-    assert "inspect a match: brandeln matches show match-" in output
+    assert "inspect a match:\n  brandeln matches show match-" in output
     assert f"--referee {threaded_fake.address}" in output
     assert (data / "ladder.db").is_file()
 
@@ -236,3 +237,106 @@ def test_ratings_with_no_season_yet(tmp_path: Path) -> None:
     listed = runner.invoke(app, ["season", "list", "--data", str(tmp_path), "--json"])
     assert listed.exit_code == 0
     assert json.loads(listed.output) == []
+
+
+LONG_NAMES = (
+    "heuristic-2.demo-node",
+    "montecarlo.round-robin-2026",
+    "random",
+    "a-rather-long-name-for-80-columns-of-text",
+)
+
+
+def test_a_season_at_80_columns_cuts_nothing_and_keeps_every_column(
+    threaded_fake: FakeReferee, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threaded_fake.skill = {LONG_NAMES[0]: 3, LONG_NAMES[3]: -3}
+    threaded_fake.forfeits = {LONG_NAMES[1]}
+    threaded_fake.penalties = {LONG_NAMES[2]: ["timeout"]}
+    monkeypatch.chdir(tmp_path)  # the hints' --data stays short
+    monkeypatch.setenv("BRANDELN_ADMIN_TOKEN", ADMIN_TOKEN)
+    write(tmp_path, season_text(LONG_NAMES, name="a-season-with-a-long-name", blocks=2))
+    narrow = CliRunner(env={"COLUMNS": "80"})
+    result = narrow.invoke(
+        app,
+        ["season", "run", "season.toml", "--data", "data", "--referee", threaded_fake.address],
+    )
+    assert result.exit_code == 0, result.output
+    shown = [
+        narrow.invoke(app, ["ratings", "--data", "data"]).output,
+        narrow.invoke(app, ["season", "list", "--data", "data"]).output,
+        narrow.invoke(
+            app, ["matches", "list", "--season", "a-season-with-a-long-name", "--data", "data"]
+        ).output,
+    ]
+    for output in [result.output, *shown]:
+        assert "…" not in output
+        too_wide = [line for line in output.splitlines() if len(line) > 80]
+        assert not too_wide, too_wide
+    board = shown[0]
+    header = next(line for line in board.splitlines() if "μ-3σ" in line)
+    assert header.split()[:2] == ["#", "bot"]
+    assert header.split()[-3:] == ["made", "t/o", "ill."]
+    words = " ".join(board.split())
+    ranks = [line.split()[0] for line in board.splitlines()[2:] if line[:2].strip().isdigit()]
+    assert ranks == ["1", "2", "3", "4"]
+    # A long name folds inside its cell (column 3 on): its pieces join up again, in order.
+    cells = "".join(re.split(r"\s{2,}", line[3:].strip())[0] for line in board.splitlines())
+    for name in LONG_NAMES:
+        assert name in cells
+    assert "(2 forfeited)" in words
+    assert f"matches show match-8 --referee {threaded_fake.address}" in result.output
+    assert "ratings --season a-season-with-a-long-name --data data" in result.output
+
+
+def test_season_run_json_prints_the_final_table_alone_on_stdout(
+    threaded_fake: FakeReferee, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRANDELN_ADMIN_TOKEN", ADMIN_TOKEN)
+    file = write(tmp_path, season_text(blocks=1))
+    result = runner.invoke(
+        app,
+        [
+            *("season", "run", str(file), "--data", str(tmp_path / "d"), "--json"),
+            *("--referee", threaded_fake.address),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["season"] == "test-season"
+    assert document["status"] == "finished"
+    assert [row["rank"] for row in document["leaderboard"]] == [1, 2, 3, 4]
+    assert document["run"]["blocks_played"] == 1
+    assert document["run"]["last_match_id"] == "match-4"
+    assert "test-season" in result.stderr  # the progress went to stderr
+
+
+def test_a_rerun_with_nothing_to_play_says_the_referee_was_not_contacted(
+    threaded_fake: FakeReferee, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, file = tmp_path / "data", write(tmp_path, season_text(blocks=1))
+    assert run_season_cli(threaded_fake, data, file, monkeypatch).exit_code == 0
+    nobody = "127.0.0.1:9"  # the discard port: nothing listens there
+    again = runner.invoke(
+        app, ["season", "run", str(file), "--data", str(data), "--referee", nobody]
+    )
+    assert again.exit_code == 0, again.output
+    assert f"the referee at {nobody} was not contacted" in " ".join(again.output.split())
+
+
+def test_a_season_that_failed_at_its_start_is_listed_as_failed(
+    threaded_fake: FakeReferee, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    file = write(tmp_path, season_text(blocks=2, bot_args={"b": "--exit-code 7"}))
+    failed = run_season_cli(threaded_fake, data, file, monkeypatch)
+    assert failed.exit_code == 1
+    listed = runner.invoke(app, ["season", "list", "--data", str(data)])
+    words = " ".join(listed.output.split())
+    assert "season test-season (standard): 0 of 2 blocks, failed: bot 'b' exited with code 7" in (
+        words
+    )
+    as_json = json.loads(
+        runner.invoke(app, ["season", "list", "--data", str(data), "--json"]).output
+    )
+    assert as_json[0]["status"] == "failed"

@@ -64,7 +64,7 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
         assert len({m.suit_permutation for m in matches if m.block_index == 0}) == 4
         last = matches[-1].match_id
         hashes = [i.token_hash for i in store.bot_identities("e2e").values() if i.token_hash]
-    assert f"inspect a match: brandeln matches show {last} --data {data}" in result.output
+    assert f"inspect a match:\n  brandeln matches show {last} --data {data}" in result.output
     assert find_orphans(hashes) == []  # every bot process was stopped
 
     # the match the CLI points at can be inspected and replayed from the local files

@@ -9,7 +9,7 @@ import pytest
 
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
 from ladder.ratings import Rating, RatingModel
-from ladder.storage import SCHEMA_VERSION, LadderStore, token_hash
+from ladder.storage import _SCHEMA, SCHEMA_VERSION, LadderStore, SeasonStatus, token_hash
 from tests.ladder.season_helpers import finished_block, season_config
 
 CONFIG = season_config(("a", "b", "c", "d", "e"), blocks=4)
@@ -71,6 +71,36 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     raw.close()
     with pytest.raises(StorageError, match="newer than this program"):
         LadderStore.open(path)
+
+
+def test_a_schema_1_database_is_migrated_and_its_seasons_get_a_status(tmp_path: Path) -> None:
+    path = tmp_path / "ladder.db"
+    raw = sqlite3.connect(path)
+    # The schema as it was at version 1: seasons without status columns, plaintext tokens.
+    schema_1 = "\n".join(line for line in _SCHEMA.splitlines() if "status" not in line)
+    schema_1 = schema_1.replace("token_hash", "token")
+    raw.executescript(
+        schema_1.replace("updated_at     INTEGER NOT NULL,", "updated_at INTEGER NOT NULL")
+    )
+    raw.execute("PRAGMA user_version = 1")
+    for season_id, planned in ((1, 1), (2, 3)):
+        raw.execute(
+            "INSERT INTO seasons (season_id, name, settings_json, ruleset, players,"
+            " blocks_planned, created_at, updated_at) VALUES (?, ?, '{}', 'standard', 4, ?, 0, 0)",
+            (season_id, f"s{season_id}", planned),
+        )
+        raw.execute("INSERT INTO blocks VALUES (?, 0, '1', '[]', 0)", (season_id,))
+    raw.commit()
+    raw.close()
+    with LadderStore.open(path) as store:
+        assert store.season("s1").status == SeasonStatus.FINISHED  # 1 of 1 blocks
+        assert store.season("s2").status == SeasonStatus.RUNNING  # 1 of 3
+        store.set_season_status("s2", SeasonStatus.FAILED, "bot 'b' exited")
+    with LadderStore.open(path) as reopened:
+        assert reopened.season("s2").status_detail == "bot 'b' exited"
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    raw.close()
 
 
 def test_ensure_season_creates_it_with_initial_ratings(store: LadderStore) -> None:
@@ -277,6 +307,8 @@ def _version_1_database(path: Path, tokens: dict[str, str]) -> None:
     raw.execute("PRAGMA wal_autocheckpoint=0")  # keep the tokens in the WAL too
     raw.execute("DROP TABLE season_bots")
     raw.executescript(V1_SEASON_BOTS)
+    for column in ("status", "status_detail"):  # version 2 added them
+        raw.execute(f"ALTER TABLE seasons DROP COLUMN {column}")
     for bot, token in tokens.items():
         raw.execute(
             "INSERT INTO season_bots VALUES (1, ?, 'command', ?, ?, ?)",

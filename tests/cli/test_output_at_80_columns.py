@@ -1,0 +1,247 @@
+"""Every match view at 80 columns (a pipe renders at 80 too): nothing cut, no line too long.
+
+One referee plays two matches between bot processes with long names; the views are rendered
+from its files, and through Admin for the `--referee` paths. Match ids are taken by any unique
+prefix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from arena.embedded import EmbeddedReferee
+from arena.matchlog import public_events, read_log
+from brandeln.v1 import admin_pb2
+from brandeln_cli.main import app
+from tests.conftest import ROOT, AdminClient, BotProcesses
+
+LOGGING_BOT = str(ROOT / "tests" / "cli" / "logging_bot.py")
+# As long as names get in practice: a season's `<bot>@<season>` and a descriptive one.
+NAMES = (
+    "heuristic-2@demo-node",
+    "montecarlo@round-robin-2026",
+    "random@demo",
+    "a-rather-long-name-for-80-cols",
+)
+WIDTH = 80
+runner = CliRunner(env={"COLUMNS": str(WIDTH)})
+
+
+@dataclass(frozen=True)
+class Played:
+    root: Path  # the data folder is root/data; the tests run in root and pass `--data data`
+    match_ids: tuple[str, ...]
+
+    def records(self, match_id: str) -> list[dict[str, Any]]:
+        return read_log((self.root / "data" / "logs" / f"{match_id}.jsonl").read_text())
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    root = tmp_path_factory.mktemp("eighty")
+    bots = BotProcesses(root)
+
+    async def play() -> tuple[str, ...]:
+        async with EmbeddedReferee(root / "data") as referee:
+            admin = AdminClient(referee.address, referee.admin_token)
+            ids = []
+            for seat, name in enumerate(NAMES):
+                reply = await admin.register(name)
+                bots.start([LOGGING_BOT, referee.address, reply.token, name, str(seat)])
+                ids.append(reply.bot_id)
+            await admin.wait_for_sessions(ids)
+            match_ids = []
+            for seed in (3, 4):
+                request = admin_pb2.RunMatchRequest(bot_ids=ids, deals=6, seed=seed)
+                _, result = await admin.run_match(request)
+                match_ids.append(result.match_id)
+            await admin.close()
+            return tuple(match_ids)
+
+    try:
+        yield Played(root, asyncio.run(play()))
+    finally:
+        bots.stop()
+
+
+@pytest.fixture
+def in_root(played: Played, monkeypatch: pytest.MonkeyPatch) -> Played:
+    """Run in the played folder, so the hints' `--data data` stays short."""
+    monkeypatch.chdir(played.root)
+    return played
+
+
+def cli(*args: str) -> Result:
+    result = runner.invoke(app, [*args, "--data", "data"])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def assert_fits(output: str) -> None:
+    assert "…" not in output
+    too_wide = [line for line in output.splitlines() if len(line) > WIDTH]
+    assert not too_wide, too_wide
+
+
+def flat(output: str) -> str:
+    """The words of the output in order, without panel borders or line breaks."""
+    return " ".join(" ".join(line.strip("│ ") for line in output.splitlines()).split())
+
+
+def test_the_match_overview_fits_and_shows_every_contract(in_root: Played) -> None:
+    for match_id in in_root.match_ids:
+        output = cli("matches", "show", match_id).output
+        assert_fits(output)
+        assert f"match {match_id} (standard)" in output
+        words = flat(output)
+        for name in NAMES:
+            assert name in words
+        events = [e for e in public_events(in_root.records(match_id)) if e["type"] == "event"]
+        ended = [e for e in events if e["kind"] == "deal_ended"]
+        assert len(ended) == 6
+        for row in ended:
+            contract = row["contract"] or "passed out"
+            payments = " ".join(f"{p:+d}" for p in row["payments"])
+            assert f"{contract} " in words
+            assert payments in words  # every seat's chips of the deal, none cropped
+
+
+def test_the_deal_view_fits_and_shows_every_bid_and_every_trick_as_seat_card(
+    in_root: Played,
+) -> None:
+    match_id = in_root.match_ids[0]
+    events = public_events(in_root.records(match_id))
+    seen_tricks = 0
+    for deal in range(1, 7):
+        output = cli("matches", "show", match_id, "--deal", str(deal)).output
+        assert_fits(output)
+        words = flat(output)
+        of_deal = [e for e in events if e["deal"] == deal]
+        bids = [
+            f"{e['seat']}:{NAMES[e['seat']]} {e['bid']}" for e in of_deal if e["kind"] == "bid_made"
+        ]
+        assert bids
+        assert "auction: " + ", ".join(bids) in words  # the last bids too
+        for trick in (e for e in of_deal if e["kind"] == "trick_taken"):
+            cards = trick["cards"].split()
+            played = " ".join(f"{(trick['leader'] + n) % 4}:{card}" for n, card in enumerate(cards))
+            assert f"{trick['trick']} {played} {trick['winner']}:" in words
+            seen_tricks += 1
+    assert seen_tricks > 0
+
+
+def test_the_match_list_and_the_bot_list_fit_with_full_ids(in_root: Played) -> None:
+    listed = cli("matches", "list").output
+    assert_fits(listed)
+    for match_id in in_root.match_ids:
+        assert match_id in listed
+    assert f"matches show {in_root.match_ids[-1]} --data data" in listed
+    bots = cli("bots", "list").output
+    assert_fits(bots)
+    for name in NAMES:
+        assert name in bots
+
+
+def test_a_seats_bot_log_is_shown_inert_line_by_line(in_root: Played) -> None:
+    match_id = in_root.match_ids[0]
+    output = cli("matches", "show", match_id, "--logs", "1").output
+    assert_fits(output)
+    assert "\x1b" not in output
+    assert "\x07" not in output
+    assert f"bot log of seat 1:{NAMES[1]}" in output
+    assert "\\x1b]0;owned\\x07[bold]thinking[/bold] about deal 1" in output  # markup shown
+    assert "thinking[/bold] about deal 6" in output
+    assert "second line \\x1b[2J" in output
+    one_deal = cli("matches", "show", match_id, "--deal", "2", "--logs", NAMES[1]).output
+    assert "about deal 2" in one_deal
+    assert "about deal 1" not in one_deal
+    missing = runner.invoke(app, ["matches", "show", match_id, "--logs", "7", "--data", "data"])
+    assert missing.exit_code == 1
+    assert "no seat '7'" in missing.output
+
+
+def test_show_json_gives_the_overview_the_deal_and_the_log(in_root: Played) -> None:
+    match_id = in_root.match_ids[0]
+    records = in_root.records(match_id)
+    events = public_events(records)
+    overview = json.loads(cli("matches", "show", match_id[:8], "--json").output)
+    assert overview["match_id"] == match_id
+    assert [s["bot_name"] for s in overview["seats"]] == list(NAMES)
+    ended = [e for e in events if e["kind"] == "deal_ended"]
+    assert [d["payments"] for d in overview["deals"]] == [e["payments"] for e in ended]
+    deal = json.loads(cli("matches", "show", match_id, "--deal", "1", "--json").output)
+    assert deal["auction"] == [
+        {"seat": e["seat"], "bid": e["bid"]}
+        for e in events
+        if e["deal"] == 1 and e["kind"] == "bid_made"
+    ]
+    played_cards = [
+        {"seat": e["seat"], "card": e["card"]}
+        for e in events
+        if e["deal"] == 1 and e["kind"] == "card_played"
+    ]
+    assert [card for trick in deal["tricks"] for card in trick["cards"]] == played_cards
+    logged = json.loads(
+        cli("matches", "show", match_id, "--deal", "1", "--logs", "0", "--json").output
+    )
+    assert logged["bot_log"]["seat"] == 0
+    assert logged["bot_log"]["lines"][0]["text"].startswith("\x1b]0;owned")
+
+
+def test_a_unique_prefix_names_a_match_and_an_ambiguous_one_lists_the_candidates(
+    in_root: Played,
+) -> None:
+    first, second = in_root.match_ids
+    prefix = next(first[:n] for n in range(3, len(first)) if not second.startswith(first[:n]))
+    shown = cli("matches", "show", prefix)
+    assert f"match {first} " in shown.output
+    assert f"matches show {first} --deal 1" in shown.output  # the hint has the full id
+    assert "reproduced" in cli("matches", "verify", prefix).output
+    assert json.loads(cli("matches", "export", prefix).output.splitlines()[0])["match_id"] == first
+    ambiguous = runner.invoke(app, ["matches", "show", "m_", "--data", "data"])
+    assert ambiguous.exit_code == 1
+    assert len(ambiguous.output.strip().splitlines()) == 1
+    assert "match id prefix 'm_' is ambiguous" in ambiguous.output
+    assert first in ambiguous.output
+    assert second in ambiguous.output
+    unknown = runner.invoke(app, ["matches", "show", "m_zz", "--data", "data"])
+    assert unknown.exit_code == 1
+    assert "no match with id 'm_zz'" in unknown.output
+
+
+async def test_prefixes_and_hints_work_through_a_running_referee(
+    in_root: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = in_root.match_ids
+    prefix = next(first[:n] for n in range(3, len(first)) if not second.startswith(first[:n]))
+    async with EmbeddedReferee(in_root.root / "data") as referee:
+        monkeypatch.setenv("BRANDELN_ADMIN_TOKEN", referee.admin_token)
+        address = referee.address
+
+        def remote(*args: str) -> Result:
+            return runner.invoke(app, [*args, "--referee", address])
+
+        shown = await asyncio.to_thread(remote, "matches", "show", prefix)
+        assert shown.exit_code == 0, shown.output
+        assert_fits(shown.output.replace(address, "HOST:PORT"))
+        assert f"matches show {first} --deal 1 --referee {address}" in shown.output
+        ambiguous = await asyncio.to_thread(remote, "matches", "verify", "m_")
+        assert ambiguous.exit_code == 1
+        assert "is ambiguous" in ambiguous.output
+        assert first in ambiguous.output
+        assert second in ambiguous.output
+        # $BRANDELN_REFEREE stands for --referee: the empty local folder is not read.
+        monkeypatch.setenv("BRANDELN_REFEREE", address)
+        listed = await asyncio.to_thread(
+            runner.invoke, app, ["matches", "list", "--data", "nowhere"]
+        )
+        assert listed.exit_code == 0, listed.output
+        assert f"--referee {address}" in listed.output

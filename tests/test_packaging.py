@@ -1,0 +1,34 @@
+"""The project installs cleanly: an editable install in pip's default mode is one .pth line to
+the project root (no import hook to slow every start of the CLI) and builds without warnings."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+BUILD = "import setuptools.build_meta as backend, sys; print(backend.build_editable(sys.argv[1]))"
+
+
+def test_an_editable_build_is_a_plain_pth_to_the_root_and_warns_of_nothing(
+    tmp_path: Path,
+) -> None:
+    built = subprocess.run(
+        [sys.executable, "-W", "always", "-c", BUILD, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "Warning" not in built.stderr, built.stderr  # e.g. setuptools' BuildBackendWarning
+    wheel = zipfile.ZipFile(tmp_path / built.stdout.strip().splitlines()[-1])
+    names = wheel.namelist()
+    assert not [name for name in names if name.endswith("_finder.py")]
+    [pth] = [name for name in names if name.endswith(".pth")]
+    assert Path(wheel.read(pth).decode().strip()) == ROOT
+    metadata = next(name for name in names if name.endswith("METADATA"))
+    assert "License-Expression: MIT" in wheel.read(metadata).decode()
