@@ -7,6 +7,7 @@ import grpc
 __all__ = [
     "ArenaError",
     "BotNameTakenError",
+    "DataInUseError",
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
@@ -62,6 +63,10 @@ class TooManySessionsError(ArenaError):
 
 class StoreError(ArenaError):
     """The database cannot be opened or used."""
+
+
+class DataInUseError(StoreError):
+    """Another live referee owns this database (see ``arena.datalock``)."""
 
 
 _CODES: dict[type[ArenaError], grpc.StatusCode] = {

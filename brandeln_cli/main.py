@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typer
 
+from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bench_cmd import bench_app
 from brandeln_cli.bot_cmd import bot_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
@@ -37,3 +38,4 @@ app.add_typer(season_app, name="season")
 app.command("ratings")(ratings)
 app.command("demo")(demo)
 app.add_typer(bench_app, name="bench")
+app.add_typer(admin_app, name="admin")

@@ -134,6 +134,8 @@ def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path 
     """Run ``config`` with a progress bar, then print the leaderboard and where to look next."""
     import asyncio  # noqa: PLC0415
 
+    # StoreError: the embedded referee's, DataInUseError among them.
+    from arena.errors import StoreError  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
     from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
@@ -175,7 +177,7 @@ def play(config: SeasonConfig, data: Path | None, referee: str | None, ca: Path 
                     season_leaderboard(store, config.name), season_title(store.season(config.name))
                 )
             )
-    except LadderError as error:
+    except (LadderError, StoreError) as error:
         raise fail(str(error)) from None
     _print_summary(summary, data, referee)
 
@@ -202,7 +204,8 @@ async def _play(
             )
         from arena.embedded import EmbeddedReferee  # noqa: PLC0415 - grpc/arena load slowly
 
-        async with EmbeddedReferee(data_dir) as embedded:
+        # Its own folder: a `brandeln serve` on DATA keeps its token, sessions and matches.
+        async with EmbeddedReferee(paths.embedded_dir(data_dir)) as embedded:
             return await run_season(
                 config, embedded.address, embedded.admin_token, store, progress=show
             )

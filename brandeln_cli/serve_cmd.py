@@ -34,7 +34,8 @@ def serve(
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
     The admin token comes from $BRANDELN_ADMIN_TOKEN, or is generated on first start and
-    printed once (only its hash is stored).
+    printed once (only its hash is stored); `brandeln admin token --reset` makes a new one.
+    One referee per database: a second one on it is refused.
     """
     # Imported here so `brandeln --help` starts fast (grpc and asyncio are slow to import).
     import asyncio  # noqa: PLC0415
@@ -68,6 +69,7 @@ def serve(
 async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] | None) -> None:
     import asyncio  # noqa: PLC0415
 
+    from arena.datalock import RefereeLock  # noqa: PLC0415
     from arena.referee import Referee  # noqa: PLC0415
     from arena.server import create_server  # noqa: PLC0415
 
@@ -76,6 +78,9 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    # Before the database is opened: its start-up recovery would harm a referee already on it.
+    lock = RefereeLock(config.db_path, "brandeln serve")
+    lock.acquire()
     referee = Referee(config)
     if referee.recovered_aborted:
         console.print(
@@ -84,15 +89,32 @@ async def _serve(address: str, config: RefereeConfig, tls: tuple[bytes, bytes] |
         )
     server, port = await create_server(address, referee, tls)
     host = address.rsplit(":", 1)[0]
+    lock.announce(f"{host}:{port}")
     console.print(f"referee listening on {host}:{port} ({'TLS' if tls else 'insecure'})")
     console.print(f"database {config.db_path}, match logs in {config.logs_dir}")
-    if referee.generated_admin_token:
-        console.print(
-            "admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): "
-            f"[bold]{referee.generated_admin_token}[/bold]"
-        )
+    _announce_admin_token(referee.generated_admin_token, config)
     await stop.wait()
     console.print("stopping: running matches are recorded as aborted")
     await referee.abort_all()
     await server.stop(2.0)
     referee.close()
+    lock.release()
+
+
+def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
+    """Always tell the operator how to get an admin token: the token, or where it comes from."""
+    from brandeln_cli.admin_cmd import reset_command  # noqa: PLC0415
+
+    if generated:
+        console.print(
+            f"admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): [bold]{generated}[/bold]"
+        )
+    elif config.admin_token is not None:
+        console.print(f"admin token: the one in ${paths.ADMIN_TOKEN_ENV}")
+    else:
+        console.print(
+            "admin token: set on an earlier start (only its hash is stored, so it is not shown "
+            f"again); lost it? `{reset_command(config.db_path)}` prints a new one, which this "
+            "referee accepts at once",
+            markup=False,
+        )

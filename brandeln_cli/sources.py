@@ -35,26 +35,39 @@ class Source(Protocol):
 
 
 class LocalSource:
-    """The referee's own files (``DATA/referee.db`` and the logs it names)."""
+    """The local referees' own files: the served referee's ``DATA/referee.db`` and the embedded
+    referee's ``DATA/embedded/referee.db`` (``season run``, ``demo``), and the logs they name.
+
+    Bots and matches are read from both; ``add_bot`` (and ``store``) is the served referee's,
+    or the embedded one's when only it exists.
+    """
 
     def __init__(self, data: Path | None, create: bool = False) -> None:
-        from arena.store import RefereeStore  # noqa: PLC0415 - keep --help fast
+        from arena.errors import StoreError  # noqa: PLC0415 - keep --help fast
+        from arena.store import RefereeStore  # noqa: PLC0415
 
         self.db_path = paths.referee_db(data)
-        if not create and not self.db_path.is_file():
+        embedded_db = paths.referee_db(paths.embedded_dir(data))
+        wanted = [path for path in (self.db_path, embedded_db) if path.is_file()]
+        if create and self.db_path not in wanted:
+            wanted.insert(0, self.db_path)
+        if not wanted:
             raise SourceError(
-                f"no referee database at {self.db_path}: run a season or `brandeln serve` "
-                "first, or point --data / $BRANDELN_DATA at the right folder"
+                f"no referee database at {self.db_path} (nor {embedded_db}): run a season or "
+                "`brandeln serve` first, or point --data / $BRANDELN_DATA at the right folder"
             )
-        from arena.errors import StoreError  # noqa: PLC0415
-
         try:
-            self.store = RefereeStore(self.db_path)
+            self.stores = [RefereeStore(path) for path in wanted]
         except StoreError as error:
             raise SourceError(str(error)) from None
+        self.store = self.stores[0]
 
     def bots(self) -> list[BotRow]:
-        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in self.store.bots()]
+        rows: dict[str, BotRow] = {}
+        for store in self.stores:
+            for b in store.bots():
+                rows.setdefault(b.bot_id, BotRow(b.bot_id, b.name, b.created_at, b.revoked))
+        return list(rows.values())
 
     def add_bot(self, name: str) -> tuple[BotRow, str]:
         from arena.errors import BotNameTakenError  # noqa: PLC0415
@@ -71,16 +84,35 @@ class LocalSource:
                 return bot.bot_id
         raise SourceError(f"no bot named or with id {name_or_id!r}")
 
+    def revoke_bot(self, bot_id: str) -> None:
+        """Revoke ``bot_id`` in whichever local database registered it."""
+        from arena.errors import NotFoundError  # noqa: PLC0415
+
+        for store in self.stores:
+            try:
+                store.revoke_bot(bot_id)
+            except NotFoundError:
+                continue
+            return
+        raise SourceError(f"no bot with id {bot_id!r}")
+
     def matches(self, bot_id: str, limit: int) -> list[MatchRecord]:
-        return self.store.matches(bot_id, limit)
+        rows = [row for store in self.stores for row in store.matches(bot_id, limit)]
+        # The stores' own order, newest first, across both.
+        rows.sort(key=lambda row: (row.started_at, row.match_id), reverse=True)
+        return rows[:limit]
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
         from arena.errors import NotFoundError  # noqa: PLC0415
 
-        try:
-            record = self.store.match(match_id)
-        except NotFoundError as error:
-            raise SourceError(str(error)) from None
+        for store in self.stores:
+            try:
+                record = store.match(match_id)
+            except NotFoundError:
+                continue
+            break
+        else:
+            raise SourceError(f"no match with id {match_id!r}")
         try:
             text = Path(record.log_path).read_text(encoding="utf-8")
         except OSError as error:
