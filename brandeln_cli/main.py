@@ -15,7 +15,8 @@ from brandeln_cli.serve_cmd import serve
 
 app = typer.Typer(
     name="brandeln",
-    help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln.",
+    help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln. "
+    "The rules (numbered R1 to R12, the rulesets in section 6): docs/RULES.md.",
     no_args_is_help=True,
     add_completion=False,
     # Plain tracebacks: rich's would print local variables (tokens among them) and cost 20 ms

@@ -36,7 +36,10 @@ if TYPE_CHECKING:
     from ladder.runner import SeasonProgress, SeasonSummary
     from ladder.storage import LadderStore
 
-season_app = typer.Typer(help="Run ladder seasons of duplicate blocks.", no_args_is_help=True)
+season_app = typer.Typer(
+    help="Run ladder seasons of duplicate blocks (rulesets: docs/RULES.md section 6).",
+    no_args_is_help=True,
+)
 
 INTERRUPTED_EXIT = 130  # the shell's code for "stopped by Ctrl-C"
 

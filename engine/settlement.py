@@ -1,4 +1,4 @@
-"""Settlement and the end of a deal (RULES.md R9, R10, section 6), shared by the public state
+"""Settlement and the end of a deal (docs/RULES.md R9, R10, section 6), shared by the public state
 and the fast playouts.
 
 >>> from engine.rulesets import find_ruleset

@@ -1,4 +1,4 @@
-"""The rules core of the play (RULES.md R2, R8): card strength, who beats whom, legal cards.
+"""The rules core of the play (docs/RULES.md R2, R8): card strength, who beats whom, legal cards.
 
 Everything here works on card *indices* and *masks* (see :mod:`engine.cards`), so that the
 public :class:`engine.state.DealState` and the fast random playouts of :mod:`engine.playout`
@@ -71,7 +71,7 @@ def _strength(rank: int, is_trump: bool, order: TrumpOrder) -> int:
 
 
 def _beats(a: int, w: int, trump: int, order: TrumpOrder) -> bool:
-    """RULES.md R8.4's ``beats(a, w)``, on indices."""
+    """docs/RULES.md R8.4's ``beats(a, w)``, on indices."""
     a_suit, w_suit = a // RANK_COUNT, w // RANK_COUNT
     if a_suit == trump and w_suit != trump:
         return True

@@ -1,4 +1,4 @@
-"""What one seat may know about a deal (RULES.md R12.1; PROTOCOL.md ``PlayerView``).
+"""What one seat may know about a deal (docs/RULES.md R12.1; docs/PROTOCOL.md ``PlayerView``).
 
 >>> from engine.rulesets import find_ruleset
 >>> from engine.dealing import deal_cards

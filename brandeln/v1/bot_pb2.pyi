@@ -336,7 +336,7 @@ class DecisionRequest(_message.Message):
     """How long the referee waited for this seat's previous answer."""
     @_builtins.property
     def legal(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Choice]:
-        """Every legal choice, in canonical order (RULES.md R12.3)."""
+        """Every legal choice, in canonical order (docs/RULES.md R12.3)."""
 
     @_builtins.property
     def view(self) -> _cards_pb2.PlayerView:

@@ -40,7 +40,7 @@ class _SuitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Suit.ValueType],
     """Diamonds (Schellen), letter D."""
 
 class Suit(_Suit, metaclass=_SuitEnumTypeWrapper):
-    """A card suit, in the canonical order C S H D (RULES.md R12.3)."""
+    """A card suit, in the canonical order C S H D (docs/RULES.md R12.3)."""
 
 SUIT_UNSPECIFIED: Suit.ValueType  # 0
 """Not set; never a valid suit."""
@@ -81,7 +81,7 @@ class _RankEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Rank.ValueType],
 
 class Rank(_Rank, metaclass=_RankEnumTypeWrapper):
     """A card rank. The enum order is not a strength order: strength depends on the
-    trump suit and the contract (RULES.md R2).
+    trump suit and the contract (docs/RULES.md R2).
     """
 
 RANK_UNSPECIFIED: Rank.ValueType  # 0

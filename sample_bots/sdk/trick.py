@@ -1,4 +1,4 @@
-"""Card strength and trick winners, without the engine (RULES.md R2 and R8.4).
+"""Card strength and trick winners, without the engine (docs/RULES.md R2 and R8.4).
 
 Bots often need to know which card is winning the current trick. The rules are small enough
 to restate here so a bot needs only the protocol stubs:
