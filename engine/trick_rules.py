@@ -44,6 +44,8 @@ __all__ = [
     "PlayDuties",
     "beats",
     "canonical_card_indices",
+    "canonical_cards",
+    "canonical_indices",
     "canonical_play_cards",
     "duties_for",
     "explain_illegal_card",
@@ -276,7 +278,45 @@ _ONE_SUIT: Final = _SUIT_SIZE - 1
 def canonical_card_indices(mask: int, duties: PlayDuties) -> list[int]:
     """The cards of ``mask`` as indices in canonical order (R12.3): by suit C S H D, then low
     to high by the order that applies in the deal."""
-    clubs, spades, hearts, diamonds = duties.suit_indices
+    return _in_canonical_order(mask, duties.suit_indices)
+
+
+# Per (order, trump slot): the four suits' low-to-high index tables, as in PlayDuties.
+_SUIT_INDEX_TABLES: Final = {
+    (order, trump): tuple(_INDEX_ORDERS[order, s == trump, s] for s in range(SUIT_COUNT))
+    for order in TrumpOrder
+    for trump in range(SUIT_COUNT + 1)
+}
+
+
+def canonical_indices(mask: int, trump: Suit | None, order: TrumpOrder) -> list[int]:
+    """The cards of ``mask`` as indices in canonical order (R12.3) for a deal with ``trump``
+    (``None`` before it is named and in no-trump contracts: the natural order everywhere)."""
+    slot = NO_TRUMP if trump is None else int(trump)
+    return _in_canonical_order(mask, _SUIT_INDEX_TABLES[order, slot])
+
+
+def canonical_cards(cards: Iterable[Card], trump: Suit | None, order: TrumpOrder) -> list[Card]:
+    """``cards`` sorted as legal lists are (R12.3): by suit C S H D, then low to high.
+
+    Low to high means by strength in this deal: with hearts trump under the standard order the
+    hearts go 9 T Q K A 7 J (the jack is the highest trump), the other suits 7 9 T J Q K A.
+
+    >>> from engine.cards import Suit, parse_cards, format_cards
+    >>> hand = parse_cards("C9 CA S7 S9 SJ HJ HQ")
+    >>> format_cards(canonical_cards(hand, Suit.SPADES, TrumpOrder.JACK_SEVEN_FIRST))
+    'C9 CA S9 S7 SJ HJ HQ'
+    >>> format_cards(canonical_cards(hand, None, TrumpOrder.JACK_SEVEN_FIRST))
+    'C9 CA S7 S9 SJ HJ HQ'
+    """
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.index
+    return [CARDS[i] for i in canonical_indices(mask, trump, order)]
+
+
+def _in_canonical_order(mask: int, tables: tuple[tuple[tuple[int, ...], ...], ...]) -> list[int]:
+    clubs, spades, hearts, diamonds = tables
     return [
         *clubs[mask & _ONE_SUIT],
         *spades[mask >> _SPADES_AT & _ONE_SUIT],

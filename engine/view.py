@@ -7,6 +7,9 @@
 >>> view = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5)).view(0)
 >>> view.seat, view.dealer, view.forehand, len(view.hand), view.contract
 (0, 3, 0, 7, None)
+
+``hand`` is a set; :meth:`PlayerView.hand_in_order` lists it the way legal lists are sorted
+(R12.3), which is what the protocol sends.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from dataclasses import dataclass
 
 from engine.cards import Card, CardSet, Suit
 from engine.events import BidMade, TrickTaken
+from engine.rulesets import TrumpOrder
+from engine.trick_rules import canonical_cards
 
 __all__ = ["PlayerView"]
 
@@ -24,7 +29,8 @@ class PlayerView:
     """Everything ``seat`` may know, and nothing more: never another seat's cards (nor the
     blind) while the deal is live. ``current_trick_leader`` is set during the play only;
     ``deal_payments`` is empty until the deal is settled. ``match_balances`` and
-    ``deal_number`` are filled in by the match layer (the engine leaves the defaults)."""
+    ``deal_number`` are filled in by the match layer (the engine leaves the defaults).
+    ``trump_order`` is the ruleset's order inside the trump suit, for :meth:`hand_in_order`."""
 
     seat: int
     dealer: int
@@ -41,3 +47,10 @@ class PlayerView:
     deal_payments: tuple[int, ...] = ()
     match_balances: tuple[int, ...] = ()
     deal_number: int = 0
+    trump_order: TrumpOrder = TrumpOrder.JACK_SEVEN_FIRST
+
+    def hand_in_order(self) -> list[Card]:
+        """The hand in canonical order (R12.3), as legal lists come: by suit C S H D, then low
+        to high by this deal's strength, so once trump is named the trump suit goes by R2.2
+        (J and 7 last, as the highest); before that, and without trump, the natural order."""
+        return canonical_cards(self.hand, self.trump, self.trump_order)
