@@ -36,6 +36,7 @@ from engine.events import (
 )
 from engine.phase import Phase
 from engine.rulesets import Ruleset
+from engine.trick_rules import canonical_indices
 from engine.view import PlayerView
 
 __all__ = [
@@ -100,6 +101,13 @@ _CARD_CHOICE_TEMPLATES: tuple[cards_pb2.Choice, ...] = tuple(
 def _card_templates(cards: Iterable[Card]) -> list[cards_pb2.Card]:
     templates = _CARD_TEMPLATES
     return [templates[card.index] for card in cards]
+
+
+def _hand_templates(view: PlayerView) -> list[cards_pb2.Card]:
+    """The view's hand in canonical order (R12.3), as its legal cards are sorted: once trump
+    is named the trump suit goes by its strength in this deal (table lookups, no sorting)."""
+    templates = _CARD_TEMPLATES
+    return [templates[i] for i in canonical_indices(view.hand.mask, view.trump, view.trump_order)]
 
 
 def card_from_pb(message: cards_pb2.Card) -> Card:
@@ -333,7 +341,7 @@ def _fill_view(
     message.seat = view.seat
     message.dealer = view.dealer
     message.forehand = view.forehand
-    message.hand.extend(_card_templates(view.hand))
+    message.hand.extend(_hand_templates(view))
     message.auction.extend([_bid_made_to_pb(bid) for bid in view.auction])
     message.contract = view.contract or ""
     message.tricks.extend([_trick_to_pb(trick) for trick in view.tricks])
@@ -433,7 +441,7 @@ def decision_request_bytes(
         match_balances=match_balances,
         deal_number=deal_number,
     )
-    head.hand.extend(_card_templates(view.hand))
+    head.hand.extend(_hand_templates(view))
     head.current_trick.extend(_card_templates(view.current_trick))
     if view.soloist is not None:
         head.soloist = view.soloist

@@ -1,5 +1,10 @@
 """A referee in the current event loop, for the CLI's season runner and for tests.
 
+It never touches another referee's data: its admin token lives in memory for this run only (the
+database's stored token, an operator's, is left alone), and it takes the database's lock
+(``arena.datalock``), so it refuses to start while a live referee (``brandeln serve``, another
+season run) owns the folder. The CLI gives it a folder of its own (``DATA/embedded``).
+
 >>> async def demo(tmp):                                   # doctest: +SKIP
 ...     async with EmbeddedReferee(tmp) as referee:
 ...         print(referee.address, referee.admin_token)
@@ -14,7 +19,8 @@ from types import TracebackType
 import grpc
 
 from arena.clock import Clock
-from arena.referee import Referee, RefereeConfig
+from arena.datalock import RefereeLock
+from arena.referee import AdminTokenScope, Referee, RefereeConfig
 from arena.server import TlsFiles, create_server
 from arena.timecontrol import TimeControlSettings
 
@@ -22,7 +28,10 @@ __all__ = ["EmbeddedReferee"]
 
 
 class EmbeddedReferee:
-    """Start a referee on ``host:port`` (port 0: a free one) with its data under ``data_dir``."""
+    """Start a referee on ``host:port`` (port 0: a free one) with its data under ``data_dir``.
+
+    ``start`` raises ``arena.errors.DataInUseError`` while another referee owns ``data_dir``.
+    """
 
     def __init__(
         self,
@@ -45,9 +54,11 @@ class EmbeddedReferee:
             db_path=self.data_dir / "referee.db",
             logs_dir=self.data_dir / "logs",
             admin_token=self.admin_token,
+            admin_token_scope=AdminTokenScope.THIS_RUN,
             time_control=time_control or TimeControlSettings(),
         )
         self.clock = clock
+        self.lock = RefereeLock(self.config.db_path, "an embedded referee (season run)")
         self.referee: Referee | None = None
         self.server: grpc.aio.Server | None = None
 
@@ -56,10 +67,19 @@ class EmbeddedReferee:
         return f"{self.host}:{self.port}"
 
     async def start(self) -> EmbeddedReferee:
-        self.referee = Referee(self.config, self.clock)
-        self.server, self.port = await create_server(
-            f"{self.host}:{self.port}", self.referee, self.tls
-        )
+        self.lock.acquire()  # before the database is opened: its recovery would harm a live one
+        try:
+            self.referee = Referee(self.config, self.clock)
+            self.server, self.port = await create_server(
+                f"{self.host}:{self.port}", self.referee, self.tls
+            )
+        except BaseException:
+            if self.referee is not None:
+                self.referee.close()
+                self.referee = None
+            self.lock.release_after_failure()
+            raise
+        self.lock.announce(self.address)
         return self
 
     async def stop(self, grace: float = 1.0) -> None:
@@ -72,6 +92,7 @@ class EmbeddedReferee:
         if self.referee is not None:
             self.referee.close()
             self.referee = None
+        self.lock.release()
 
     async def __aenter__(self) -> EmbeddedReferee:
         return await self.start()

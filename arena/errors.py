@@ -9,6 +9,7 @@ __all__ = [
     "BotNameTakenError",
     "BotRevokedError",
     "CorruptDataError",
+    "DataInUseError",
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
@@ -77,6 +78,10 @@ class StoreError(ArenaError):
 
 class CorruptDataError(ArenaError):
     """Stored data (a match log) is damaged and cannot be served as it is."""
+
+
+class DataInUseError(StoreError):
+    """Another live referee owns this database (see ``arena.datalock``)."""
 
 
 _CODES: dict[type[ArenaError], grpc.StatusCode] = {

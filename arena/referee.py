@@ -7,6 +7,7 @@ and is driven from one asyncio event loop.
 from __future__ import annotations
 
 import asyncio
+import enum
 import hmac
 import json
 import uuid
@@ -56,6 +57,7 @@ __all__ = [
     "SERVER_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "TOKEN_ROTATED",
+    "AdminTokenScope",
     "Referee",
     "RefereeConfig",
 ]
@@ -66,6 +68,16 @@ SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
 TOKEN_ROTATED = "token rotated"
 
 
+class AdminTokenScope(enum.Enum):
+    """Where the admin token of ``RefereeConfig.admin_token`` lives."""
+
+    # Stored (as a hash) in the database, so it outlives the process: `brandeln serve`.
+    STORED = "stored"
+    # Held in memory for this run only; the database's stored token is left alone, so a
+    # short-lived referee (the embedded one of `season run`) never locks out an operator.
+    THIS_RUN = "this_run"
+
+
 @dataclass(frozen=True)
 class RefereeConfig:
     """Where the referee keeps its state, and its defaults."""
@@ -73,6 +85,7 @@ class RefereeConfig:
     db_path: Path
     logs_dir: Path
     admin_token: str | None = None  # None: keep the stored one, or generate one on first start
+    admin_token_scope: AdminTokenScope = AdminTokenScope.STORED
     time_control: TimeControlSettings = field(default_factory=TimeControlSettings)
     seat_wait_ms: int = 10_000
     max_deals: int = 1000
@@ -105,7 +118,11 @@ class Referee:
         self.draining = False
         # Called first thing by drain() (the server's health service turns NOT_SERVING).
         self.on_drain: list[Callable[[], Awaitable[None]]] = []
-        if config.admin_token is not None:
+        self._run_admin_token_hash: str | None = None
+        if config.admin_token_scope is AdminTokenScope.THIS_RUN:
+            # Random when none is given: a referee without an admin token is unusable.
+            self._run_admin_token_hash = hash_token(config.admin_token or new_token())
+        elif config.admin_token is not None:
             self.store.set_admin_token(config.admin_token)
         elif self.store.admin_token_hash() is None:
             self.generated_admin_token = new_token()
@@ -113,7 +130,8 @@ class Referee:
 
     # --- auth ------------------------------------------------------------------------------
     def check_admin(self, token: str | None) -> None:
-        stored = self.store.admin_token_hash()
+        # Read on every call, so `brandeln admin token --reset` takes effect at once.
+        stored = self._run_admin_token_hash or self.store.admin_token_hash()
         if not token or stored is None or not hmac.compare_digest(hash_token(token), stored):
             raise UnauthenticatedError("missing or wrong admin token (authorization: Bearer ...)")
 

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bench_cmd import bench_app
 from brandeln_cli.bot_cmd import bot_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
@@ -16,7 +17,8 @@ from brandeln_cli.serve_cmd import serve
 
 app = typer.Typer(
     name="brandeln",
-    help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln.",
+    help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln. "
+    "The rules (numbered R1 to R12, the rulesets in section 6): docs/RULES.md.",
     no_args_is_help=True,
     # Typer's --install-completion/--show-completion: they cost no measurable start-up time
     # (typer imports its completion module either way).
@@ -62,3 +64,4 @@ app.add_typer(season_app, name="season")
 app.command("ratings")(ratings)
 app.command("demo")(demo)
 app.add_typer(bench_app, name="bench")
+app.add_typer(admin_app, name="admin")

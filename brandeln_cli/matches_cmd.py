@@ -132,7 +132,7 @@ def bots_revoke(
     try:
         source = LocalSource(data)
         bot_id = source.resolve_bot(name)
-        source.store.revoke_bot(bot_id)
+        source.revoke_bot(bot_id)
     except SourceError as error:
         raise fail(str(error)) from None
     console.print(

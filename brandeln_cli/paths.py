@@ -1,4 +1,14 @@
-"""Where the CLI keeps its data by default: ``./brandeln-data`` (or ``$BRANDELN_DATA``)."""
+"""Where the CLI keeps its data by default: ``./brandeln-data`` (or ``$BRANDELN_DATA``).
+
+Layout of a data folder DATA:
+
+- ``DATA/referee.db``, ``DATA/logs/``: the referee of ``brandeln serve`` (its bots, its admin
+  token's hash, its matches) and ``brandeln bots add`` without ``--referee``;
+- ``DATA/embedded/referee.db``, ``DATA/embedded/logs/``: the embedded referee of ``season run``
+  and ``demo``, kept apart so that it never touches the served referee's token, sessions or
+  matches (``matches list/show`` read both);
+- ``DATA/ladder.db``: the seasons, whichever referee played them.
+"""
 
 from __future__ import annotations
 
@@ -19,3 +29,8 @@ def referee_db(base: Path | None = None) -> Path:
 
 def logs_dir(base: Path | None = None) -> Path:
     return (base or data_dir()) / "logs"
+
+
+def embedded_dir(base: Path | None = None) -> Path:
+    """The embedded referee's own data folder (``season run`` without ``--referee``)."""
+    return (base or data_dir()) / "embedded"

@@ -41,7 +41,10 @@ if TYPE_CHECKING:
     from ladder.runner import SeasonProgress, SeasonSummary
     from ladder.storage import LadderStore
 
-season_app = typer.Typer(help="Run ladder seasons of duplicate blocks.", no_args_is_help=True)
+season_app = typer.Typer(
+    help="Run ladder seasons of duplicate blocks (rulesets: docs/RULES.md section 6).",
+    no_args_is_help=True,
+)
 
 INTERRUPTED_EXIT = 130  # the shell's code for "stopped by Ctrl-C"
 
@@ -208,7 +211,8 @@ def play(
             info = store.season(config.name)
             rows = season_leaderboard(store, config.name)
     except (LadderError, StoreError) as error:
-        # StoreError: the embedded referee's database is unusable (checked before any change).
+        # StoreError: the embedded referee's database is unusable (checked before any change)
+        # or owned by a live referee (DataInUseError).
         raise fail(str(error)) from None
     if as_json:
         document = leaderboard_document(info, rows)
@@ -242,7 +246,8 @@ async def _play(
             )
         from arena.embedded import EmbeddedReferee  # noqa: PLC0415 - grpc/arena load slowly
 
-        async with EmbeddedReferee(data_dir) as embedded:
+        # Its own folder: a `brandeln serve` on DATA keeps its token, sessions and matches.
+        async with EmbeddedReferee(paths.embedded_dir(data_dir)) as embedded:
             return await run_season(
                 config, embedded.address, embedded.admin_token, store, progress=show
             )

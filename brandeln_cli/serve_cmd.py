@@ -53,7 +53,8 @@ def serve(
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
     The admin token comes from $BRANDELN_ADMIN_TOKEN (at least 16 characters), or is generated
-    on first start and printed once (only its hash is stored).
+    on first start and printed once (only its hash is stored); `brandeln admin token --reset`
+    makes a new one. One referee per database: a second one on it is refused.
     """
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("--tls-cert and --tls-key go together")
@@ -112,6 +113,7 @@ async def _serve(
 ) -> None:
     import asyncio  # noqa: PLC0415
 
+    from arena.datalock import RefereeLock  # noqa: PLC0415
     from arena.referee import Referee  # noqa: PLC0415
     from arena.server import create_server, raise_open_file_limit  # noqa: PLC0415
 
@@ -121,7 +123,14 @@ async def _serve(
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     files = raise_open_file_limit()
-    referee = Referee(config)
+    # Before the database is opened: its start-up recovery would harm a referee already on it.
+    lock = RefereeLock(config.db_path, "brandeln serve")
+    lock.acquire()
+    try:
+        referee = Referee(config)
+    except BaseException:
+        lock.release_after_failure()
+        raise
     if referee.recovered_aborted:
         console.print(
             f"{referee.recovered_aborted} match(es) left running by an earlier referee are "
@@ -129,6 +138,7 @@ async def _serve(
         )
     server, port = await create_server(address, referee, tls)
     host = address.rsplit(":", 1)[0]
+    lock.announce(f"{host}:{port}")
     console.print(
         f"referee listening on {markup(f'{host}:{port}')} ({'TLS' if tls else 'insecure'})"
     )
@@ -145,11 +155,7 @@ async def _serve(
         f"if it has not completed its handshake in {limits.handshake_timeout_ms / 1000:g} s "
         f"or has no call for {limits.max_connection_idle_ms / 1000:g} s"
     )
-    if referee.generated_admin_token:
-        console.print(
-            "admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): "
-            f"[bold]{referee.generated_admin_token}[/bold]"
-        )
+    _announce_admin_token(referee.generated_admin_token, config)
     await stop.wait()
     stop.clear()
     console.print("stopping: running matches are recorded as aborted")
@@ -163,6 +169,26 @@ async def _serve(
     await server.stop(STOP_GRACE_S)
     await _settle(STOP_GRACE_S)
     referee.close()
+    lock.release()
+
+
+def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
+    """Always tell the operator how to get an admin token: the token, or where it comes from."""
+    from brandeln_cli.admin_cmd import reset_command  # noqa: PLC0415
+
+    if generated:
+        console.print(
+            f"admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): [bold]{generated}[/bold]"
+        )
+    elif config.admin_token is not None:
+        console.print(f"admin token: the one in ${paths.ADMIN_TOKEN_ENV}")
+    else:
+        console.print(
+            "admin token: set on an earlier start (only its hash is stored, so it is not shown "
+            f"again); lost it? `{reset_command(config.db_path)}` prints a new one, which this "
+            "referee accepts at once",
+            markup=False,
+        )
 
 
 def _limit_text(limit: int) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from brandeln_cli import paths
 
 if TYPE_CHECKING:  # the arena and the stubs load inside the calls: `brandeln --help` stays fast
-    from arena.store import MatchRecord
+    from arena.store import MatchRecord, RefereeStore
     from brandeln.v1 import admin_pb2
 
 
@@ -61,28 +61,40 @@ class Source(Protocol):
 
 
 class LocalSource:
-    """The referee's own files (``DATA/referee.db`` and the logs it names)."""
+    """The local referees' own files: the served referee's ``DATA/referee.db`` and the embedded
+    referee's ``DATA/embedded/referee.db`` (``season run``, ``demo``), and the logs they name.
+
+    Bots and matches are read from both; ``add_bot`` (and ``store``) is the served referee's,
+    or the embedded one's when only it exists.
+    """
 
     def __init__(self, data: Path | None, create: bool = False) -> None:
-        from arena.store import RefereeStore  # noqa: PLC0415 - keep --help fast
+        from arena.errors import StoreError  # noqa: PLC0415 - keep --help fast
+        from arena.store import RefereeStore  # noqa: PLC0415
 
         self.db_path = paths.referee_db(data)
-        if not create and not self.db_path.is_file():
+        embedded_db = paths.referee_db(paths.embedded_dir(data))
+        wanted = [path for path in (self.db_path, embedded_db) if path.is_file()]
+        if create and self.db_path not in wanted:
+            wanted.insert(0, self.db_path)
+        if not wanted:
             raise SourceError(
-                f"no referee database at {self.db_path}: run a season or `brandeln serve` "
-                "first, or point --data / $BRANDELN_DATA at the right folder"
+                f"no referee database at {self.db_path} (nor {embedded_db}): run a season or "
+                "`brandeln serve` first, or point --data / $BRANDELN_DATA at the right folder"
             )
-        from arena.errors import StoreError  # noqa: PLC0415
-
         try:
-            self.store = RefereeStore(self.db_path)
+            self.stores = [RefereeStore(path) for path in wanted]
         except StoreError as error:
             raise SourceError(str(error)) from None
+        self.store = self.stores[0]
 
     def bots(self) -> list[BotRow]:
+        rows: dict[str, BotRow] = {}
         with _store_errors():
-            bots = self.store.bots()
-        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in bots]
+            for store in self.stores:
+                for b in store.bots():
+                    rows.setdefault(b.bot_id, BotRow(b.bot_id, b.name, b.created_at, b.revoked))
+        return list(rows.values())
 
     def add_bot(self, name: str) -> tuple[BotRow, str]:
         from arena.errors import BotNameTakenError  # noqa: PLC0415
@@ -100,32 +112,50 @@ class LocalSource:
                 return bot.bot_id
         raise SourceError(f"no bot named or with id {name_or_id!r}")
 
+    def revoke_bot(self, bot_id: str) -> None:
+        """Revoke ``bot_id`` in whichever local database registered it."""
+        from arena.errors import NotFoundError  # noqa: PLC0415
+
+        with _store_errors():
+            for store in self.stores:
+                try:
+                    store.revoke_bot(bot_id)
+                except NotFoundError:
+                    continue
+                return
+        raise SourceError(f"no bot with id {bot_id!r}")
+
     def matches(self, bot_id: str, limit: int) -> list[MatchRecord]:
         with _store_errors():
-            return self.store.matches(bot_id, limit)
+            rows = [row for store in self.stores for row in store.matches(bot_id, limit)]
+        # The stores' own order, newest first, across both.
+        rows.sort(key=lambda row: (row.started_at, row.match_id), reverse=True)
+        return rows[:limit]
 
-    def resolve_match(self, id_or_prefix: str) -> str:
-        """The full id of the match ``id_or_prefix`` names (an id or a unique prefix of one)."""
+    def resolve_match(self, id_or_prefix: str) -> tuple[RefereeStore, str]:
+        """The store holding the match ``id_or_prefix`` names (an id or a unique prefix of
+        one, across both stores) and the match's full id."""
         from arena.errors import NotFoundError as StoreNotFoundError  # noqa: PLC0415
 
-        try:
-            with _store_errors():
-                return self.store.match(id_or_prefix).match_id
-        except StoreNotFoundError as error:
-            with _store_errors():
-                candidates = self.store.matches(
-                    limit=PREFIX_CANDIDATES_SHOWN + 1, id_prefix=id_or_prefix
-                )
-            found = unique_match_id(id_or_prefix, [m.match_id for m in candidates])
-            if found is None:
-                raise SourceError(str(error)) from None
-            return found
+        candidates: list[tuple[RefereeStore, str]] = []
+        with _store_errors():
+            for store in self.stores:
+                try:
+                    return store, store.match(id_or_prefix).match_id
+                except StoreNotFoundError:
+                    pass
+                matches = store.matches(limit=PREFIX_CANDIDATES_SHOWN + 1, id_prefix=id_or_prefix)
+                candidates += [(store, m.match_id) for m in matches]
+        found = unique_match_id(id_or_prefix, [match_id for _, match_id in candidates])
+        if found is None:
+            raise SourceError(f"no match with id {id_or_prefix!r}")
+        return next(pair for pair in candidates if pair[1] == found)
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
         """The match ``match_id`` names (an id or a unique prefix) and its log."""
-        full_id = self.resolve_match(match_id)
+        store, full_id = self.resolve_match(match_id)
         with _store_errors():
-            record = self.store.match(full_id)
+            record = store.match(full_id)
         try:
             data = Path(record.log_path).read_bytes()
         except OSError as error:

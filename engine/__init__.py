@@ -1,4 +1,4 @@
-"""The Brandeln rules engine: pure rules, standard library only (RULES.md, ARCHITECTURE.md).
+"""The Brandeln rules engine: pure rules, standard library only (docs/RULES.md, ARCHITECTURE.md).
 
 No I/O, no clocks, no global randomness: a deal is a pure function of ruleset, dealer and seed
 (or of explicit hands), and a deal's state is an immutable value.
@@ -24,7 +24,7 @@ playouts), ``bench`` (``python -m engine.bench``), ``errors``.
 
 Rulings
 -------
-Where RULES.md is silent or ambiguous, the engine decides as follows.
+Where docs/RULES.md is silent or ambiguous, the engine decides as follows.
 
 1. Auction turns (R5.4): after every action the turn goes clockwise to the next seat that has
    neither passed nor holds the contract; a player who was outbid speaks again in turn.

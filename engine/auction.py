@@ -1,4 +1,4 @@
-"""The rules core of the auction (RULES.md R5, R6), on plain ints, shared by the public state
+"""The rules core of the auction (docs/RULES.md R5, R6), on plain ints, shared by the public state
 and the fast playouts.
 
 Contracts are referred to by *level*: their position in the ruleset's ladder (0 = lowest);

@@ -1,6 +1,6 @@
 """Cards, card notation and card sets.
 
-A card is written suit letter + rank letter (RULES.md, preamble): suits ``C S H D``, ranks
+A card is written suit letter + rank letter (docs/RULES.md, preamble): suits ``C S H D``, ranks
 ``A K Q J T 9 8 7``. A :class:`Card` has no ordering, because its strength depends on the trump
 suit and the led suit (see :mod:`engine.trick_rules`). A :class:`CardSet` is an immutable set of
 cards stored as a 32-bit mask, bit ``card.index`` = ``suit * 8 + rank``.
@@ -52,7 +52,7 @@ _SUIT_BITS: Final = (1 << RANK_COUNT) - 1  # the mask of one suit's eight cards 
 
 
 class Suit(IntEnum):
-    """The four suits in canonical order C S H D (RULES.md R12.3)."""
+    """The four suits in canonical order C S H D (docs/RULES.md R12.3)."""
 
     CLUBS = 0
     SPADES = 1

@@ -1,4 +1,4 @@
-"""Shuffling and dealing (RULES.md R3), and explicit (fixed) deals.
+"""Shuffling and dealing (docs/RULES.md R3), and explicit (fixed) deals.
 
 A deal is a pure function of ``(ruleset, dealer, seed)``: the seed drives a uniform shuffle
 (``random.Random(seed).shuffle``) and the cards go out in the packets of R3.2.

@@ -1,4 +1,4 @@
-"""The public events of a deal: what every seat is told, in order (PROTOCOL.md, events).
+"""The public events of a deal: what every seat is told, in order (docs/PROTOCOL.md, events).
 
 ``DealState.step(action)`` returns the events an action caused; the referee maps them one to
 one to protocol messages.

@@ -1,4 +1,4 @@
-"""Rulesets: every variant of RULES.md section 6 as data, and the registry that finds them.
+"""Rulesets: every variant of docs/RULES.md section 6 as data, and the registry that finds them.
 
 A :class:`Ruleset` is a frozen value: the deck, the deal packets, the contract ladder, the play
 duties, the pass-out policy and the settlement. Variants differ only in these fields; there are
@@ -395,7 +395,7 @@ _RULESETS: Final[dict[str, Ruleset]] = {
 }
 
 RULESET_IDS: Final[tuple[str, ...]] = tuple(_RULESETS)
-"""The named rulesets, in the order of RULES.md section 6."""
+"""The named rulesets, in the order of docs/RULES.md section 6."""
 
 
 def find_ruleset(ruleset_id: str, options: Mapping[str, str] | None = None) -> Ruleset:

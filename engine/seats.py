@@ -1,4 +1,4 @@
-"""Seat arithmetic (RULES.md R1): the one place that knows how seats go round the table.
+"""Seat arithmetic (docs/RULES.md R1): the one place that knows how seats go round the table.
 
 Seats are numbered 0..N-1 clockwise; the seat to the left of ``s`` is ``(s + 1) mod N`` (R1.1).
 

@@ -1,6 +1,6 @@
-"""Settlement and the end of a deal (RULES.md R9, R10, section 6), shared by the public state
-and the fast playouts: :func:`deal_ends` says when the play stops, :func:`deal_outcome` builds
-the :class:`~engine.outcome.DealOutcome` from the deal's end state.
+"""Settlement and the end of a deal (docs/RULES.md R9, R10, section 6), shared by the public
+state and the fast playouts: :func:`deal_ends` says when the play stops, :func:`deal_outcome`
+builds the :class:`~engine.outcome.DealOutcome` from the deal's end state.
 
 >>> from engine.rulesets import find_ruleset
 >>> standard = find_ruleset("standard")

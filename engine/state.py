@@ -688,6 +688,7 @@ class DealState:
             current_trick=self._trick,
             tricks_won=self._tricks_won,
             deal_payments=outcome.payments if outcome is not None else (),
+            trump_order=ctx.ruleset.trump_order,
         )
 
     # ---------------------------------------------------------------------- comparisons

@@ -1,4 +1,4 @@
-"""The rules core of the play (RULES.md R2, R8): card strength, who beats whom, legal cards.
+"""The rules core of the play (docs/RULES.md R2, R8): card strength, who beats whom, legal cards.
 
 Everything here works on card *indices* and *masks* (see :mod:`engine.cards`), so that the
 public :class:`engine.state.DealState` and the fast random playouts of :mod:`engine.playout`
@@ -49,6 +49,8 @@ __all__ = [
     "add_to_trick",
     "beats",
     "canonical_card_indices",
+    "canonical_cards",
+    "canonical_indices",
     "canonical_play_cards",
     "duties_for",
     "explain_illegal_card",
@@ -79,7 +81,7 @@ def _strength(rank: int, is_trump: bool, order: TrumpOrder) -> int:
 
 
 def _beats(a: int, w: int, trump: int, order: TrumpOrder) -> bool:
-    """RULES.md R8.4's ``beats(a, w)``, on indices."""
+    """docs/RULES.md R8.4's ``beats(a, w)``, on indices."""
     a_suit, w_suit = a // RANK_COUNT, w // RANK_COUNT
     if a_suit == trump and w_suit != trump:
         return True
@@ -354,7 +356,45 @@ _ONE_SUIT: Final = _SUIT_SIZE - 1
 def canonical_card_indices(mask: int, duties: PlayDuties) -> list[int]:
     """The cards of ``mask`` as indices in canonical order (R12.3): by suit C S H D, then low
     to high by the order that applies in the deal."""
-    clubs, spades, hearts, diamonds = duties.suit_indices
+    return _in_canonical_order(mask, duties.suit_indices)
+
+
+# Per (order, trump slot): the four suits' low-to-high index tables, as in PlayDuties.
+_SUIT_INDEX_TABLES: Final = {
+    (order, trump): tuple(_INDEX_ORDERS[order, s == trump, s] for s in range(SUIT_COUNT))
+    for order in TrumpOrder
+    for trump in range(SUIT_COUNT + 1)
+}
+
+
+def canonical_indices(mask: int, trump: Suit | None, order: TrumpOrder) -> list[int]:
+    """The cards of ``mask`` as indices in canonical order (R12.3) for a deal with ``trump``
+    (``None`` before it is named and in no-trump contracts: the natural order everywhere)."""
+    slot = NO_TRUMP if trump is None else int(trump)
+    return _in_canonical_order(mask, _SUIT_INDEX_TABLES[order, slot])
+
+
+def canonical_cards(cards: Iterable[Card], trump: Suit | None, order: TrumpOrder) -> list[Card]:
+    """``cards`` sorted as legal lists are (R12.3): by suit C S H D, then low to high.
+
+    Low to high means by strength in this deal: with hearts trump under the standard order the
+    hearts go 9 T Q K A 7 J (the jack is the highest trump), the other suits 7 9 T J Q K A.
+
+    >>> from engine.cards import Suit, parse_cards, format_cards
+    >>> hand = parse_cards("C9 CA S7 S9 SJ HJ HQ")
+    >>> format_cards(canonical_cards(hand, Suit.SPADES, TrumpOrder.JACK_SEVEN_FIRST))
+    'C9 CA S9 S7 SJ HJ HQ'
+    >>> format_cards(canonical_cards(hand, None, TrumpOrder.JACK_SEVEN_FIRST))
+    'C9 CA S7 S9 SJ HJ HQ'
+    """
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.index
+    return [CARDS[i] for i in canonical_indices(mask, trump, order)]
+
+
+def _in_canonical_order(mask: int, tables: tuple[tuple[tuple[int, ...], ...], ...]) -> list[int]:
+    clubs, spades, hearts, diamonds = tables
     return [
         *clubs[mask & _ONE_SUIT],
         *spades[mask >> _SPADES_AT & _ONE_SUIT],

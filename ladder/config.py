@@ -3,7 +3,7 @@
 A season file names the bots and how they play. Every error names the file and the bad key::
 
     name = "autumn"            # the season's key in the ladder database; letters, digits, . _ -
-    ruleset = "standard"       # a ruleset id of RULES.md section 6
+    ruleset = "standard"       # a ruleset id of docs/RULES.md section 6
     seed = 7                   # all deals and the schedule follow from it
     blocks = 12                # duplicate blocks to play
     deals_per_match = 8        # a multiple of the players (default: the ruleset's default)

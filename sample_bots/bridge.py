@@ -90,6 +90,7 @@ class BridgeBot(Bot):
         self._io_tasks: list[asyncio.Task[None]] = []
         self._answers: asyncio.Queue[_Answer | None] = asyncio.Queue()
         self._context: dict[str, JsonObject] = {}  # welcome, match, deal: replayed on restart
+        self._ruleset: cards_pb2.Ruleset | None = None  # the current match's
         self._stderr_bytes = 0
         self._garbage_logged = 0
         self._filing_stderr = False  # stderr goes to the match log (only during a match)
@@ -260,7 +261,7 @@ class BridgeBot(Bot):
             if not await self._ensure_child():
                 # No child to ask: let the referee's clock run out (fallback and a strike).
                 await asyncio.Event().wait()
-            self._write(request_json(request))
+            self._write(request_json(request, self._ruleset))
             while True:
                 answer = await self._answers.get()
                 if answer is None:  # the child died: restart it and ask again
@@ -284,6 +285,7 @@ class BridgeBot(Bot):
         self._stderr_bytes = 0
         self._garbage_logged = 0
         self._context.pop("deal_started", None)
+        self._ruleset = match.ruleset  # its pack and trump order give the request's strengths
         self._context["match_started"] = match_started_json(match)
         if self._match_ended_at is None or not self.child_alive:
             self._begin_match_now()

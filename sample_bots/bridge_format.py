@@ -16,6 +16,8 @@ from typing import Any
 
 from brandeln.v1 import bot_pb2, cards_pb2
 from sample_bots.sdk.notation import cards_text, choice_text, suit_letter
+from sample_bots.sdk.situation import deck
+from sample_bots.sdk.trick import TrickRules
 
 JsonObject = dict[str, Any]
 
@@ -66,8 +68,14 @@ def view_json(view: cards_pb2.PlayerView) -> JsonObject:
     }
 
 
-def request_json(request: bot_pb2.DecisionRequest) -> JsonObject:
-    """A ``DecisionRequest`` as JSON: ``legal`` in notation, in canonical order."""
+def request_json(
+    request: bot_pb2.DecisionRequest, ruleset: cards_pb2.Ruleset | None = None
+) -> JsonObject:
+    """A ``DecisionRequest`` as JSON: ``legal`` in notation, in canonical order, and
+    ``strength``: every card of the deal's pack (of ``ruleset``; None: the standard's) numbered
+    by its place in its suit in this deal, 1 the lowest (the trump order once trump is named).
+    """
+    rules = TrickRules.for_deal(ruleset, request.view.trump)
     return {
         "type": "request",
         "request_id": request.request_id,
@@ -78,6 +86,7 @@ def request_json(request: bot_pb2.DecisionRequest) -> JsonObject:
         "bank_ms": request.bank_ms,
         "strikes": request.strikes,
         "last_rtt_ms": request.last_rtt_ms,
+        "strength": rules.strength_table(deck(ruleset)),
     }
 
 

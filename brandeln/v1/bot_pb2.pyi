@@ -293,7 +293,11 @@ class DealStarted(_message.Message):
     """Forehand (left of the dealer)."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
-        """This seat's hand, in canonical order."""
+        """This seat's hand as dealt. DealStarted comes before trump is named, so the cards are in
+        plain order: by suit C S H D, each suit 7 (8) 9 T J Q K A. Once trump is named,
+        DecisionRequest.view.hand comes sorted like the legal lists (the trump suit by its
+        strength, see PlayerView.hand).
+        """
 
     def __init__(
         self,
@@ -339,7 +343,12 @@ class DecisionRequest(_message.Message):
     """How long the referee waited for this seat's previous answer."""
     @_builtins.property
     def legal(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Choice]:
-        """Every legal choice, in canonical order (RULES.md R12.3)."""
+        """Every legal choice, in canonical order (docs/RULES.md R12.3): "pass" first, then the
+        contracts low to high (in Ruleset.contracts order); suits C S H D; cards by suit
+        C S H D, then within a suit low to high by strength in this deal, not by the Rank enum:
+        in the trump suit of a standard deal 9 T Q K A 7 J (the jack is the highest trump),
+        elsewhere 7 (8) 9 T J Q K A. view.hand is in the same order.
+        """
 
     @_builtins.property
     def view(self) -> _cards_pb2.PlayerView:

@@ -40,7 +40,7 @@ class _SuitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Suit.ValueType],
     """Diamonds (Schellen), letter D."""
 
 class Suit(_Suit, metaclass=_SuitEnumTypeWrapper):
-    """A card suit, in the canonical order C S H D (RULES.md R12.3)."""
+    """A card suit, in the canonical order C S H D (docs/RULES.md R12.3)."""
 
 SUIT_UNSPECIFIED: Suit.ValueType  # 0
 """Not set; never a valid suit."""
@@ -81,7 +81,7 @@ class _RankEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Rank.ValueType],
 
 class Rank(_Rank, metaclass=_RankEnumTypeWrapper):
     """A card rank. The enum order is not a strength order: strength depends on the
-    trump suit and the contract (RULES.md R2).
+    trump suit and the contract (docs/RULES.md R2).
     """
 
 RANK_UNSPECIFIED: Rank.ValueType  # 0
@@ -170,7 +170,9 @@ class Hand(_message.Message):
     """The seat the cards belong to; in three-player, the blind hand uses seat = players."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """The cards, in canonical order."""
+        """The cards, by suit C S H D, each suit in plain rank order 7 (8) 9 T J Q K A
+        (whatever the trump: these are hands as dealt, not sorted by this deal's strength).
+        """
 
     def __init__(
         self,
@@ -773,7 +775,14 @@ class PlayerView(_message.Message):
     """This deal's number within the match, from 1."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """This seat's remaining cards, in canonical order."""
+        """This seat's remaining cards, in the order of the legal lists (docs/RULES.md R12.3):
+        by suit C S H D, then each suit low to high by strength in this deal. Once trump is
+        named the trump suit goes 9 T Q K A 7 J in the standard order (the 7 and the jack are
+        the two highest trumps, R2.2), so with spades trump a hand comes C9 CA S9 S7 SJ HJ HQ;
+        the other suits, every suit before trump is named and every suit of a no-trump
+        contract go 7 (8) 9 T J Q K A (R2.3), and the russian rulesets keep that natural order
+        in the trump suit too (Ruleset.options "trump_order" = "natural").
+        """
 
     @_builtins.property
     def auction(self) -> _containers.RepeatedCompositeFieldContainer[Global___BidMade]:

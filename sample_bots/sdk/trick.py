@@ -1,4 +1,4 @@
-"""Card strength and trick winners, without the engine (RULES.md R2 and R8.4).
+"""Card strength and trick winners, without the engine (docs/RULES.md R2 and R8.4).
 
 Bots often need to know which card is winning the current trick. The rules are small enough
 to restate here so a bot needs only the protocol stubs:
@@ -8,7 +8,14 @@ to restate here so a bot needs only the protocol stubs:
 - every other suit, and every suit of a no-trump contract, goes A K Q J T 9 (8) 7 (R2.3);
 - any trump beats any non-trump; a card of neither trump nor the led suit never wins (R2.5).
 
->>> from sample_bots.sdk.notation import parse_card
+"Low to high" in the protocol's lists (legal choices, and the view's hand once trump is named)
+means by this strength: :meth:`TrickRules.in_order` sorts cards that way and
+:meth:`TrickRules.strength_table` numbers each card's place in its suit.
+
+>>> from sample_bots.sdk.notation import cards_text, parse_card
+>>> spades = TrickRules(trump=cards_pb2.SUIT_SPADES)
+>>> cards_text(spades.in_order(parse_card(c) for c in "C9 CA S7 S9 SJ HJ HQ".split()))
+['C9', 'CA', 'S9', 'S7', 'SJ', 'HJ', 'HQ']
 >>> rules = TrickRules(trump=cards_pb2.SUIT_HEARTS)
 >>> trick = [parse_card(c) for c in ("HA", "H7", "HJ", "HK")]
 >>> trick_winner(trick, rules)
@@ -17,10 +24,11 @@ to restate here so a bot needs only the protocol stubs:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from brandeln.v1 import cards_pb2
+from sample_bots.sdk.notation import card_text
 
 _TRUMP_BONUS = 100
 _LED_BONUS = 50
@@ -75,6 +83,30 @@ class TrickRules:
         if card.suit == led_suit:
             return _LED_BONUS + self.rank_strength(card)
         return 0
+
+    def in_order(self, cards: Iterable[cards_pb2.Card]) -> list[cards_pb2.Card]:
+        """``cards`` in the referee's canonical order (R12.3), as legal lists come: by suit
+        C S H D, then low to high by strength in this deal (so with spades trump under the
+        standard order: S9 ST SQ SK SA S7 SJ)."""
+        return sorted(cards, key=lambda card: (card.suit, self.rank_strength(card)))
+
+    def strength_table(self, deck: Iterable[cards_pb2.Card]) -> dict[str, int]:
+        """Each card of ``deck`` (e.g. ``situation.deck(ruleset)``) by notation, numbered by
+        its place in its suit in this deal: 1 for the lowest, up to 7 (8 in a 32-card pack).
+        Compare numbers within a suit; any trump beats any non-trump whatever the number.
+
+        >>> from sample_bots.sdk.notation import parse_card
+        >>> table = TrickRules(trump=cards_pb2.SUIT_HEARTS).strength_table(
+        ...     [parse_card(c) for c in ("HA", "HJ", "H7", "H9", "CA", "C7")])
+        >>> table["HJ"], table["H7"], table["HA"], table["H9"], table["CA"], table["C7"]
+        (4, 3, 2, 1, 2, 1)
+        """
+        table: dict[str, int] = {}
+        place: dict[int, int] = {}
+        for card in self.in_order(deck):
+            place[card.suit] = place.get(card.suit, 0) + 1
+            table[card_text(card)] = place[card.suit]
+        return table
 
     def beats(self, card: cards_pb2.Card, winning: cards_pb2.Card) -> bool:
         """Whether ``card`` beats the card now winning a trick (the led suit is ``winning``'s

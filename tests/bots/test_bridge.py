@@ -236,3 +236,43 @@ def test_requests_and_events_are_plain_json_in_card_notation() -> None:
     no_soloist = cards_pb2.GameEvent(seq=6, contract_set=cards_pb2.ContractSet(passed_out=True))
     assert event_json(no_soloist)["soloist"] is None
     assert request_json(bot_pb2.DecisionRequest())["view"]["trump"] is None
+
+
+def test_a_request_carries_each_cards_strength_in_this_deal() -> None:
+    request = scripted_requests()[3]  # hearts are trump
+    standard = request_json(request, cards_pb2.Ruleset(id="standard"))["strength"]
+    assert len(standard) == 28
+    assert (standard["HJ"], standard["H7"], standard["HA"], standard["H9"]) == (7, 6, 5, 1)
+    assert (standard["CA"], standard["CJ"], standard["C7"]) == (7, 4, 1)
+    russian = cards_pb2.Ruleset(id="russian-32", options={"trump_order": "natural", "deck": "32"})
+    natural = request_json(request, russian)["strength"]
+    assert len(natural) == 32
+    assert (natural["HA"], natural["HJ"], natural["H8"], natural["H7"]) == (8, 5, 2, 1)
+    bidding = request_json(scripted_requests()[0], cards_pb2.Ruleset(id="standard"))["strength"]
+    assert bidding["HJ"] == 4  # no trump named yet: the plain order
+
+
+async def test_the_bridge_tells_the_child_the_strengths_of_the_matchs_ruleset(
+    tmp_path: Path,
+) -> None:
+    echo = child(
+        tmp_path,
+        "echo.py",
+        """
+        import json, sys
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "request":
+                strength = message["strength"]
+                text = f"HJ={strength['HJ']} H7={strength['H7']} trump={message['view']['trump']}"
+                print(json.dumps({"type": "log", "text": text}), flush=True)
+                print(json.dumps({"request_id": message["request_id"], "choice_index": 0}),
+                      flush=True)
+        """,
+    )
+    referee = FakeReferee(one_match)
+    async with FakeServer(referee) as address:
+        await play(lambda: BridgeBot(echo), options(address))
+    logs = referee.seats[0].logs
+    assert "HJ=4 H7=1 trump=None" in logs  # the bid: plain order
+    assert "HJ=7 H7=6 trump=H" in logs  # the play: hearts trump, J and 7 on top

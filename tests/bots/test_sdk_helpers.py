@@ -12,6 +12,7 @@ from arena import codec
 from brandeln.v1 import cards_pb2
 from engine.cards import FULL_DECK_32, Card, Suit
 from engine.rulesets import TrumpOrder
+from engine.trick_rules import canonical_cards
 from engine.trick_rules import trick_winner as engine_trick_winner
 from sample_bots.sdk import (
     NotationError,
@@ -86,6 +87,38 @@ def test_russian_rulesets_use_the_natural_trump_order() -> None:
     standard = cards_pb2.Ruleset(id="standard", options={"trump_order": "jack_seven_first"})
     assert not TrickRules.for_deal(russian, cards_pb2.SUIT_HEARTS).jack_seven_on_top
     assert TrickRules.for_deal(standard, cards_pb2.SUIT_HEARTS).jack_seven_on_top
+
+
+@pytest.mark.parametrize("natural", [False, True])
+def test_in_order_sorts_cards_as_the_referee_sorts_legal_lists_and_hands(natural: bool) -> None:
+    rng = random.Random(11)
+    order = TrumpOrder.NATURAL if natural else TrumpOrder.JACK_SEVEN_FIRST
+    for _ in range(2000):
+        cards: list[Card] = rng.sample(list(FULL_DECK_32), rng.randint(1, 8))
+        trump = rng.choice([None, *Suit])
+        rules = TrickRules(
+            trump=cards_pb2.SUIT_UNSPECIFIED
+            if trump is None
+            else cards_pb2.Suit.ValueType(trump + 1),
+            jack_seven_on_top=not natural,
+        )
+        shuffled = [codec.card_to_pb(c) for c in cards]
+        expected = [codec.card_to_pb(c) for c in canonical_cards(cards, trump, order)]
+        assert rules.in_order(shuffled) == expected, cards
+
+
+def test_the_strength_table_numbers_each_suit_low_to_high_in_this_deal() -> None:
+    pack = [parse_card(s + r) for s in "CSHD" for r in "79TJQKA"]
+    hearts = TrickRules(trump=cards_pb2.SUIT_HEARTS).strength_table(pack)
+    assert [c for c in sorted(hearts, key=hearts.__getitem__) if c[0] == "H"] == [
+        "H9", "HT", "HQ", "HK", "HA", "H7", "HJ"
+    ]  # fmt: skip
+    assert [hearts["C" + r] for r in "79TJQKA"] == [1, 2, 3, 4, 5, 6, 7]
+    natural = TrickRules(trump=cards_pb2.SUIT_HEARTS, jack_seven_on_top=False)
+    assert natural.strength_table(pack)["HJ"] == 4
+    before_trump = TrickRules().strength_table(pack)
+    assert before_trump["HJ"] == 4
+    assert before_trump["H7"] == 1
 
 
 @pytest.mark.parametrize(

@@ -227,15 +227,17 @@ def test_season_run_refuses_an_unusable_ladder_database(tmp_path: Path) -> None:
 
 def test_season_run_refuses_an_unusable_referee_database(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    data.mkdir()
-    versioned_but_empty(data / "referee.db")
+    # The embedded referee of `season run` keeps its own database under DATA/embedded/.
+    db = data / "embedded" / "referee.db"
+    db.parent.mkdir(parents=True)
+    versioned_but_empty(db)
     season = tmp_path / "season.toml"
     season.write_text(season_text(blocks=1))
-    before = (data / "referee.db").read_bytes()
+    before = db.read_bytes()
     result = runner.invoke(app, ["season", "run", str(season), "--data", str(data)])
     assert "Traceback" not in result.output
     assert result.exit_code == 1, result.output
     errors = result.stderr.strip().splitlines()
     assert len(errors) == 1, errors
-    assert f"{data / 'referee.db'}: not a usable referee database" in errors[0]
-    assert (data / "referee.db").read_bytes() == before
+    assert f"{db}: not a usable referee database" in errors[0]
+    assert db.read_bytes() == before
