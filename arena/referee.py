@@ -191,8 +191,11 @@ class Referee:
         )
         seat = table.seat_of_bot(bot.bot_id) if table is not None else None
         if table is not None and seat is not None and self._may_resume(table, seat.index):
+            # Seated in the step that found the seat: waiting for the lobby's lock first (busy
+            # while RunMatch calls look for seats) let the match end, or the seat's reconnect
+            # time run out, with the hello in hand. A seated session is no news to them.
             session.state = SessionState.SEATED
-            await self.lobby.join(session)
+            self.lobby.add(session)
             table.resume(seat, session)
         else:
             # A finished match, no seat free to resume, or one resumed too often (its seat

@@ -95,8 +95,14 @@ class Lobby:
     def sessions(self) -> list[SeatSession]:
         return list(self._sessions.values())
 
-    async def join(self, session: SeatSession) -> None:
+    def add(self, session: SeatSession) -> None:
+        """Count a session as connected without telling the RunMatch calls waiting for one
+        (synchronous: a session seated at once is no free session for them)."""
         self._sessions[session.session_id] = session
+
+    async def join(self, session: SeatSession) -> None:
+        """Add a session and wake the RunMatch calls waiting for a free one."""
+        self.add(session)
         await self.notify()
 
     def leave(self, session: SeatSession) -> None:

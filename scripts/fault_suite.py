@@ -17,9 +17,17 @@ honest bots. Each row of the table:
   on every message every process of the row's matches received;
 - unexpected: matches whose handling differs from tests/faults/fleet.py's EXPECTED, plus
   injected faults that did not get their status;
+- excused by load: handlings that differ but that the referee's own records explain by load
+  (tests/faults/fleet.py's handling_problems and status_problems): a timeout whose answer it
+  read late after waiting the full move time, a seat that forfeited for not coming back in
+  time which the referee saw away longer than reconnect_ms (a loaded referee accepts new calls
+  late, and a resume is a new call), and a call gRPC cancelled after holding it 30 s for a
+  referee too busy to take it;
 - restarts: referee restarts the row's table played on through.
 
-Exit status 0 when nothing was lost, leaked or unexpected and enough matches were played.
+Exit status 0 when nothing was lost, leaked or unexpected and enough matches were played,
+whatever the machine's speed: run it beside a CPU hog and the verdict is the same (only the
+excused column and the wall time grow).
 """
 
 from __future__ import annotations
@@ -58,20 +66,21 @@ from tests.faults.fleet import (  # noqa: E402
     Fleet,
     MatchRun,
     RefereeProcess,
+    SeatEvidence,
+    SeatWatch,
     check_match,
     handling_problems,
     leaks_by_match,
     read_records,
     run_match,
+    session_times,
     status_problems,
 )
 
-console = Console(width=150)  # the table's eight columns, even when piped
-# Statuses a stream may end with when a referee kill, not the referee, ended it.
-RESTART_CODES = {"UNAVAILABLE", "CANCELLED", "UNKNOWN", "INTERNAL"}
+console = Console(width=170)  # the table's nine columns, even when piped
 PAUSE_S = 0.25
-# How long after a kill a stream's end is blamed on it (the slow reader learns late).
-KILL_WINDOW_S = 10.0
+# Excused handlings printed one by one (the rest are counted).
+SHOW_EXCUSED = 5
 
 
 @dataclass
@@ -82,6 +91,7 @@ class Row:
     lost: int = 0
     leaked: int = 0
     unexpected: int = 0
+    excused: int = 0
     restarts: int = 0
 
 
@@ -102,7 +112,8 @@ class Suite:
     epoch: int = 0
     lost: list[str] = field(default_factory=list)
     rss_kb: list[tuple[int, int]] = field(default_factory=list)  # (referee life, rss)
-    restart_at: list[float] = field(default_factory=list)
+    kills: list[tuple[float, float]] = field(default_factory=list)  # wall time: sent, done
+    excused: list[str] = field(default_factory=list)
 
     def finished(self, behaviour: str | None = None) -> int:
         return sum(1 for r in self.runs if r.finished and behaviour in (None, r.behaviour))
@@ -134,11 +145,7 @@ async def behaviour_loop(suite: Suite, behaviour: str, index: int) -> None:
                 # A long match: the foreign-resume bot tries to take a seat in it.
                 suite.fleet.note_foreign(run.match_id)
 
-        try:
-            async with asyncio.timeout(120):
-                await run_match(suite.admin, run, suite.fleet.bot_ids, on_started=started)
-        except TimeoutError:
-            run.error = "no result within 120 s"
+        await run_match(suite.admin, run, suite.fleet.bot_ids, on_started=started)
         # A referee kill during the match (or while it waited for its seats) cut it short.
         cut = bool(run.error) and (not suite.up.is_set() or suite.epoch != run.epoch)
         (suite.cut if cut else suite.runs).append(run)
@@ -157,8 +164,9 @@ async def kill_and_restart(suite: Suite) -> None:
             await asyncio.sleep(0.2)
         finished = {r.match_id: r for r in suite.runs if r.finished}
         suite.up.clear()
+        sent = time.time()
         suite.referee.kill()
-        suite.restart_at.append(time.monotonic())
+        suite.kills.append((sent, time.time()))
         console.print(f"[bold]SIGKILL[/bold] the referee after {len(finished)} finished matches")
         await asyncio.sleep(0.5)
         await suite.referee.start()
@@ -238,63 +246,92 @@ async def judge(suite: Suite, rows: dict[str, Row]) -> Counter[str]:
     """Check every match and every message; fill in the rows; count the messages checked."""
     behaviour_of = {r.match_id: r.behaviour for r in (*suite.runs, *suite.cut) if r.match_id}
     books = deal_books(suite)
-    for run in suite.cut:
-        rows[run.behaviour].cut_short += 1
-        if run.match_id:
-            # The restarted referee records what the kill cut short as aborted.
-            recorded = await suite.admin.get_match(run.match_id)
-            if recorded.summary.status != "aborted":
-                rows[run.behaviour].unexpected += 1
-                console.print(f"[red]{run.match_id} {recorded.summary.status}[/red]")
-    for run in suite.runs:
-        row = rows[run.behaviour]
-        if not run.finished:
-            row.unexpected += 1  # no kill to blame
-            console.print(f"[red]{run.behaviour} {run.match_id}: {run.error}[/red]")
-            if not run.match_id:
-                continue
-        recorded = await suite.admin.get_match(run.match_id)
-        if not run.finished:
-            continue
-        row.matches += 1
-        row.restarts = max(row.restarts, run.epoch)
-        problems = check_match(run, recorded)
-        row.lost += bool(problems)
-        handling = handling_problems(run, recorded.log_jsonl)
-        row.unexpected += bool(handling)
-        for problem in (*problems, *handling)[:3]:
-            console.print(f"[red]{problem}[/red]")
-    for problem in suite.lost:
-        rows[problem.split()[0]].lost += 1
-        console.print(f"[red]lost: {problem}[/red]")
+    sessions = session_times(suite.referee.db_path)
+    evidence = SeatEvidence()
     counted: Counter[str] = Counter()
     for bot in suite.fleet.processes:
         kept: list[dict[str, Any]] = []
-        records = _split(read_records(bot.out), kept, counted)
+        watch = SeatWatch()
+        records = _split(read_records(bot.out), kept, counted, watch)
         for match_id, text in leaks_by_match(records, books, bot.out.stem):
             if text.startswith(UNVERIFIABLE):
                 counted["unverifiable"] += 1
                 continue
             rows[behaviour_of.get(match_id, CONTROL)].leaked += 1
             console.print(f"[red]leak: {match_id} {text}[/red]")
+        evidence.update(watch.evidence(sessions))
         if bot.behaviour == "honest":
             continue
-        rows[bot.behaviour].faults += sum(1 for r in kept if r["kind"] == "fault")
+        row = rows[bot.behaviour]
+        row.faults += sum(1 for r in kept if r["kind"] == "fault")
         for burst in (r for r in kept if r["kind"] == "burst"):
             if burst["welcomed"] >= SESSION_CAP:  # its seat session holds one place
-                rows[bot.behaviour].unexpected += 1
+                row.unexpected += 1
                 console.print(f"[red]a burst got {burst['welcomed']} sessions[/red]")
-        for problem in status_problems(_outside_restarts(kept, suite), bot.out.stem):
-            rows[bot.behaviour].unexpected += 1
+        excused: list[str] = []
+        for problem in status_problems(_outside_kills(kept, suite), bot.out.stem, excused):
+            row.unexpected += 1
             console.print(f"[red]{problem}[/red]")
+        row.excused += len(excused)
+        suite.excused += excused
+    for run in suite.cut:
+        rows[run.behaviour].cut_short += 1
+        if run.match_id:
+            await _judge_cut(suite, run, rows[run.behaviour])
+    for run in suite.runs:
+        await _judge_run(suite, run, rows[run.behaviour], evidence)
+    for problem in suite.lost:
+        rows[problem.split()[0]].lost += 1
+        console.print(f"[red]lost: {problem}[/red]")
     return counted
 
 
+async def _judge_cut(suite: Suite, run: MatchRun, row: Row) -> None:
+    """A match a referee kill cut short: the restarted referee recorded it as aborted, or as
+    finished when the kill came between its end and the result reaching RunMatch (then its
+    record must hold up like any other)."""
+    recorded = await suite.admin.get_match(run.match_id)
+    status = recorded.summary.status
+    if status == "finished":
+        run.summary = recorded.summary
+        problems = check_match(run, recorded)
+        row.lost += bool(problems)
+        for problem in problems[:3]:
+            console.print(f"[red]{problem}[/red]")
+    elif status != "aborted":
+        row.unexpected += 1
+        console.print(f"[red]{run.match_id} {status}[/red]")
+
+
+async def _judge_run(suite: Suite, run: MatchRun, row: Row, evidence: SeatEvidence) -> None:
+    if not run.finished:
+        row.unexpected += 1  # no kill to blame
+        console.print(f"[red]{run.behaviour} {run.match_id}: {run.error}[/red]")
+        return
+    recorded = await suite.admin.get_match(run.match_id)
+    row.matches += 1
+    row.restarts = max(row.restarts, run.epoch)
+    problems = check_match(run, recorded)
+    row.lost += bool(problems)
+    excused: list[str] = []
+    handling = handling_problems(run, recorded.log_jsonl, evidence, excused)
+    row.unexpected += bool(handling)
+    row.excused += len(excused)
+    suite.excused += excused
+    for problem in (*problems, *handling)[:3]:
+        console.print(f"[red]{problem}[/red]")
+
+
 def _split(
-    records: Iterator[dict[str, Any]], kept: list[dict[str, Any]], counted: Counter[str]
+    records: Iterator[dict[str, Any]],
+    kept: list[dict[str, Any]],
+    counted: Counter[str],
+    watch: SeatWatch,
 ) -> Iterator[dict[str, Any]]:
-    """The records, keeping every one that is not a message aside and counting messages."""
+    """The records, keeping aside every one that is not a message, showing every one to the
+    seat watch, counting messages."""
     for record in records:
+        watch.add(record)
         if record["kind"] == "msg":
             counted["messages"] += 1
         else:
@@ -302,15 +339,16 @@ def _split(
         yield record
 
 
-def _outside_restarts(records: list[dict[str, Any]], suite: Suite) -> list[dict[str, Any]]:
-    """The records, less the faults whose stream a referee kill ended (within 3 s of it)."""
-    kills = [time.time() - (time.monotonic() - at) for at in suite.restart_at]
+def _outside_kills(records: list[dict[str, Any]], suite: Suite) -> list[dict[str, Any]]:
+    """The records, less the faults of streams a referee kill ended: opened before a kill
+    was done and still open when it was sent (their end, if any, says nothing of the
+    referee's handling, however late the bot learned of it)."""
+    opened = {r["stream"]: r["t"] for r in records if r["kind"] == "open"}
+    ended = {r["stream"]: r["t"] for r in records if r["kind"] == "end"}
     cut = {
-        r["stream"]
-        for r in records
-        if r["kind"] == "end"
-        and r["code"] in RESTART_CODES
-        and any(-1 <= r["t"] - kill <= KILL_WINDOW_S for kill in kills)
+        stream
+        for stream, at in opened.items()
+        if any(at <= done and ended.get(stream, sent) >= sent for sent, done in suite.kills)
     }
     return [r for r in records if not (r["kind"] == "fault" and r["stream"] in cut)]
 
@@ -325,6 +363,7 @@ def print_table(rows: dict[str, Row], suite: Suite, checked: Counter[str], secon
         "results lost",
         "cards leaked",
         "unexpected",
+        "excused by load",
         "referee restarts survived",
     )
     for column in columns:
@@ -342,11 +381,12 @@ def print_table(rows: dict[str, Row], suite: Suite, checked: Counter[str], secon
                     row.lost,
                     row.leaked,
                     row.unexpected,
+                    row.excused,
                     row.restarts,
                 )
             ),
         )
-        for name in ("matches", "cut_short", "faults", "lost", "leaked", "unexpected"):
+        for name in ("matches", "cut_short", "faults", "lost", "leaked", "unexpected", "excused"):
             setattr(total, name, getattr(total, name) + getattr(row, name))
     table.add_row(
         "[bold]all[/bold]",
@@ -359,10 +399,15 @@ def print_table(rows: dict[str, Row], suite: Suite, checked: Counter[str], secon
                 total.lost,
                 total.leaked,
                 total.unexpected,
+                total.excused,
                 suite.epoch,
             )
         ),
     )
+    for line in suite.excused[:SHOW_EXCUSED]:
+        console.print(f"[yellow]excused by load: {line}[/yellow]", highlight=False)
+    if len(suite.excused) > SHOW_EXCUSED:
+        console.print(f"[yellow]... and {len(suite.excused) - SHOW_EXCUSED} more[/yellow]")
     console.print(table)
     by_life: dict[int, list[int]] = defaultdict(list)
     for life, rss in suite.rss_kb:
@@ -402,7 +447,7 @@ async def main(args: argparse.Namespace) -> int:
         fleet.start(behaviours, seed=args.seed)
         await fleet.wait_ready()
         await play(suite)
-        await asyncio.sleep(12)  # the last idle streams reach the hello timeout
+        await fleet.settle()  # the last idle streams reach the hello timeout, and so on
         alive = referee.alive()
         exited = fleet.exited()  # a bot process that died on its own
         fleet.stop()

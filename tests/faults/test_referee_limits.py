@@ -10,6 +10,10 @@
 - A restarted referee numbered its sessions from s1 again: hellos collided with the session
   history in its database and failed (UNKNOWN) until the numbers passed the last run's.
 - ``brandeln bots revoke``: the way to revoke a token (the fleet's revoked bot uses it).
+- A resuming hello found its seat, then waited for the lobby's lock (busy while RunMatch calls
+  look for seats) before taking it: a match that ended meanwhile left the session seated at a
+  finished table for ever, and a seat whose reconnect time ran out meanwhile forfeited with
+  the hello in hand.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from arena.referee import Referee, RefereeConfig
 from arena.servicers import RefereeServicer
 from arena.session import SeatSession, SessionState
 from arena.store import RefereeStore
-from brandeln.v1 import bot_pb2
+from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
 from brandeln_cli.main import app
 
 
@@ -206,3 +210,36 @@ async def test_a_restarted_referee_numbers_its_sessions_on(tmp_path: Path) -> No
         assert open_rows == 1  # the dead referee's sessions are recorded as over
     finally:
         second.close()
+
+
+async def test_a_resume_takes_its_seat_at_once_while_the_lobby_is_busy(referee: Referee) -> None:
+    tokens = [referee.register_bot(f"resume-{n}")[1] for n in range(4)]
+    for token in tokens:
+        await referee.open_session(_hello(token).hello, "peer")
+    # No answer is needed: the first request waits a minute, a dropped seat as long.
+    slow = cards_pb2.TimeControl(move_ms=60_000, bank_ms=1, max_strikes=3, reconnect_ms=60_000)
+    table = await referee.start_match(
+        admin_pb2.RunMatchRequest(
+            bot_ids=[s.bot_id for s in referee.lobby.sessions()], deals=1, time_control=slow
+        )
+    )
+    match_id = table.spec.match_id
+    dropped = table.seats[0].session
+    assert dropped is not None
+    referee.close_session(dropped)
+    resume = _hello(tokens[0]).hello
+    resume.resume_match_id = match_id
+    async with referee.lobby._changed:  # held as RunMatch calls hold it while they look
+        opening = asyncio.ensure_future(referee.open_session(resume, "peer"))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        # The match ends (aborted here) while the lobby is still busy.
+        referee._tasks[match_id].cancel()
+        for _ in range(3):
+            await asyncio.sleep(0)
+    session = await opening
+    await _until(lambda: match_id not in referee.tables)
+    await asyncio.sleep(0)  # the table's last step: its sessions back to the lobby
+    # The seat was taken at once, so the match's end sent the session back to the lobby.
+    assert session.seat is None
+    assert session.state is SessionState.LOBBY
