@@ -227,16 +227,25 @@ async def play(suite: Suite) -> None:
 
 def deal_books(suite: Suite) -> dict[str, DealBook]:
     """The deals of every match the referee recorded (those of a RunMatch cut short before it
-    said the match's id too), from each log's seed, checked against its deal records."""
+    said the match's id too), from the match seed, checked against its deal records.
+
+    A log tells its match seed only in its footer (the header on disk from the start must
+    not: every deal follows from it), so a match killed mid-way is known by the seed the suite
+    asked for; one cut short before its id was said has no seed to check against."""
     seeds = {r.match_id: (r.seed, r.deals) for r in (*suite.runs, *suite.cut) if r.match_id}
     books = {}
     with sqlite3.connect(f"file:{suite.referee.db_path}?mode=ro", uri=True) as db:
         rows = db.execute("SELECT match_id, log_path FROM matches").fetchall()
     for match_id, log_path in rows:
         text = Path(log_path).read_text(encoding="utf-8") if Path(log_path).exists() else ""
-        header = next((r for r in read_log(text) if r["type"] == "header"), None) if text else None
-        if header is not None:
-            books[match_id] = DealBook.build(int(header["seed"]), int(header["deals"]), text)
+        records = read_log(text) if text else []
+        header = next((r for r in records if r["type"] == "header"), None)
+        footer = next((r for r in records if r["type"] == "footer"), None)
+        seed = footer.get("seed") if footer is not None else None
+        if seed is None and match_id in seeds:
+            seed = seeds[match_id][0]
+        if header is not None and seed is not None:
+            books[match_id] = DealBook.build(int(seed), int(header["deals"]), text)
         elif match_id in seeds:
             books[match_id] = DealBook.build(*seeds[match_id], None)
     return books
