@@ -197,7 +197,8 @@ def test_the_five_minute_walkthrough_works_right_after_the_demo(folder: Path) ->
             if "brandeln bots add" in first_line:
                 registered = re.search(r"registered mybot as (bot_\w+)", output)
                 bot_token = re.search(r"token \(shown once\): (\S+)", output)
-                assert registered and bot_token, output
+                assert registered, output
+                assert bot_token, output
                 reader.values["bot_0123456789ab"] = registered.group(1)
                 reader.values["<token>"] = bot_token.group(1)
             if "brandeln season run" in first_line:
@@ -206,7 +207,8 @@ def test_the_five_minute_walkthrough_works_right_after_the_demo(folder: Path) ->
                 assert match_ids, output
                 reader.values["<a match id it names>"] = match_ids[-1]
             if "brandeln matches show" in first_line:
-                assert "deal 1" in output and "tricks" in output, output
+                assert "deal 1" in output, output
+                assert "tricks" in output, output
         transcript = "\n".join(reader.transcript)
         assert "UNAUTHENTICATED" not in transcript
         assert "Traceback" not in transcript
