@@ -114,6 +114,8 @@ class Suite:
     rss_kb: list[tuple[int, int]] = field(default_factory=list)  # (referee life, rss)
     kills: list[tuple[float, float]] = field(default_factory=list)  # wall time: sent, done
     excused: list[str] = field(default_factory=list)
+    # Every seat session's (opened_at, closed_at) as the referee recorded it (watch_referee).
+    sessions: dict[str, tuple[int, int | None]] = field(default_factory=dict)
 
     def finished(self, behaviour: str | None = None) -> int:
         return sum(1 for r in self.runs if r.finished and behaviour in (None, r.behaviour))
@@ -193,11 +195,16 @@ def lost_results(db_path: Path, finished: Any) -> list[str]:
     return lost
 
 
-async def sample_memory(suite: Suite) -> None:
+async def watch_referee(suite: Suite) -> None:
+    """Every second: the referee's memory, and its session rows. The referee keeps only each
+    bot's newest closed sessions (ProtocolLimits.closed_sessions_kept_per_bot), so the times
+    that excuse a late resume are collected while they are still there."""
     while True:
         if suite.referee.alive():
             with contextlib.suppress(OSError, RuntimeError):  # it may die as we look
                 suite.rss_kb.append((suite.referee.starts, suite.referee.rss_kb()))
+        with contextlib.suppress(sqlite3.Error):  # not there yet, or busy: the next look
+            suite.sessions.update(await asyncio.to_thread(session_times, suite.referee.db_path))
         await asyncio.sleep(1.0)
 
 
@@ -208,7 +215,7 @@ async def play(suite: Suite) -> None:
         for n, behaviour in enumerate((CONTROL, *suite.behaviours))
     ]
     killer = asyncio.ensure_future(kill_and_restart(suite))
-    memory = asyncio.ensure_future(sample_memory(suite))
+    memory = asyncio.ensure_future(watch_referee(suite))
     last = 0
     try:
         while not all(loop.done() for loop in loops):
@@ -255,7 +262,7 @@ async def judge(suite: Suite, rows: dict[str, Row]) -> Counter[str]:
     """Check every match and every message; fill in the rows; count the messages checked."""
     behaviour_of = {r.match_id: r.behaviour for r in (*suite.runs, *suite.cut) if r.match_id}
     books = deal_books(suite)
-    sessions = session_times(suite.referee.db_path)
+    sessions = {**suite.sessions, **session_times(suite.referee.db_path)}
     evidence = SeatEvidence()
     counted: Counter[str] = Counter()
     for bot in suite.fleet.processes:
