@@ -79,7 +79,7 @@ def referee(
     """
     import asyncio  # noqa: PLC0415 - keep --help fast
 
-    from arena.bench.referee_bench import (  # noqa: PLC0415
+    from bench.referee.referee_bench import (  # noqa: PLC0415
         RefereeBenchSettings,
         run_referee_bench,
     )
@@ -200,7 +200,7 @@ def season(
     import asyncio  # noqa: PLC0415 - keep --help fast
     import dataclasses  # noqa: PLC0415
 
-    from brandeln_cli.season_bench import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
+    from bench.season import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
 
     settings = SeasonBenchSettings.quick() if quick else SeasonBenchSettings()
     if blocks is not None:
@@ -256,10 +256,10 @@ def bench_all(
     CPU and memory, season end to end, log bytes per deal, CLI start-up; one report."""
     import asyncio  # noqa: PLC0415 - keep --help fast
 
-    from arena.bench.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
-    from brandeln_cli import bench_report  # noqa: PLC0415
-    from brandeln_cli.season_bench import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
-    from engine.bench import run_benchmarks  # noqa: PLC0415
+    from bench import report as bench_report  # noqa: PLC0415
+    from bench.engine import run_benchmarks  # noqa: PLC0415
+    from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
+    from bench.season import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
 
     figures: dict[str, Any] = {"benchmark": "all", "machine": bench_report.machine()}
     _say("engine: random deals through the public API and the fast path, OpenSpiel if present")
