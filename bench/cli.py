@@ -11,13 +11,10 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from brandeln_cli.output import console, errors, fail
 from brandeln_cli.terminal_text import markup
-
-console = Console()
-errors = Console(stderr=True)
 
 bench_app = typer.Typer(
     help="Benchmarks, each against its floor in the same run (figures, not pass/fail).",
@@ -103,8 +100,7 @@ def referee(
     try:
         figures = asyncio.run(run_referee_bench(settings, progress))
     except (OSError, RuntimeError, TimeoutError) as error:
-        errors.print(f"[red]error:[/red] the benchmark failed: {markup(str(error))}")
-        raise typer.Exit(1) from None
+        raise fail(f"the benchmark failed: {error}") from None
     print_referee_figures(figures)
     if json_path is not None:
         json_path.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
