@@ -52,7 +52,7 @@ typecheck: $(STAMP)
 proto: $(STAMP)
 	$(BIN)/python scripts/gen_proto.py
 
-# Every benchmark in one report (bench-results/). OpenSpiel is the engine's yardstick; it is
+# Every benchmark (the bench/ package) in one report (bench-results/). OpenSpiel is the engine's yardstick; it is
 # no dependency of the project, so it is installed here and the benchmark runs without it.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet open_spiel \

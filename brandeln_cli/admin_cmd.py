@@ -15,34 +15,24 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from brandeln_cli import paths
+from brandeln_cli.hints import reset_command
+from brandeln_cli.options import DataOption
+from brandeln_cli.output import copyable, fail
+from brandeln_cli.output import notes as say
 
 # The new token alone goes to stdout, so `export BRANDELN_ADMIN_TOKEN=$(brandeln admin token
-# --reset)` works; everything else is for the operator, on stderr. soft_wrap: one copyable line.
-out = Console(soft_wrap=True, highlight=False)
-say = Console(stderr=True, soft_wrap=True, highlight=False)
+# --reset)` works; everything else is for the operator, on stderr (`say`).
 
 admin_app = typer.Typer(help="Operate a local referee: its admin token.", no_args_is_help=True)
 
-DataOption = Annotated[
-    Path | None,
-    typer.Option("--data", help="Data folder [default: ./brandeln-data or $BRANDELN_DATA]."),
-]
 DbOption = Annotated[
     Path | None,
     typer.Option(
         "--db", help="The referee database, as given to `serve --db` [default: DATA/referee.db]."
     ),
 ]
-
-
-def reset_command(db_path: Path) -> str:
-    """The exact command that resets the admin token of ``db_path``."""
-    if db_path == paths.referee_db():
-        return "brandeln admin token --reset"
-    return f"brandeln admin token --reset --db {db_path}"
 
 
 @admin_app.command("token")
@@ -81,8 +71,7 @@ def token(
             return
         store = RefereeStore(db_path)
     except StoreError as error:
-        say.print(f"error: {error}", markup=False)
-        raise typer.Exit(1) from None
+        raise fail(str(error)) from None
     try:
         if holder is not None:
             say.print(f"running on it now: {holder.describe()}", markup=False)
@@ -94,7 +83,7 @@ def token(
                 "is refused from now on):",
                 markup=False,
             )
-            out.print(fresh, markup=False)
+            copyable.print(fresh, markup=False, highlight=False)
             if holder is not None:
                 say.print(
                     "the running referee accepts it at once; if it was started with "

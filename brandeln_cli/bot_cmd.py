@@ -7,15 +7,13 @@ from collections.abc import Callable
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from brandeln_cli.terminal_text import markup
+from brandeln_cli.output import fail
 
 bot_app = typer.Typer(
     help="Connect a sample bot, or any program through the stdio bridge, to a referee.",
     no_args_is_help=True,
 )
-console = Console(stderr=True)
 
 Server = Annotated[
     str | None,
@@ -142,7 +140,6 @@ def _guard(action: Callable[[], object]) -> None:
     except (BotKitError, ValueError) as error:
         # The message may quote the referee's answer or a child's output: escaped, on one
         # line (no wrapping at the width).
-        console.print(f"[red]error:[/red] {markup(str(error))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise fail(str(error), code=2) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

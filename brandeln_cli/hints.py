@@ -82,3 +82,16 @@ def command(
     elif data is not None:
         parts += ["--data", _quote(str(data))]
     return " ".join([program(), *parts])
+
+
+def reset_command(db_path: Path) -> str:
+    """The exact command that resets the admin token of ``db_path``."""
+    if db_path == _default_referee_db():
+        return "brandeln admin token --reset"
+    return f"brandeln admin token --reset --db {db_path}"
+
+
+def _default_referee_db() -> Path:
+    from brandeln_cli import paths  # noqa: PLC0415 - hints imports nothing of the CLI at load
+
+    return paths.referee_db()

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from bench.cli import bench_app
 from brandeln_cli.admin_cmd import admin_app
-from brandeln_cli.bench_cmd import bench_app
 from brandeln_cli.bot_cmd import bot_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings

@@ -8,58 +8,23 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
+from brandeln_cli import paths
+from brandeln_cli.options import CaOption, DataOption, JsonOption, RefereeOption
+from brandeln_cli.output import copyable as console
+from brandeln_cli.output import fail, hint
 from brandeln_cli.sources import LocalSource, SourceError, open_source
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
 
-console = Console(soft_wrap=True)  # tokens and ids stay on one line, copyable
-errors = Console(stderr=True)
-
 matches_app = typer.Typer(help="List, show, export and verify matches.", no_args_is_help=True)
 bots_app = typer.Typer(help="Register and list bot identities.", no_args_is_help=True)
-
-DataOption = Annotated[
-    Path | None,
-    typer.Option("--data", help="Data folder [default: ./brandeln-data or $BRANDELN_DATA]."),
-]
-REFEREE_ENV = "BRANDELN_REFEREE"
-RefereeOption = Annotated[
-    str | None,
-    typer.Option(
-        "--referee",
-        envvar=REFEREE_ENV,
-        show_envvar=True,
-        help="HOST:PORT of a running referee (admin token in $BRANDELN_ADMIN_TOKEN); "
-        "default: read the local files.",
-    ),
-]
-CaOption = Annotated[Path | None, typer.Option("--ca", help="CA file for a TLS referee.")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-def fail(message: str) -> typer.Exit:
-    """Print ``error: message`` on one line to stderr; the caller raises the returned Exit.
-
-    Messages quote bot names and the user's own arguments, so they are escaped (a match id of
-    ``[/x]`` is not markup, an ESC byte in a name does not reach the terminal); one line however
-    long (a list of candidate ids): never wrapped at the width.
-    """
-    errors.print(f"[red]error:[/red] {markup(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(1)
 
 
 def _time(ms: int) -> str:
     if not ms:
         return "-"
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _hint(what: str, command: str) -> None:
-    """``what:`` and the command on its own line, never wrapped, so it copies whole."""
-    console.print(plain(f"{what}:"), highlight=False)
-    console.print(plain(f"  {command}"), highlight=False)
 
 
 def _players(names: tuple[str, ...], balances: tuple[int, ...]) -> Text:
@@ -194,7 +159,7 @@ def matches_list(
     if rows:
         from brandeln_cli import hints  # noqa: PLC0415 - keep --help fast
 
-        _hint(
+        hint(
             "inspect one",
             hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
         )
@@ -210,12 +175,11 @@ def _season_matches(
     as_json: bool,
 ) -> None:
     """A season's matches as the ladder recorded them, newest block first."""
-    from brandeln_cli.ratings_cmd import ladder_db  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(ladder_db(data), create=False) as store:
+        with LadderStore.open(paths.ladder_db(data), create=False) as store:
             recorded = store.matches(season)
     except LadderError as error:
         raise fail(str(error)) from None
@@ -253,7 +217,7 @@ def _season_matches(
         from brandeln_cli import hints  # noqa: PLC0415
 
         # The season's matches live at the referee that played them: keep --referee.
-        _hint(
+        hint(
             "inspect one",
             hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
         )
@@ -333,7 +297,7 @@ def matches_show(
     if deal is None:
         from brandeln_cli import hints  # noqa: PLC0415
 
-        _hint(
+        hint(
             "one deal trick by trick",
             hints.command(
                 "matches", "show", full_id, "--deal", "1", data=data, referee=referee, ca=ca

@@ -34,3 +34,8 @@ def logs_dir(base: Path | None = None) -> Path:
 def embedded_dir(base: Path | None = None) -> Path:
     """The embedded referee's own data folder (``season run`` without ``--referee``)."""
     return (base or data_dir()) / "embedded"
+
+
+def ladder_db(base: Path | None = None) -> Path:
+    """The ladder database in the data folder: ``DATA/ladder.db``."""
+    return (base or data_dir()) / "ladder.db"

@@ -21,18 +21,15 @@ from rich.table import Column
 
 import sample_bots
 from brandeln_cli import paths
-from brandeln_cli.ratings_cmd import (
-    DataOption,
-    console,
-    errors,
-    fail,
-    ladder_db,
+from brandeln_cli.leaderboard_view import (
     leaderboard_document,
     leaderboard_table,
     season_line,
     season_title,
 )
-from brandeln_cli.terminal_text import json_text, markup, plain, safe
+from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption
+from brandeln_cli.output import console, errors, fail, hint
+from brandeln_cli.terminal_text import json_text, markup, safe
 
 # The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
 # pay for it.
@@ -48,24 +45,12 @@ season_app = typer.Typer(
 
 INTERRUPTED_EXIT = 130  # the shell's code for "stopped by Ctrl-C"
 
-RefereeOption = Annotated[
-    str | None,
-    typer.Option(
-        "--referee",
-        envvar="BRANDELN_REFEREE",
-        show_envvar=True,
-        help="HOST:PORT of a running referee (admin token in $BRANDELN_ADMIN_TOKEN); "
-        "default: start an embedded referee on a free loopback port.",
-    ),
-]
-CaOption = Annotated[Path | None, typer.Option("--ca", help="CA file (PEM) for a TLS referee.")]
-
 
 @season_app.command("run")
 def run(
     file: Annotated[Path, typer.Argument(help="The season file (TOML).")],
     data: DataOption = None,
-    referee: RefereeOption = None,
+    referee: SeasonRefereeOption = None,
     ca: CaOption = None,
     as_json: Annotated[
         bool,
@@ -101,7 +86,7 @@ def list_seasons(
     from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(ladder_db(data), create=False) as store:
+        with LadderStore.open(paths.ladder_db(data), create=False) as store:
             infos = [store.season(name) for name in store.season_names()]
     except LadderError as error:
         raise fail(str(error)) from None
@@ -194,7 +179,7 @@ def play(
         soft_wrap=False,
     )
     try:
-        with LadderStore.open(ladder_db(data_dir)) as store:
+        with LadderStore.open(paths.ladder_db(data_dir)) as store:
             try:
                 summary = asyncio.run(
                     _play(config, data_dir, store, referee, admin_token, root_certificates, talk)
@@ -318,19 +303,13 @@ def _print_summary(
             markup=False,
         )
     if summary.last_match_id:
-        _hint(
+        hint(
             "inspect a match",
             hints.command(
                 "matches", "show", summary.last_match_id, data=data, referee=referee, ca=ca
             ),
         )
-    _hint(
+    hint(
         "the leaderboard again",
         hints.command("ratings", "--season", summary.season, data=data),
     )
-
-
-def _hint(what: str, command: str) -> None:
-    """``what:`` and the command on its own line, never wrapped, so it copies whole."""
-    console.print(plain(f"{what}:"), highlight=False)
-    console.print(plain(f"  {command}"), highlight=False, soft_wrap=True)

@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from brandeln_cli import paths
+from brandeln_cli.output import fail
+from brandeln_cli.output import notes as console
 from brandeln_cli.terminal_text import markup
 
 if TYPE_CHECKING:
     from arena.referee import RefereeConfig
-
-# soft_wrap: a token must stay on one line to be copied (rich would wrap it at the width).
-console = Console(stderr=True, soft_wrap=True, highlight=False)
 
 # How long `serve` lets the servers' calls end once its port is closed, before it cancels them.
 STOP_GRACE_S = 2.0
@@ -52,9 +50,9 @@ def serve(
 ) -> None:
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
-    The admin token comes from $BRANDELN_ADMIN_TOKEN (at least 16 characters), or is generated
-    on first start and printed once (only its hash is stored); `brandeln admin token --reset`
-    makes a new one. One referee per database: a second one on it is refused.
+    The admin token comes from $BRANDELN_ADMIN_TOKEN (at least {min_token} characters), or is
+    generated on first start and printed once (only its hash is stored); `brandeln admin token
+    --reset` makes a new one. One referee per database: a second one on it is refused.
     """
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("--tls-cert and --tls-key go together")
@@ -79,11 +77,56 @@ def serve(
     try:
         asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds))
     except StoreError as error:
-        console.print(f"[red]error:[/red] {markup(str(error))}")
-        raise typer.Exit(1) from None
+        raise fail(str(error)) from None
     except OSError as error:
-        console.print(f"[red]error:[/red] cannot listen on {markup(f'{host}:{port}: {error}')}")
-        raise typer.Exit(1) from None
+        raise fail(f"cannot listen on {host}:{port}: {error}") from None
+
+
+def _limits_help() -> str:
+    """The caps the referee puts on every peer and bot, as paragraphs of ``serve --help``.
+
+    Generated from arena.limits (the dataclasses' defaults and the flood constants), so the
+    help cannot drift from what the referee enforces. arena.limits imports only dataclasses:
+    reading it costs `brandeln --help` nothing measurable.
+    """
+    import dataclasses  # noqa: PLC0415
+
+    from arena import limits  # noqa: PLC0415
+
+    def listing(values: list[tuple[str, object]]) -> str:
+        return ", ".join(f"{name}={value}" for name, value in values)
+
+    def defaults(cls: type[limits.ConnectionLimits] | type[limits.ProtocolLimits]) -> str:
+        return listing([(field.name, field.default) for field in dataclasses.fields(cls)])
+
+    flood = [
+        (name.lower(), getattr(limits, name))
+        for name in limits.__all__
+        if name.isupper() and name not in NOT_FLOOD_LIMITS
+    ]
+    return (
+        f"Per connection (before any token): {defaults(limits.ConnectionLimits)}.\n\n"
+        f"Per bot string and session history: {defaults(limits.ProtocolLimits)}.\n\n"
+        f"Floods: {listing(flood)}.\n\n"
+        "(arena/limits.py; README: Security, Connections and limits.)"
+    )
+
+
+# Constants of arena.limits that are no cap on a peer (or are said in the text above).
+NOT_FLOOD_LIMITS = frozenset({"RESERVED_FILES", "MIN_ADMIN_TOKEN_CHARS"})
+
+
+def _serve_help() -> str:
+    from arena.limits import MIN_ADMIN_TOKEN_CHARS  # noqa: PLC0415
+
+    assert serve.__doc__ is not None
+    intro = serve.__doc__.replace("{min_token}", str(MIN_ADMIN_TOKEN_CHARS))
+    # Indented as the docstring is, so that its common indentation is removed as one.
+    limits_text = _limits_help().replace("\n\n", "\n\n    ")
+    return f"{intro.rstrip()}\n\n    {limits_text}\n    "
+
+
+serve.__doc__ = _serve_help()
 
 
 def _admin_token_from_env() -> str | None:
@@ -174,7 +217,7 @@ async def _serve(
 
 def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
     """Always tell the operator how to get an admin token: the token, or where it comes from."""
-    from brandeln_cli.admin_cmd import reset_command  # noqa: PLC0415
+    from brandeln_cli.hints import reset_command  # noqa: PLC0415
 
     if generated:
         console.print(

@@ -4,17 +4,20 @@ the referee stopped), or a remote referee through the Admin service."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from brandeln_cli import paths
 
 if TYPE_CHECKING:  # the arena and the stubs load inside the calls: `brandeln --help` stays fast
     from arena.store import MatchRecord, RefereeStore
     from brandeln.v1 import admin_pb2
+    from ladder.admin_client import AdminClient
+
+T = TypeVar("T")
 
 
 class SourceError(Exception):
@@ -196,7 +199,8 @@ def _record_of(summary: admin_pb2.MatchSummary) -> MatchRecord:
 
 
 class RemoteSource:
-    """A referee reached through Admin (token from $BRANDELN_ADMIN_TOKEN)."""
+    """A referee reached through Admin (token from $BRANDELN_ADMIN_TOKEN), by the ladder's typed
+    client: each call opens a channel, makes its calls and closes it (a CLI command is short)."""
 
     def __init__(self, address: str, ca_file: Path | None = None) -> None:
         token = os.environ.get(paths.ADMIN_TOKEN_ENV)
@@ -206,41 +210,33 @@ class RemoteSource:
         self.token = token
         self.root_certificates = ca_file.read_bytes() if ca_file else None
 
-    def _call(self, method: str, request: object) -> object:
-        import grpc  # noqa: PLC0415
+    def _call(self, calls: Callable[[AdminClient], Awaitable[T]]) -> T:
+        """Run ``calls`` on a fresh client; the referee's refusals become SourceErrors."""
+        import asyncio  # noqa: PLC0415 - keep --help fast
 
-        from brandeln.v1 import admin_pb2_grpc  # noqa: PLC0415
+        from ladder.admin_client import AdminClient  # noqa: PLC0415
+        from ladder.errors import RefereeError, RefereeNotFoundError  # noqa: PLC0415
 
-        if self.root_certificates is None:
-            channel = grpc.insecure_channel(self.address)
-        else:
-            credentials = grpc.ssl_channel_credentials(self.root_certificates)
-            channel = grpc.secure_channel(self.address, credentials)
-        with channel:
-            rpc = getattr(admin_pb2_grpc.AdminStub(channel), method)
-            try:
-                return rpc(
-                    request, metadata=(("authorization", f"Bearer {self.token}"),), timeout=30
-                )
-            except grpc.RpcError as error:
-                kind = NotFoundError if error.code() == grpc.StatusCode.NOT_FOUND else SourceError
-                raise kind(
-                    f"referee {self.address}: {error.code().name}: {error.details()}"
-                ) from None
+        async def run() -> T:
+            async with AdminClient(
+                self.address, self.token, root_certificates=self.root_certificates
+            ) as admin:
+                return await calls(admin)
+
+        try:
+            return asyncio.run(run())
+        except RefereeNotFoundError as error:
+            raise NotFoundError(str(error)) from None
+        except RefereeError as error:
+            raise SourceError(str(error)) from None
 
     def bots(self) -> list[BotRow]:
-        from brandeln.v1 import admin_pb2  # noqa: PLC0415
-
-        reply = self._call("ListBots", admin_pb2.ListBotsRequest())
-        assert isinstance(reply, admin_pb2.ListBotsResponse)
-        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in reply.bots]
+        listed = self._call(lambda admin: admin.list_bots())
+        return [BotRow(b.bot_id, b.name, b.created_at, b.revoked) for b in listed]
 
     def add_bot(self, name: str) -> tuple[BotRow, str]:
-        from brandeln.v1 import admin_pb2  # noqa: PLC0415
-
-        reply = self._call("RegisterBot", admin_pb2.RegisterBotRequest(name=name))
-        assert isinstance(reply, admin_pb2.RegisterBotResponse)
-        return BotRow(reply.bot_id, name, 0, False), reply.token
+        bot_id, token = self._call(lambda admin: admin.register_bot(name))
+        return BotRow(bot_id, name, 0, False), token
 
     def resolve_bot(self, name_or_id: str) -> str:
         for bot in self.bots():
@@ -249,32 +245,27 @@ class RemoteSource:
         raise SourceError(f"no bot named or with id {name_or_id!r}")
 
     def matches(self, bot_id: str, limit: int) -> list[MatchRecord]:
-        from brandeln.v1 import admin_pb2  # noqa: PLC0415
-
-        reply = self._call("ListMatches", admin_pb2.ListMatchesRequest(bot_id=bot_id, limit=limit))
-        assert isinstance(reply, admin_pb2.ListMatchesResponse)
-        return [_record_of(m) for m in reply.matches]
+        listed = self._call(lambda admin: admin.list_matches(bot_id=bot_id, limit=limit))
+        return [_record_of(m) for m in listed]
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
         """The match ``match_id`` names (an id or a unique prefix) and its log."""
-        from brandeln.v1 import admin_pb2  # noqa: PLC0415
+        from ladder.errors import RefereeNotFoundError  # noqa: PLC0415
 
-        try:
-            reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
-        except NotFoundError:
-            listed = self._call(
-                "ListMatches",
-                admin_pb2.ListMatchesRequest(
+        async def get(admin: AdminClient) -> admin_pb2.GetMatchResponse:
+            try:
+                return await admin.get_match(match_id)
+            except RefereeNotFoundError:
+                listed = await admin.list_matches(
                     match_id_prefix=match_id, limit=PREFIX_CANDIDATES_SHOWN + 1
-                ),
-            )
-            assert isinstance(listed, admin_pb2.ListMatchesResponse)
-            # Filtered here too: a referee older than match_id_prefix ignores it.
-            found = unique_match_id(match_id, [m.match_id for m in listed.matches])
-            if found is None:
-                raise
-            reply = self._call("GetMatch", admin_pb2.GetMatchRequest(match_id=found))
-        assert isinstance(reply, admin_pb2.GetMatchResponse)
+                )
+                # Filtered here too: a referee older than match_id_prefix ignores it.
+                found = unique_match_id(match_id, [m.match_id for m in listed])
+                if found is None:
+                    raise
+                return await admin.get_match(found)
+
+        reply = self._call(get)
         return _record_of(reply.summary), reply.log_jsonl
 
     def log_name(self, record: MatchRecord) -> str:

@@ -20,7 +20,7 @@ Modules: ``cards`` (cards, notation, card sets), ``seats`` (seat arithmetic), ``
 (variants as data), ``actions``, ``dealing``, ``auction`` and ``trick_rules`` (the rules core of
 R5 and R8), ``settlement`` (R9, R10), ``state`` (``DealState``), ``view``, ``events``,
 ``outcome``, ``match`` (``MatchState``), ``replay``, ``permutation``, ``playout`` (fast random
-playouts), ``bench`` (``python -m engine.bench``), ``errors``.
+playouts), ``errors``.
 
 Rulings
 -------

@@ -20,12 +20,24 @@ from grpc import aio
 
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
 from engine.cards import Suit
-from ladder.config import SeasonConfig
+from ladder.config import SeasonConfig, TimeControl
 from ladder.duplicate import MatchOutcome, MatchPlan
-from ladder.errors import BlockFailedError, BotNameTakenError, RefereeError
+from ladder.errors import (
+    BlockFailedError,
+    BotNameTakenError,
+    RefereeCallError,
+    RefereeError,
+    RefereeNotFoundError,
+)
 from ladder.tally import MatchTally
 
-__all__ = ["AdminClient", "SessionCount", "suit_permutation_message"]
+__all__ = [
+    "AdminClient",
+    "SessionCount",
+    "suit_permutation_message",
+    "time_control_message",
+    "time_control_of",
+]
 
 FINISHED = "finished"
 # Bound every message the referee may send (a full match log can be several megabytes).
@@ -41,6 +53,35 @@ def suit_permutation_message(images: str) -> list[cards_pb2.Suit.ValueType]:
     """
     # The protocol numbers suits from 1 (0 is UNSPECIFIED); the engine from 0, in the same order.
     return [cards_pb2.Suit.ValueType(Suit.parse(letter) + 1) for letter in images]
+
+
+def time_control_message(time_control: TimeControl) -> cards_pb2.TimeControl:
+    """The ladder's time control as the protocol's message: the one conversion that way.
+
+    >>> time_control_message(TimeControl(move_ms=200, max_strikes=3)).move_ms
+    200
+    """
+    return cards_pb2.TimeControl(
+        move_ms=time_control.move_ms,
+        bank_ms=time_control.bank_ms,
+        max_strikes=time_control.max_strikes,
+        reconnect_ms=time_control.reconnect_ms,
+    )
+
+
+def time_control_of(message: cards_pb2.TimeControl) -> TimeControl:
+    """The protocol's time control as the ladder's: the one conversion back (0 stays "the
+    referee's default", as in a season file).
+
+    >>> time_control_of(time_control_message(TimeControl(bank_ms=5000)))
+    TimeControl(move_ms=0, bank_ms=5000, max_strikes=0, reconnect_ms=0)
+    """
+    return TimeControl(
+        move_ms=message.move_ms,
+        bank_ms=message.bank_ms,
+        max_strikes=message.max_strikes,
+        reconnect_ms=message.reconnect_ms,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +111,14 @@ def _describe_rpc_error(address: str, what: str, error: grpc.aio.AioRpcError) ->
     else:
         hint = f"{code.name}: {details}"
     return RefereeError(f"{what}: {hint}")
+
+
+def _call_error(address: str, error: grpc.aio.AioRpcError) -> RefereeCallError:
+    """``referee ADDRESS: STATUS: details``: the status name stays in the message, so a user
+    who reads records through ``--referee`` sees what the referee said (UNAUTHENTICATED...)."""
+    code = error.code()
+    kind = RefereeNotFoundError if code == grpc.StatusCode.NOT_FOUND else RefereeCallError
+    return kind(f"referee {address}: {code.name}: {error.details()}")
 
 
 class AdminClient:
@@ -163,6 +212,53 @@ class AdminClient:
             raise _describe_rpc_error(self.address, "listing bots", error) from None
         return {bot.bot_id for bot in response.bots if not bot.revoked}
 
+    async def list_bots(self) -> list[admin_pb2.BotInfo]:
+        """Every registered bot, revoked ones included.
+
+        Raises :class:`RefereeCallError` when the referee answers with an error status.
+        """
+        try:
+            response = await self._stub.ListBots(
+                admin_pb2.ListBotsRequest(), metadata=self._metadata, timeout=self._timeout
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _call_error(self.address, error) from None
+        return list(response.bots)
+
+    async def list_matches(
+        self, *, limit: int, bot_id: str = "", match_id_prefix: str = ""
+    ) -> list[admin_pb2.MatchSummary]:
+        """The referee's matches, newest first: of ``bot_id``, or whose id starts with
+        ``match_id_prefix`` (a referee older than that field ignores it: filter again).
+
+        Raises :class:`RefereeCallError` when the referee answers with an error status.
+        """
+        request = admin_pb2.ListMatchesRequest(
+            bot_id=bot_id, match_id_prefix=match_id_prefix, limit=limit
+        )
+        try:
+            response = await self._stub.ListMatches(
+                request, metadata=self._metadata, timeout=self._timeout
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _call_error(self.address, error) from None
+        return list(response.matches)
+
+    async def get_match(self, match_id: str) -> admin_pb2.GetMatchResponse:
+        """A match's summary and its whole log.
+
+        Raises :class:`RefereeNotFoundError` for an unknown id, :class:`RefereeCallError` for
+        any other error status.
+        """
+        try:
+            return await self._stub.GetMatch(
+                admin_pb2.GetMatchRequest(match_id=match_id),
+                metadata=self._metadata,
+                timeout=self._timeout,
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _call_error(self.address, error) from None
+
     async def session_counts(self) -> dict[str, SessionCount]:
         """The connected seat sessions, counted per bot id."""
         try:
@@ -191,7 +287,6 @@ class AdminClient:
         ``bot_ids`` maps season bot names to referee bot ids. ``on_deal`` is called after every
         ``DealEnded``. Raises :class:`BlockFailedError` when the match does not finish.
         """
-        time_control = config.time_control
         request = admin_pb2.RunMatchRequest(
             summary_updates=True,  # the tally needs contracts, deal ends and penalties only
             bot_ids=[bot_ids[bot] for bot in plan.bots],
@@ -199,12 +294,7 @@ class AdminClient:
             deals=config.deals_per_match,
             seed=plan.seed,
             first_dealer=0,
-            time_control=cards_pb2.TimeControl(
-                move_ms=time_control.move_ms,
-                bank_ms=time_control.bank_ms,
-                max_strikes=time_control.max_strikes,
-                reconnect_ms=time_control.reconnect_ms,
-            ),
+            time_control=time_control_message(config.time_control),
             suit_permutation=suit_permutation_message(plan.suit_permutation),
             seat_wait_ms=config.seat_wait_ms,
             options=dict(config.options),

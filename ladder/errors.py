@@ -58,6 +58,15 @@ class RefereeError(LadderError):
     """The referee refused or failed an Admin call (unreachable, bad admin token, ...)."""
 
 
+class RefereeCallError(RefereeError):
+    """A read of the referee's records (ListBots, ListMatches, GetMatch) answered with an error
+    status; the message names the referee, the status and its details."""
+
+
+class RefereeNotFoundError(RefereeCallError):
+    """The referee has no such match or bot (``NOT_FOUND``)."""
+
+
 class BotNameTakenError(RefereeError):
     """RegisterBot refused a name that is already registered at the referee."""
 

@@ -42,6 +42,7 @@ from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
 from ladder.errors import BotNameTakenError, BotStartError
+from ladder.rating_order import record_and_rate
 from ladder.ratings import RatingModel
 from ladder.storage import LadderStore, SeasonStatus, token_hash
 
@@ -235,7 +236,9 @@ class _SeasonRun:
     def record(self, plan: BlockPlan, outcomes: list[MatchOutcome]) -> None:
         outcomes.sort(key=lambda outcome: outcome.plan.rotation)
         results = block_results(plan, outcomes)
-        self.store.record_block(self.config.name, plan, outcomes, results, self.model.rate_block)
+        record_and_rate(
+            self.store, self.config.name, plan, outcomes, results, self.model.rate_block
+        )
         self.blocks_done += 1
         self.blocks_played += 1
         self.last_match_id = outcomes[-1].match_id

@@ -10,10 +10,10 @@ Only finished blocks are stored, each in **one transaction** together with the r
 unlocks, so an interrupted season loses at most the blocks that were still being played, and
 running it again replays those from the start: nothing is lost, nothing is counted twice.
 
-Ratings are applied in block order, whatever order blocks finish in (with concurrency a later
-block may finish first): a finished block waits, unrated, until every earlier block is in. So
-the ratings are a function of the block results alone, the same for an interrupted and resumed
-season as for one played in a single run.
+Ratings are applied in block order, whatever order blocks finish in: the rule lives in
+:mod:`ladder.rating_order`, which decides which blocks a finished block unlocks; this module
+stores the ratings it is given, with the block, and remembers where the rating stands
+(``next_to_rate``).
 
 >>> from ladder.config import RatingParams
 >>> with LadderStore.open(Path(":memory:")) as store:
@@ -27,7 +27,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -39,6 +39,7 @@ from ladder.config import ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
 from ladder.private_files import private_sqlite
+from ladder.rating_order import RatedBlock
 from ladder.ratings import Rating
 
 __all__ = [
@@ -166,8 +167,6 @@ _STATUS_COLUMNS: Final = (
 )
 
 _V1_LACKS: Final = frozenset({"season_bots.token_hash", "seasons.status", "seasons.status_detail"})
-
-RateBlock = Callable[[Mapping[str, Rating], Mapping[str, int]], dict[str, Rating]]
 
 
 def season_settings(config: SeasonConfig) -> dict[str, Any]:
@@ -595,16 +594,28 @@ class LadderStore:
         plan: BlockPlan,
         outcomes: Sequence[MatchOutcome],
         results: Mapping[str, BotBlockResult],
-        rate: RateBlock,
-    ) -> list[int]:
-        """Store a finished block and apply every rating it unlocks, in one transaction.
+        rated: Sequence[RatedBlock],
+        *,
+        next_to_rate: int,
+    ) -> None:
+        """Store a finished block and the rating updates ``rated`` (in the order given), in one
+        transaction. Use :func:`ladder.rating_order.record_and_rate`, which computes them.
 
-        Returns the indexes of the blocks rated now (in order; empty when an earlier block is
-        still missing). Raises :class:`StorageError` if the block is already stored.
+        ``next_to_rate`` is where the rating stood when ``rated`` was computed: if another
+        writer moved it since, nothing is stored (:class:`StorageError`). Raises
+        :class:`StorageError` too if the block is already stored.
         """
         season_id = self.season(season).season_id
         try:
             with self._transaction() as db:
+                (stored_next,) = db.execute(
+                    "SELECT next_to_rate FROM seasons WHERE season_id = ?", (season_id,)
+                ).fetchone()
+                if stored_next != next_to_rate:
+                    raise StorageError(
+                        f"season {season!r}: ratings stand at block {stored_next}, not "
+                        f"{next_to_rate}: another run recorded blocks meanwhile"
+                    )
                 db.execute(
                     "INSERT INTO blocks (season_id, block_index, seed, bots_json, finished_at)"
                     " VALUES (?, ?, ?, ?, ?)",
@@ -651,7 +662,7 @@ class LadderStore:
                         for r in results.values()
                     ],
                 )
-                rated = self._rate_ready_blocks(db, season_id, rate)
+                self._store_ratings(db, season_id, rated)
                 db.execute(
                     "UPDATE seasons SET updated_at = ? WHERE season_id = ?",
                     (_now_ms(), season_id),
@@ -661,32 +672,12 @@ class LadderStore:
                 f"season {season!r}: block {plan.index} cannot be recorded ({error}); "
                 "was it already recorded?"
             ) from None
-        return rated
 
-    def _rate_ready_blocks(
-        self, db: sqlite3.Connection, season_id: int, rate: RateBlock
-    ) -> list[int]:
-        (next_index,) = db.execute(
-            "SELECT next_to_rate FROM seasons WHERE season_id = ?", (season_id,)
-        ).fetchone()
-        rated: list[int] = []
-        while True:
-            ranking = {
-                row["bot"]: row["rank"]
-                for row in db.execute(
-                    "SELECT bot, rank FROM results WHERE season_id = ? AND block_index = ?",
-                    (season_id, next_index),
-                )
-            }
-            if not ranking:
-                break
-            before = {
-                row["bot"]: Rating(row["mu"], row["sigma"])
-                for row in db.execute(
-                    "SELECT bot, mu, sigma FROM ratings WHERE season_id = ?", (season_id,)
-                )
-            }
-            for bot, rating in rate(before, ranking).items():
+    def _store_ratings(
+        self, db: sqlite3.Connection, season_id: int, rated: Sequence[RatedBlock]
+    ) -> None:
+        for block in rated:
+            for bot, rating in block.ratings.items():
                 db.execute(
                     "UPDATE ratings SET mu = ?, sigma = ?, blocks = blocks + 1"
                     " WHERE season_id = ? AND bot = ?",
@@ -695,14 +686,33 @@ class LadderStore:
                 db.execute(
                     "INSERT INTO rating_history (season_id, block_index, bot, mu, sigma)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    (season_id, next_index, bot, rating.mu, rating.sigma),
+                    (season_id, block.index, bot, rating.mu, rating.sigma),
                 )
-            rated.append(next_index)
-            next_index += 1
-        db.execute(
-            "UPDATE seasons SET next_to_rate = ? WHERE season_id = ?", (next_index, season_id)
-        )
-        return rated
+        if rated:
+            db.execute(
+                "UPDATE seasons SET next_to_rate = ? WHERE season_id = ?",
+                (rated[-1].index + 1, season_id),
+            )
+
+    def next_to_rate(self, season: str) -> int:
+        """The first block not rated yet (every block below it is)."""
+        season_id = self.season(season).season_id
+        (index,) = self._db.execute(
+            "SELECT next_to_rate FROM seasons WHERE season_id = ?", (season_id,)
+        ).fetchone()
+        return int(index)
+
+    def unrated_rankings(self, season: str) -> dict[int, dict[str, int]]:
+        """The rankings (rank by bot) of the finished blocks not rated yet, by block index."""
+        season_id = self.season(season).season_id
+        rankings: dict[int, dict[str, int]] = {}
+        for row in self._db.execute(
+            "SELECT block_index, bot, rank FROM results WHERE season_id = ? AND block_index >="
+            " (SELECT next_to_rate FROM seasons WHERE season_id = ?) ORDER BY block_index, bot",
+            (season_id, season_id),
+        ):
+            rankings.setdefault(row["block_index"], {})[row["bot"]] = row["rank"]
+        return rankings
 
     # -- reading ----------------------------------------------------------------------------
 

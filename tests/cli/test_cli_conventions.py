@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from brandeln_cli import hints
+from brandeln_cli.leaderboard_view import leaderboard_table
 from brandeln_cli.main import app
-from brandeln_cli.ratings_cmd import leaderboard_table
 from ladder.leaderboard import LeaderboardRow
 from ladder.stats import MeanInterval
 from ladder.storage import LadderStore

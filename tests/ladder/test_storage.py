@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
+from ladder.rating_order import RatedBlock, record_and_rate
 from ladder.ratings import Rating, RatingModel
 from ladder.storage import _SCHEMA, SCHEMA_VERSION, LadderStore, SeasonStatus, token_hash
 from tests.ladder.season_helpers import finished_block, season_config
@@ -157,7 +158,7 @@ def test_unknown_seasons_name_the_known_ones(store: LadderStore) -> None:
 def test_a_block_is_recorded_with_matches_results_and_ratings(store: LadderStore) -> None:
     store.ensure_season(CONFIG, MODEL.initial())
     plan, outcomes, results = finished_block(0, BOTS, (6, -2, -2, -2))
-    assert store.record_block("test-season", plan, outcomes, results, MODEL.rate_block) == [0]
+    assert record_and_rate(store, "test-season", plan, outcomes, results, MODEL.rate_block) == [0]
     assert store.finished_blocks("test-season") == {0}
     assert [m.match_id for m in store.matches("test-season")] == ["b0r0", "b0r1", "b0r2", "b0r3"]
     recorded = {r.bot: r for _, r in store.results("test-season")}
@@ -177,14 +178,14 @@ def test_a_block_is_recorded_with_matches_results_and_ratings(store: LadderStore
 def test_recording_a_block_twice_is_refused_and_changes_nothing(store: LadderStore) -> None:
     store.ensure_season(CONFIG, MODEL.initial())
     plan, outcomes, results = finished_block(0, BOTS, (6, -2, -2, -2))
-    store.record_block("test-season", plan, outcomes, results, MODEL.rate_block)
+    record_and_rate(store, "test-season", plan, outcomes, results, MODEL.rate_block)
     before = (
         store.ratings("test-season"),
         store.results("test-season"),
         store.matches("test-season"),
     )
     with pytest.raises(StorageError, match="block 0 cannot be recorded"):
-        store.record_block("test-season", plan, outcomes, results, MODEL.rate_block)
+        record_and_rate(store, "test-season", plan, outcomes, results, MODEL.rate_block)
     assert before == (
         store.ratings("test-season"),
         store.results("test-season"),
@@ -200,12 +201,12 @@ def test_a_failure_inside_the_transaction_leaves_no_trace(store: LadderStore) ->
         raise RuntimeError("trueskill exploded")
 
     with pytest.raises(RuntimeError, match="exploded"):
-        store.record_block("test-season", plan, outcomes, results, broken_rating)
+        record_and_rate(store, "test-season", plan, outcomes, results, broken_rating)
     assert store.finished_blocks("test-season") == set()
     assert store.matches("test-season") == []
     assert store.results("test-season") == []
     # and the block can then be recorded normally
-    assert store.record_block("test-season", plan, outcomes, results, MODEL.rate_block) == [0]
+    assert record_and_rate(store, "test-season", plan, outcomes, results, MODEL.rate_block) == [0]
 
 
 def test_ratings_are_applied_in_block_order_whatever_the_finishing_order(tmp_path: Path) -> None:
@@ -219,7 +220,7 @@ def test_ratings_are_applied_in_block_order_whatever_the_finishing_order(tmp_pat
         with LadderStore.open(tmp_path / f"{order}.db") as store:
             store.ensure_season(CONFIG, MODEL.initial())
             rated_now = [
-                store.record_block("test-season", *blocks[index], MODEL.rate_block)
+                record_and_rate(store, "test-season", *blocks[index], MODEL.rate_block)
                 for index in order
             ]
             if order == [2, 0, 1]:
@@ -229,12 +230,32 @@ def test_ratings_are_applied_in_block_order_whatever_the_finishing_order(tmp_pat
     assert histories[0] == histories[1] == histories[2]
 
 
+def test_the_store_keeps_the_ratings_it_is_given_and_refuses_a_stale_rating_position(
+    store: LadderStore,
+) -> None:
+    store.ensure_season(CONFIG, MODEL.initial())
+    given = RatedBlock(0, {"a": Rating(30.0, 2.0)})
+    store.record_block(
+        "test-season", *finished_block(0, BOTS, (6, -2, -2, -2)), [given], next_to_rate=0
+    )
+    assert {row.bot: row.rating for row in store.ratings("test-season")}["a"] == Rating(30.0, 2.0)
+    assert store.next_to_rate("test-season") == 1
+    with pytest.raises(StorageError, match="ratings stand at block 1, not 0"):
+        store.record_block(
+            "test-season", *finished_block(1, BOTS, (0, 0, 0, 0)), [], next_to_rate=0
+        )
+    assert store.finished_blocks("test-season") == {0}
+
+
 def test_results_rated_only_leaves_out_blocks_waiting_for_an_earlier_one(
     store: LadderStore,
 ) -> None:
     store.ensure_season(CONFIG, MODEL.initial())
-    store.record_block(
-        "test-season", *finished_block(1, ("e", "a", "b", "c"), (0, 0, 0, 0)), MODEL.rate_block
+    record_and_rate(
+        store,
+        "test-season",
+        *finished_block(1, ("e", "a", "b", "c"), (0, 0, 0, 0)),
+        MODEL.rate_block,
     )
     assert store.results("test-season", rated_only=True) == []
     assert len(store.results("test-season")) == 4
@@ -260,7 +281,7 @@ def test_latest_season_is_the_one_updated_last(store: LadderStore) -> None:
     store.ensure_season(CONFIG, MODEL.initial())
     other = season_config(name="other")
     store.ensure_season(other, MODEL.initial())
-    store.record_block("test-season", *finished_block(0, BOTS, (0, 0, 0, 0)), MODEL.rate_block)
+    record_and_rate(store, "test-season", *finished_block(0, BOTS, (0, 0, 0, 0)), MODEL.rate_block)
     latest = store.latest_season()
     assert latest is not None
     assert latest.name == "test-season"
@@ -271,8 +292,8 @@ def test_data_survives_reopening(tmp_path: Path) -> None:
     path = tmp_path / "ladder.db"
     with LadderStore.open(path) as store:
         store.ensure_season(CONFIG, MODEL.initial())
-        store.record_block(
-            "test-season", *finished_block(0, BOTS, (6, -2, -2, -2)), MODEL.rate_block
+        record_and_rate(
+            store, "test-season", *finished_block(0, BOTS, (6, -2, -2, -2)), MODEL.rate_block
         )
         ratings = store.ratings("test-season")
     with LadderStore.open(path, create=False) as store:
@@ -299,8 +320,8 @@ def _version_1_database(path: Path, tokens: dict[str, str]) -> None:
     ``season_bots.token``, in the WAL and the file."""
     with LadderStore.open(path) as store:
         store.ensure_season(CONFIG, MODEL.initial())
-        store.record_block(
-            "test-season", *finished_block(0, BOTS, (3, -1, -1, -1)), MODEL.rate_block
+        record_and_rate(
+            store, "test-season", *finished_block(0, BOTS, (3, -1, -1, -1)), MODEL.rate_block
         )
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("PRAGMA journal_mode=WAL")

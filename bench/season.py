@@ -5,7 +5,7 @@ The season part is what an operator runs: an embedded referee, four ``random`` b
 updates. Its rate is measured between the first and the last finished block, so the bots'
 start-up is left out (it is reported apart, as the end-to-end figure).
 
-The reference is the referee benchmark (``arena.bench.referee_bench``) at the same number of
+The reference is the referee benchmark (``bench.referee.referee_bench``) at the same number of
 tables: instant bots in one load generator, no ladder. Its bots always pass and play the first
 legal card, so its deals are longer than random bots' (33 decisions against about 25): the
 ratio is therefore taken on decisions per second, i.e. deals per second at equal deal length.
@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bench.referee_bench import RefereeBenchSettings, run_referee_bench
 from arena.embedded import EmbeddedReferee
+from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench
 from ladder.config import parse_season
 from ladder.runner import SeasonProgress, run_season
 from ladder.storage import LadderStore

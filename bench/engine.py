@@ -1,4 +1,4 @@
-"""Benchmark of the engine: ``python -m engine.bench [--seconds S] [--json PATH]``.
+"""Benchmark of the engine: ``python -m bench.engine [--seconds S] [--json PATH]``.
 
 Measures, on one core, complete random deals per second through the public API (auction,
 trump and play via ``legal_actions``/``apply``), the same through the fast playout path, and
@@ -238,7 +238,7 @@ def _report(figures: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: print the figures, optionally write them as JSON."""
-    parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__)
     parser.add_argument("--seconds", type=float, default=1.0, help="time per run of a figure")
     parser.add_argument("--rounds", type=int, default=3, help="runs per figure; the best counts")
     parser.add_argument("--json", metavar="PATH", help="also write the figures here as JSON")

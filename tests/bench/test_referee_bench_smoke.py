@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.floor import MatchScript, new_match_id
-from arena.bench.referee_bench import RefereeBenchSettings, run_referee_bench
+from bench.referee.floor import MatchScript, new_match_id
+from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench
 from brandeln.v1 import bot_pb2
 from brandeln_cli.main import app
 

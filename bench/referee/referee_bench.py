@@ -1,10 +1,10 @@
 """The referee benchmark: the referee against its floor, side by side in one run.
 
-``brandeln bench referee --tables 1,16,64`` (see ``brandeln_cli/bench_cmd.py``) calls
+``brandeln bench referee --tables 1,16,64`` (see ``bench/cli.py``) calls
 :func:`run_referee_bench`.
 
 **Workload.** Four *instant* bots per table over real gRPC on loopback: one load-generator
-process (:mod:`arena.bench.loadgen`) holds every bot stream and answers each request at once with
+process (:mod:`bench.referee.loadgen`) holds every bot stream and answers each request at once with
 its first legal choice. The server under test runs in this process, so ``time.process_time()``
 here is the server's CPU without the bots' (gRPC's own threads included). The load generator
 also drives the referee's ``Admin.RunMatch`` calls, so the Admin client's CPU is not counted
@@ -12,7 +12,7 @@ either; the referee's side of those calls (a ``MatchUpdate`` per public event) i
 
 **Script.** At the start, one match (``deals`` deals, seed ``seed``) is played by the real
 referee and every (seat, message) it sends is recorded, with the points where it waits for an
-answer (after each ``DecisionRequest``): the script the floor replays (:mod:`arena.bench.floor`).
+answer (after each ``DecisionRequest``): the script the floor replays (:mod:`bench.referee.floor`).
 Every measured referee match uses the same seed, so each one sends exactly the script's messages.
 The floor holds them as message objects and lets gRPC serialize each send, as a plain server
 would; the referee serializes each public event once for all the seats it goes to and builds
@@ -66,10 +66,10 @@ from typing import Any
 
 import grpc
 
-from arena.bench.floor import FloorServer, MatchScript
-from arena.bench.loadgen import CONTROL_LINE_LIMIT
 from arena.embedded import EmbeddedReferee
 from arena.session import SeatSession
+from bench.referee.floor import FloorServer, MatchScript
+from bench.referee.loadgen import CONTROL_LINE_LIMIT
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
 __all__ = [
@@ -139,7 +139,7 @@ _METRICS = (
 
 
 class LoadGenProcess:
-    """A running ``python -m arena.bench.loadgen``, driven over its stdin and stdout."""
+    """A running ``python -m bench.referee.loadgen``, driven over its stdin and stdout."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
@@ -151,7 +151,7 @@ class LoadGenProcess:
         """Start it and return once every stream has its Welcome."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH")) if p)
-        args = ["-m", "arena.bench.loadgen", address]
+        args = ["-m", "bench.referee.loadgen", address]
         if snapshot_only:
             args.append("--snapshot-only")
         process = await asyncio.create_subprocess_exec(

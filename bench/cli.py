@@ -11,13 +11,10 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from brandeln_cli.output import console, errors, fail
 from brandeln_cli.terminal_text import markup
-
-console = Console()
-errors = Console(stderr=True)
 
 bench_app = typer.Typer(
     help="Benchmarks, each against its floor in the same run (figures, not pass/fail).",
@@ -79,7 +76,7 @@ def referee(
     """
     import asyncio  # noqa: PLC0415 - keep --help fast
 
-    from arena.bench.referee_bench import (  # noqa: PLC0415
+    from bench.referee.referee_bench import (  # noqa: PLC0415
         RefereeBenchSettings,
         run_referee_bench,
     )
@@ -103,8 +100,7 @@ def referee(
     try:
         figures = asyncio.run(run_referee_bench(settings, progress))
     except (OSError, RuntimeError, TimeoutError) as error:
-        errors.print(f"[red]error:[/red] the benchmark failed: {markup(str(error))}")
-        raise typer.Exit(1) from None
+        raise fail(f"the benchmark failed: {error}") from None
     print_referee_figures(figures)
     if json_path is not None:
         json_path.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
@@ -200,7 +196,7 @@ def season(
     import asyncio  # noqa: PLC0415 - keep --help fast
     import dataclasses  # noqa: PLC0415
 
-    from brandeln_cli.season_bench import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
+    from bench.season import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
 
     settings = SeasonBenchSettings.quick() if quick else SeasonBenchSettings()
     if blocks is not None:
@@ -256,10 +252,10 @@ def bench_all(
     CPU and memory, season end to end, log bytes per deal, CLI start-up; one report."""
     import asyncio  # noqa: PLC0415 - keep --help fast
 
-    from arena.bench.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
-    from brandeln_cli import bench_report  # noqa: PLC0415
-    from brandeln_cli.season_bench import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
-    from engine.bench import run_benchmarks  # noqa: PLC0415
+    from bench import report as bench_report  # noqa: PLC0415
+    from bench.engine import run_benchmarks  # noqa: PLC0415
+    from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
+    from bench.season import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
 
     figures: dict[str, Any] = {"benchmark": "all", "machine": bench_report.machine()}
     _say("engine: random deals through the public API and the fast path, OpenSpiel if present")

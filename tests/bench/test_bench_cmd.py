@@ -8,7 +8,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from brandeln_cli import bench_report
+from bench import report as bench_report
 from brandeln_cli.main import app
 
 runner = CliRunner()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.bench import main, run_benchmarks
+from bench.engine import main, run_benchmarks
 
 
 def test_run_benchmarks_reports_every_figure() -> None:

@@ -1,6 +1,6 @@
 """The load generator of the referee benchmark: many instant bots in one process.
 
-``python -m arena.bench.loadgen ADDRESS [--snapshot-only] [--streams-per-channel N]``
+``python -m bench.referee.loadgen ADDRESS [--snapshot-only] [--streams-per-channel N]``
 
 It opens one ``brandeln.v1.Referee.Play`` stream per token, says ``Hello`` on each and answers
 every ``DecisionRequest`` at once with its first legal choice (``legal[0]``). Every group of
@@ -392,7 +392,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m arena.bench.loadgen",
+        prog="python -m bench.referee.loadgen",
         description="Instant bots for the referee benchmark, driven over stdin/stdout.",
     )
     parser.add_argument("address", help="host:port of the referee (or the floor)")

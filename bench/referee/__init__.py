@@ -1,0 +1,11 @@
+"""Benchmarks of the referee (the arena), measured against their floors in the same run.
+
+- :mod:`bench.referee.referee_bench`: the referee against the floor at 1, 16, 64... tables
+  (``brandeln bench referee``).
+- :mod:`bench.referee.floor`: the floor, a bare ``grpc.aio`` server that replays the messages the
+  referee sent in a recorded match, with no rules, logs, checks or database.
+- :mod:`bench.referee.loadgen`: the load generator process, four instant bots per table
+  (``python -m bench.referee.loadgen``).
+
+These are programs that measure, not tests: nothing here asserts a speed.
+"""

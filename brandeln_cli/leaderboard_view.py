@@ -1,0 +1,96 @@
+"""A season's leaderboard and its title, as `ratings` and `season run` print them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from brandeln_cli.terminal_text import markup, plain, safe
+
+if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
+    from rich.table import Table
+
+    from ladder.leaderboard import LeaderboardRow
+    from ladder.storage import SeasonInfo
+
+
+def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
+    """The leaderboard as a rich table that fits 80 columns.
+
+    The numbers never wrap (so they are never cut); a long bot name, and its forfeits, fold
+    onto further lines of its cell. ``ill.`` is short for illegal actions: with the widest
+    figures a long season gives (``-25.40±13.68``, ``140/210 67%``, 100 timeouts) the name
+    keeps eight columns.
+    """
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415 - --help
+
+    table = compact_table(
+        title=title,
+        caption="ranked by μ-3σ (TrueSkill) · chips/deal ± 95% CI over blocks · "
+        "made = contracts made/bid as soloist · t/o = timeouts · ill. = illegal actions",
+    )
+    fixed(table, "#", right=True)
+    folding(table, "bot", min_width=8)
+    for header in ("μ-3σ", "μ", "σ", "blocks", "chips/deal", "made", "t/o", "ill."):
+        fixed(table, header, right=True)
+    for row in rows:
+        interval = row.chips_per_deal
+        if interval is None:
+            chips = "-"
+        elif interval.half_width is None:
+            chips = f"{interval.mean:+.2f}"
+        else:
+            chips = f"{interval.mean:+.2f}±{interval.half_width:.2f}"
+        percent = row.made_percent
+        made = (
+            "-" if percent is None else f"{row.contracts_made}/{row.contracts_bid} {percent:.0f}%"
+        )
+        name = safe(row.bot) + (f" ({row.forfeits} forfeited)" if row.forfeits else "")
+        table.add_row(
+            str(row.rank),
+            plain(name),
+            f"{row.conservative:.2f}",
+            f"{row.mu:.2f}",
+            f"{row.sigma:.2f}",
+            str(row.blocks),
+            chips,
+            made,
+            str(row.timeouts),
+            str(row.illegal),
+        )
+    return table
+
+
+def season_title(info: SeasonInfo) -> str:
+    """``season NAME (RULESET): F of P blocks``, and how its last run ended unless finished;
+    as rich markup (its name and ruleset escaped)."""
+    from ladder.storage import SeasonStatus  # noqa: PLC0415
+
+    title = (
+        f"season {markup(info.name)} ({markup(info.ruleset)}): {info.blocks_finished} of "
+        f"{info.blocks_planned} blocks"
+    )
+    return title if info.status == SeasonStatus.FINISHED else f"{title}, {info.status}"
+
+
+def season_line(info: SeasonInfo) -> str:
+    """A line of `season list`: the title, its status, and why it failed."""
+    from ladder.storage import SeasonStatus  # noqa: PLC0415
+
+    line = season_title(info)
+    if info.status == SeasonStatus.FINISHED:
+        line += ", finished"
+    if info.status_detail:
+        line += f": {markup(info.status_detail)}"
+    return line
+
+
+def leaderboard_document(info: SeasonInfo, rows: list[LeaderboardRow]) -> dict[str, Any]:
+    """The leaderboard as JSON-ready data (``ratings --json``, ``season run --json``)."""
+    return {
+        "season": info.name,
+        "ruleset": info.ruleset,
+        "status": info.status,
+        "blocks_finished": info.blocks_finished,
+        "blocks_planned": info.blocks_planned,
+        "leaderboard": [row.to_json() for row in rows],
+    }

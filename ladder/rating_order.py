@@ -1,0 +1,89 @@
+"""The rule "ratings update in block order", in one place above the storage.
+
+With concurrency a later block may finish first. Its results are stored at once, but its
+rating waits, unrated, until every earlier block is in: so the ratings are a function of the
+block results alone, the same for an interrupted and resumed season as for one played in a
+single run. The store keeps what it is given (a block, and the ratings it unlocks, in one
+transaction); which blocks a finished block unlocks, and in what order they are rated, is
+decided here.
+
+>>> from ladder.ratings import Rating
+>>> def plus_rank(before, ranking):  # a toy rating: mu grows by each rank
+...     return {bot: Rating(before[bot].mu + rank, 1.0) for bot, rank in ranking.items()}
+>>> start = {"a": Rating(0.0, 1.0)}
+>>> [block.index for block in blocks_to_rate(1, {2: {"a": 1}}, start, plus_rank)]
+[]
+>>> [(b.index, b.ratings["a"].mu) for b in blocks_to_rate(1, {1: {"a": 1}, 2: {"a": 2}},
+...                                                        start, plus_rank)]
+[(1, 1.0), (2, 3.0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ladder.ratings import Rating
+
+if TYPE_CHECKING:
+    from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
+    from ladder.storage import LadderStore
+
+__all__ = ["RateBlock", "RatedBlock", "blocks_to_rate", "record_and_rate"]
+
+# (every bot's rating before the block, the block's ranking by bot) -> the ranked bots' ratings.
+RateBlock = Callable[[Mapping[str, Rating], Mapping[str, int]], dict[str, Rating]]
+
+
+@dataclass(frozen=True, slots=True)
+class RatedBlock:
+    """One block's rating update: each of its bots' ratings after it."""
+
+    index: int
+    ratings: Mapping[str, Rating]
+
+
+def blocks_to_rate(
+    next_to_rate: int,
+    rankings: Mapping[int, Mapping[str, int]],
+    ratings: Mapping[str, Rating],
+    rate: RateBlock,
+) -> list[RatedBlock]:
+    """The blocks rated now, in block order: ``next_to_rate`` and every block after it without
+    a gap, each rated on the ratings the ones before it left.
+
+    ``rankings`` are the finished, unrated blocks' rankings by block index; ``ratings`` every
+    bot's rating before ``next_to_rate``. Empty while ``next_to_rate`` itself is missing.
+    """
+    current = dict(ratings)
+    rated: list[RatedBlock] = []
+    index = next_to_rate
+    while index in rankings:
+        updated = rate(current, rankings[index])
+        current.update(updated)
+        rated.append(RatedBlock(index, updated))
+        index += 1
+    return rated
+
+
+def record_and_rate(
+    store: LadderStore,
+    season: str,
+    plan: BlockPlan,
+    outcomes: Sequence[MatchOutcome],
+    results: Mapping[str, BotBlockResult],
+    rate: RateBlock,
+) -> list[int]:
+    """Record a finished block with the ratings it unlocks, in one transaction of the store.
+
+    Returns the indexes of the blocks rated now (in order; empty when an earlier block is still
+    missing). Raises :class:`~ladder.errors.StorageError` if the block is already stored.
+    """
+    next_to_rate = store.next_to_rate(season)
+    rankings = dict(store.unrated_rankings(season))
+    rankings[plan.index] = {bot: result.rank for bot, result in results.items()}
+    before = {row.bot: row.rating for row in store.ratings(season)}
+    rated = blocks_to_rate(next_to_rate, rankings, before, rate)
+    store.record_block(season, plan, outcomes, results, rated, next_to_rate=next_to_rate)
+    return [block.index for block in rated]
