@@ -261,6 +261,19 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _statements(script: str) -> Iterator[str]:
+    """The SQL statements of ``script`` one by one (``executescript`` would commit the open
+    transaction first); a ``;`` inside a comment does not end one."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+    if pending.strip():
+        yield pending
+
+
 def _missing_schema(db: sqlite3.Connection, exempt: frozenset[str] = frozenset()) -> str:
     """What the database lacks of the schema's tables and columns ("" when nothing), read
     without writing: the expected shape comes from building the schema in memory. Columns
@@ -363,12 +376,19 @@ class LadderStore:
             db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
         if version == 0:
-            # One script, one transaction: the schema and its version appear together or not at all.
-            db.executescript(
-                f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-            )
+            self._create_schema()
         elif version < SCHEMA_VERSION:
             self._upgrade(memory)
+
+    def _create_schema(self) -> None:
+        """The schema and its version together, in one transaction. The version is read again
+        under the write lock: another process (a runner, `ratings`) that opened the same new
+        file at the same moment may have created it first."""
+        with self._transaction() as db:
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) == 0:
+                for statement in _statements(_SCHEMA):
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _upgrade(self, memory: bool) -> None:
         """Bring a version-1 database up to date, in one transaction.

@@ -368,3 +368,29 @@ def test_a_version_1_database_keeps_working_and_loses_its_plaintext_tokens(
     columns = [row[1] for row in raw.execute("PRAGMA table_info(season_bots)")]
     assert "token" not in columns
     raw.close()
+
+
+def test_processes_opening_a_new_database_at_once_all_get_the_schema(tmp_path: Path) -> None:
+    # A runner and `brandeln ratings` may open the same new file at the same moment: the one
+    # that comes second finds the schema made, not "table seasons already exists".
+    import threading  # noqa: PLC0415
+
+    path = tmp_path / "ladder.db"
+    start = threading.Barrier(8)
+    failures: list[BaseException] = []
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            LadderStore.open(path).close()
+        except BaseException as error:  # collected for the assertion
+            failures.append(error)
+
+    threads = [threading.Thread(target=open_it) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    with LadderStore.open(path) as store:
+        assert store.season_names() == []
