@@ -257,11 +257,10 @@ class Referee:
         await could be cut short by a second cancellation and leave a ghost in the lobby.
         """
         seat = session.seat
-        if seat is not None and seat.session is session:
-            for table in self.tables.values():
-                if seat in table.seats:
-                    table.disconnect(seat)
-        session.seat = None
+        table = self.tables.get(session.match_id)
+        if seat is not None and seat.session is session and table is not None:
+            table.disconnect(seat)
+        session.unseat()
         session.close()
         self.lobby.leave(session)
         self.hello_names.pop(session.session_id, None)
@@ -411,7 +410,8 @@ class Referee:
             for seat in table.seats:
                 self._resumes.pop((table.spec.match_id, seat.index), None)
             # The sessions now at the table (a resumed seat has a new one) go back to the lobby.
-            await self.lobby.release(s.session for s in table.seats if s.session is not None)
+            match_id = table.spec.match_id
+            await self.lobby.release(s for s in self.lobby.sessions() if s.match_id == match_id)
 
     async def abort_all(self) -> None:
         """Abort every running match (each is recorded as aborted, its log closed)."""

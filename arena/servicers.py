@@ -26,7 +26,8 @@ from arena.limits import (
     MAX_BOT_MESSAGE_BYTES,
 )
 from arena.referee import TOKEN_ROTATED, Referee
-from arena.session import SHUTDOWN_REASON, Outgoing, SeatSession
+from arena.seat import Outgoing
+from arena.session import SHUTDOWN_REASON, SeatSession
 from arena.summaries import summary_of
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
 
@@ -232,10 +233,8 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         async def call() -> admin_pb2.ListSessionsResponse:
             infos = []
             for session in self.referee.lobby.sessions():
-                match_id = ""
-                for table in self.referee.tables.values():
-                    if session.seat in table.seats:
-                        match_id = table.spec.match_id
+                # Only a seat of a running table counts (a finished table releases its seats).
+                match_id = session.match_id if session.match_id in self.referee.tables else ""
                 infos.append(
                     admin_pb2.SessionInfo(
                         session_id=session.session_id,

@@ -12,18 +12,10 @@ import enum
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from arena.errors import SeatUnavailableError
 from arena.limits import OUTBOX_LIMIT
-from brandeln.v1 import bot_pb2
-
-if TYPE_CHECKING:
-    from arena.table import Seat
-
-# What a session sends: a RefereeMessage, or one already serialized (arena.server passes bytes
-# through to the wire as they are).
-Outgoing = bot_pb2.RefereeMessage | bytes
+from arena.seat import Outgoing, Seat
 
 __all__ = ["OUTBOX_LIMIT", "SHUTDOWN_REASON", "Lobby", "Outgoing", "SeatSession", "SessionState"]
 
@@ -49,6 +41,9 @@ class SeatSession:
     rulesets: frozenset[str]
     snapshot_only: bool
     state: SessionState = SessionState.LOBBY
+    # Where the session sits, if seated: the match (the referee maps it to its table) and the
+    # seat. The session knows no table, so the table and the session do not import each other.
+    match_id: str = ""
     seat: Seat | None = None
     # Messages, or their serialized bytes (the hot path serializes a fan-out once for all seats).
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
@@ -57,6 +52,14 @@ class SeatSession:
     # not read would never reach the outbox's close sentinel.
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     slow_reader: bool = False
+
+    def seat_at(self, match_id: str, seat: Seat) -> None:
+        self.match_id = match_id
+        self.seat = seat
+
+    def unseat(self) -> None:
+        self.match_id = ""
+        self.seat = None
 
     def plays(self, ruleset_id: str) -> bool:
         return not self.rulesets or ruleset_id in self.rulesets
@@ -178,5 +181,5 @@ class Lobby:
         for session in sessions:
             if session.state is SessionState.SEATED:
                 session.state = SessionState.LOBBY
-            session.seat = None
+            session.unseat()
         await self.notify()

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import enum
 import hashlib
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +27,9 @@ from arena.limits import (
     ProtocolLimits,
     clip,
 )
-from arena.mailbox import Mailbox
 from arena.matchlog import MatchLogWriter, event_record, hands_record
-from arena.session import Outgoing, SeatSession
+from arena.seat import Seat, SeatOutcome, Signal
+from arena.session import SeatSession
 from arena.store import RefereeStore, now_ms
 from arena.summaries import record_of
 from arena.timecontrol import SeatClock, TimeControlSettings
@@ -49,25 +48,6 @@ __all__ = ["MatchSpec", "Seat", "SeatOutcome", "Table"]
 PROTOCOL_VERSION = 1
 
 
-class SeatOutcome(enum.StrEnum):
-    """How a decision ended (a closed set; the detail goes in a separate field)."""
-
-    OK = "ok"
-    TIMEOUT = "timeout"
-    ILLEGAL = "illegal"
-    MALFORMED = "malformed"
-    PROTOCOL_ERROR = "protocol_error"
-    DISCONNECTED = "disconnected"
-    FORFEITED = "forfeited"
-
-
-class _Signal(enum.Enum):
-    """Wake-ups for a seat waiting on its inbox, besides the bot's own messages."""
-
-    DISCONNECTED = "disconnected"
-    RESUMED = "resumed"
-
-
 @dataclass(frozen=True)
 class MatchSpec:
     """Everything that defines a match before it starts."""
@@ -81,30 +61,6 @@ class MatchSpec:
     fixed_deals: tuple[Deal, ...]
     permutation: SuitPermutation
     time_control: TimeControlSettings
-
-
-@dataclass(eq=False)
-class Seat:
-    """A seat of a running match, bound to a session (or waiting for one to resume)."""
-
-    index: int
-    bot_id: str
-    bot_name: str  # the registered name: the seat's name everywhere
-    bot_version: str
-    clock: SeatClock
-    hello_name: str = ""  # what the bot's Hello called it, shown beside bot_name
-    session: SeatSession | None = None
-    inbox: Mailbox[bot_pb2.BotMessage | _Signal] = field(default_factory=Mailbox)
-    strikes: int = 0
-    forfeited: bool = False
-    disconnected_at: float | None = None
-    last_rtt_ms: int = 0
-    log_bytes: int = 0
-    pending: Outgoing | None = None  # the open request, re-sent on resume
-
-    def send(self, message: Outgoing) -> None:
-        if self.session is not None:
-            self.session.send(message)
 
 
 Observer = Callable[[admin_pb2.MatchUpdate], None]
@@ -170,7 +126,7 @@ class Table:
     # --- sessions --------------------------------------------------------------------------
     def bind(self, seat: Seat, session: SeatSession) -> None:
         seat.session = session
-        session.seat = seat
+        session.seat_at(self.spec.match_id, seat)
         seat.disconnected_at = None
 
     def seat_of_bot(self, bot_id: str) -> Seat | None:
@@ -184,7 +140,7 @@ class Table:
         """The seat's stream ended: keep the seat open for a resume (PROTOCOL.md)."""
         seat.session = None
         seat.disconnected_at = self.clock.now()
-        seat.inbox.put_nowait(_Signal.DISCONNECTED)
+        seat.inbox.put_nowait(Signal.DISCONNECTED)
 
     def resume(self, seat: Seat, session: SeatSession) -> None:
         """A new stream of the same bot takes the seat back; it gets the match and deal again
@@ -193,7 +149,7 @@ class Table:
         session.send(self._match_started(seat.index))
         if self.deal_number and self._state is not None:
             session.send(self._deal_started(seat.index))
-        seat.inbox.put_nowait(_Signal.RESUMED)
+        seat.inbox.put_nowait(Signal.RESUMED)
 
     # --- messages --------------------------------------------------------------------------
     def _match_started(self, seat: int) -> bot_pb2.RefereeMessage:
@@ -437,8 +393,8 @@ class Table:
                         strike=True,
                     )
                     return self._fail(seat, state, fallback, started, SeatOutcome.TIMEOUT)
-                if isinstance(item, _Signal):
-                    if item is _Signal.RESUMED and seat.pending is not None:
+                if isinstance(item, Signal):
+                    if item is Signal.RESUMED and seat.pending is not None:
                         seat.pending = request()
                         seat.send(seat.pending)
                     continue
