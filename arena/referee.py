@@ -19,6 +19,7 @@ from pathlib import Path
 from arena import codec
 from arena.clock import Clock, SystemClock
 from arena.errors import (
+    CloseReason,
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
@@ -38,7 +39,7 @@ from arena.limits import (
 )
 from arena.names import check_hello_text
 from arena.private_files import private_dir
-from arena.session import SHUTDOWN_REASON, Lobby, SeatSession, SessionState
+from arena.session import Lobby, SeatSession, SessionState
 from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, MatchSpec, Table
 from arena.timecontrol import TimeControlSettings
@@ -56,7 +57,6 @@ __all__ = [
     "SEAT_INBOX_LIMIT",
     "SERVER_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
-    "TOKEN_ROTATED",
     "AdminTokenScope",
     "Referee",
     "RefereeConfig",
@@ -64,8 +64,6 @@ __all__ = [
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
-# How a session ended by a token rotation is closed: its stream ends UNAUTHENTICATED.
-TOKEN_ROTATED = "token rotated"
 
 
 class AdminTokenScope(enum.Enum):
@@ -235,7 +233,9 @@ class Referee:
         if seat is not None:
             limit = SEAT_INBOX_LIMIT if seat.pending is None else OPEN_REQUEST_INBOX_LIMIT
             if seat.inbox.qsize() >= limit:
-                session.close(f"protocol: more than {limit} unread messages for this seat")
+                session.close(
+                    CloseReason.PROTOCOL, f"more than {limit} unread messages for this seat"
+                )
                 return
             seat.inbox.put_nowait(message)
             return
@@ -282,7 +282,8 @@ class Referee:
         for session in self.lobby.sessions():
             if session.bot_id == bot_id:
                 session.close(
-                    f"{TOKEN_ROTATED}: the bot's token was replaced; connect with the new one"
+                    CloseReason.TOKEN_ROTATED,
+                    "the bot's token was replaced; connect with the new one",
                 )
         return token
 
@@ -429,7 +430,7 @@ class Referee:
             await hook()
         await self.abort_all()
         for session in self.lobby.sessions():
-            session.close(SHUTDOWN_REASON)
+            session.close(CloseReason.SHUTDOWN)
 
     def close(self) -> None:
         self.store.close()

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from arena.errors import SeatUnavailableError
+from arena.errors import CloseReason, SeatUnavailableError
 from arena.limits import OUTBOX_LIMIT
 from arena.seat import Outgoing, Seat
 
@@ -47,7 +47,9 @@ class SeatSession:
     seat: Seat | None = None
     # Messages, or their serialized bytes (the hot path serializes a fan-out once for all seats).
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
-    close_reason: str = ""
+    # Why the referee closed the stream (None: it ended on the bot's side), and the detail.
+    close_kind: CloseReason | None = None
+    close_detail: str = ""
     # Set by close(): the Play handler waits on it, since a write blocked on a bot that does
     # not read would never reach the outbox's close sentinel.
     closed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -70,16 +72,26 @@ class SeatSession:
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
             self.slow_reader = True
-            self.close("slow reader: the bot stopped reading the referee's messages")
+            self.close(CloseReason.SLOW_READER, "the bot stopped reading the referee's messages")
             return
         self.outbox.put_nowait(message)
 
-    def close(self, reason: str = "") -> None:
+    @property
+    def close_reason(self) -> str:
+        """The close reason as the stream's end reports it ("protocol: ...")."""
+        if self.close_kind is None:
+            return ""
+        if self.close_kind is CloseReason.SHUTDOWN:
+            return SHUTDOWN_REASON
+        return f"{self.close_kind}: {self.close_detail}"
+
+    def close(self, kind: CloseReason | None = None, detail: str = "") -> None:
         """End the stream: the Play handler sees the sentinel and returns."""
         if self.state is SessionState.CLOSED:
             return
         self.state = SessionState.CLOSED
-        self.close_reason = reason
+        self.close_kind = kind
+        self.close_detail = detail
         self.outbox.put_nowait(None)
         self.closed.set()
 
