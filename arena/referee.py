@@ -40,14 +40,11 @@ from arena.limits import (
 from arena.names import check_hello_text
 from arena.private_files import private_dir
 from arena.session import Lobby, SeatSession, SessionState
+from arena.spec import MatchSpec
 from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
-from arena.table import PROTOCOL_VERSION, MatchSpec, Table
+from arena.table import PROTOCOL_VERSION, Table
 from arena.timecontrol import TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2
-from engine.dealing import Deal, fixed_deal
-from engine.errors import EngineError
-from engine.permutation import SuitPermutation
-from engine.rulesets import Ruleset, find_ruleset
 
 # The flood limits are re-exported for the code that imported them from here.
 __all__ = [
@@ -241,12 +238,10 @@ class Referee:
             return
         if message.WhichOneof("kind") == "action":
             session.send(
-                bot_pb2.RefereeMessage(
-                    rejected=bot_pb2.ActionRejected(
-                        request_id=message.action.request_id,
-                        code=bot_pb2.REJECT_CODE_STALE_REQUEST,
-                        reason="no request is open: the session is not seated",
-                    )
+                codec.rejected(
+                    message.action.request_id,
+                    codec.Rejection.STALE_REQUEST,
+                    "no request is open: the session is not seated",
                 )
             )
 
@@ -289,71 +284,20 @@ class Referee:
 
     def build_spec(self, request: admin_pb2.RunMatchRequest) -> MatchSpec:
         """Validate a RunMatchRequest into a MatchSpec (InvalidRequestError says what is wrong)."""
-        try:
-            ruleset = find_ruleset(request.ruleset or "standard", dict(request.options))
-        except EngineError as error:
-            raise InvalidRequestError(str(error)) from None
-        bot_ids = tuple(request.bot_ids)
-        if len(bot_ids) != ruleset.players:
-            raise InvalidRequestError(
-                f"ruleset {ruleset.id!r} seats {ruleset.players} bots; got {len(bot_ids)}"
-            )
-        for bot_id in bot_ids:
+
+        def check_bot(bot_id: str) -> None:
             try:
                 self.store.bot(bot_id)
             except NotFoundError as error:
                 raise InvalidRequestError(str(error)) from None
-        if request.first_dealer >= ruleset.players:
-            raise InvalidRequestError(f"first_dealer must be a seat 0..{ruleset.players - 1}")
-        fixed = self._fixed_deals(request, ruleset)
-        deals = len(fixed) if fixed else request.deals or ruleset.default_deals
-        if deals > self.config.max_deals:
-            raise InvalidRequestError(f"deals must be at most {self.config.max_deals}")
-        permutation = SuitPermutation.identity()
-        if request.suit_permutation:
-            try:
-                permutation = SuitPermutation(
-                    [codec.suit_from_pb(s) for s in request.suit_permutation]
-                )
-            except (codec.CodecError, ValueError) as error:
-                raise InvalidRequestError(f"suit_permutation: {error}") from None
-        default = self.config.time_control
-        tc = request.time_control
-        try:
-            time_control = TimeControlSettings(
-                move_ms=tc.move_ms or default.move_ms,
-                bank_ms=tc.bank_ms or default.bank_ms,
-                max_strikes=tc.max_strikes or default.max_strikes,
-                reconnect_ms=tc.reconnect_ms or default.reconnect_ms,
-            )
-        except ValueError as error:
-            raise InvalidRequestError(str(error)) from None
-        return MatchSpec(
-            match_id=f"m_{uuid.uuid4().hex[:16]}",
-            ruleset=ruleset,
-            bot_ids=bot_ids,
-            deals=deals,
-            seed=request.seed,
-            first_dealer=fixed[0].dealer if fixed else request.first_dealer,
-            fixed_deals=tuple(fixed),
-            permutation=permutation,
-            time_control=time_control,
-        )
 
-    @staticmethod
-    def _fixed_deals(request: admin_pb2.RunMatchRequest, ruleset: Ruleset) -> list[Deal]:
-        deals = []
-        for number, fixed in enumerate(request.fixed_deals, start=1):
-            try:
-                by_seat = {
-                    hand.seat: [codec.card_from_pb(c) for c in hand.cards] for hand in fixed.hands
-                }
-                hands = [by_seat.get(seat, []) for seat in range(ruleset.players)]
-                blind = by_seat.get(ruleset.players, [])
-                deals.append(fixed_deal(ruleset, fixed.dealer, hands, blind))
-            except (EngineError, codec.CodecError) as error:
-                raise InvalidRequestError(f"fixed deal {number}: {error}") from None
-        return deals
+        return codec.match_spec_from_request(
+            request,
+            match_id=f"m_{uuid.uuid4().hex[:16]}",
+            max_deals=self.config.max_deals,
+            default_time_control=self.config.time_control,
+            check_bot=check_bot,
+        )
 
     async def match_log(self, record: MatchRecord) -> bytes:
         """A match's log as far as it may be read now (``GetMatch``).
