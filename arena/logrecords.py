@@ -7,11 +7,17 @@ format change.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.seat import SeatOutcome
+from arena.seat import Seat, SeatOutcome
+from arena.spec import MatchSpec
+from engine.cards import format_cards
+from engine.dealing import Deal
+from engine.rulesets import SWITCHES
 
 __all__ = [
     "BotLogRecord",
@@ -51,6 +57,39 @@ class HeaderRecord:
     versions: Json
     started_at: int
 
+    @classmethod
+    def of(
+        cls,
+        spec: MatchSpec,
+        seats: Sequence[Seat],
+        server_version: str,
+        protocol_version: int,
+        started_at: int,
+    ) -> HeaderRecord:
+        return cls(
+            match_id=spec.match_id,
+            ruleset=spec.ruleset.id,
+            options={k: v for k, v in spec.ruleset.options().items() if k in SWITCHES},
+            players=spec.ruleset.players,
+            deals=spec.deals,
+            first_dealer=spec.first_dealer,
+            fixed_dealers=tuple(d.dealer for d in spec.fixed_deals),
+            suit_permutation="".join(s.letter for s in spec.permutation.images),
+            seats=tuple(
+                {
+                    "seat": s.index,
+                    "bot_id": s.bot_id,
+                    "bot_name": s.bot_name,
+                    "hello_name": s.hello_name,
+                    "bot_version": s.bot_version,
+                }
+                for s in seats
+            ),
+            time_control=dataclasses.asdict(spec.time_control),
+            versions={"server": server_version, "protocol": protocol_version},
+            started_at=started_at,
+        )
+
     def to_json(self) -> Json:
         return {
             "type": "header",
@@ -81,6 +120,11 @@ class DealRecord:
     seed: int | None  # None for a fixed deal
     hands: tuple[str, ...]
     blind: str
+
+    @classmethod
+    def of(cls, deal_number: int, deal: Deal, seed: int | None) -> DealRecord:
+        hands = tuple(format_cards(hand) for hand in deal.hands)
+        return cls(deal_number, deal.dealer, seed, hands, format_cards(deal.blind))
 
     def to_json(self) -> Json:
         return {

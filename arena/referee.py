@@ -339,7 +339,10 @@ class Referee:
             limits=self.config.limits,
         )
         if observer is not None:
-            observers = table.summary_observers if request.summary_updates else table.observers
+            audience = table.audience
+            observers = (
+                audience.summary_observers if request.summary_updates else audience.observers
+            )
             observers.append(observer)
         self.tables[spec.match_id] = table
         task = asyncio.create_task(self._run_table(table), name=spec.match_id)

@@ -13,13 +13,12 @@ receives another seat's cards while a deal is live: hands appear only in ``DealE
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import hashlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena import codec
+from arena.audience import Audience
 from arena.clock import Clock
 from arena.decision import Decider, Decision
 from arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
@@ -32,26 +31,20 @@ from arena.logrecords import (
     MatchStatus,
     Penalty,
 )
-from arena.matchlog import MatchLogWriter, event_record, hands_record
+from arena.matchlog import MatchLogWriter, event_record
 from arena.seat import Seat, SeatOutcome, Signal
 from arena.session import SeatSession
 from arena.spec import MatchSpec
 from arena.store import RefereeStore, now_ms
 from arena.summaries import record_of
 from arena.timecontrol import SeatClock
-from engine.dealing import Deal
 from engine.events import DealEnded, Event
 from engine.match import MatchState
-from engine.rulesets import SWITCHES
 from engine.state import DealState
 
-__all__ = ["MatchSpec", "Seat", "SeatOutcome", "Table", "deal_seed"]
+__all__ = ["PROTOCOL_VERSION", "Table"]
 
 PROTOCOL_VERSION = 1
-
-Observer = Callable[[codec.MatchUpdate], None]
-# The events a summary observer (RunMatchRequest.summary_updates) is sent.
-SUMMARY_EVENTS = frozenset({"contract_set", "deal_ended", "seat_penalized"})
 
 
 class Table:
@@ -98,10 +91,7 @@ class Table:
         self.penalties: list[Penalty] = []
         self._seq = itertools.count(1)
         self.decider = Decider(clock, tc, self.limits, self._penalize, self.bot_log)
-        self.observers: list[Observer] = []
-        self.summary_observers: list[Observer] = []
-        self.watchers: list[asyncio.Queue[codec.GameEvent | None]] = []
-        self.history: list[codec.GameEvent] = []  # for spectators who join late
+        self.audience = Audience()
         self.summary: codec.MatchSummary | None = None
         self.done = asyncio.Event()
         self._state: DealState | None = None
@@ -179,16 +169,7 @@ class Table:
             session = seat.session
             if session is not None and (to_snapshot_only or not session.snapshot_only):
                 session.send(wrapped)
-        self.history.append(message)
-        for queue in self.watchers:
-            queue.put_nowait(message)
-        if self.observers or self.summary_observers:
-            update = codec.MatchUpdate(event=message)
-            for observer in self.observers:
-                observer(update)
-            if self.summary_observers and message.WhichOneof("kind") in SUMMARY_EVENTS:
-                for observer in self.summary_observers:
-                    observer(update)
+        self.audience.event(message)
 
     def _penalize(self, seat: Seat, outcome: SeatOutcome, reason: str, strike: bool) -> None:
         # Every seat gets the reason, and the log keeps it: it must stay short whatever the
@@ -227,9 +208,7 @@ class Table:
         self._index()
         for seat in self.seats:
             seat.send(codec.RefereeMessage(match_started=self._match_started(seat.index)))
-        started = codec.MatchUpdate(started=self._match_started(0))
-        for observer in (*self.observers, *self.summary_observers):
-            observer(started)
+        self.audience.started(self._match_started(0))
         try:
             while not self.match.is_over:
                 await self._play_deal()
@@ -242,26 +221,13 @@ class Table:
         assert self.summary is not None
         return self.summary
 
-    def _next_deal(self) -> tuple[Deal, int | None]:
-        if self.spec.fixed_deals:
-            deal = self.spec.fixed_deals[self.match.deal_number]
-            seed = None
-        else:
-            seed = deal_seed(self.spec.seed, self.match.deal_number + 1)
-            deal = self.match.deal_for_seed(seed)
-        return self.spec.permutation.apply_deal(deal), seed
-
     async def _play_deal(self) -> None:
-        deal, seed = self._next_deal()
+        deal, seed = self.spec.next_deal(self.match)
         state = self.match.start_deal(deal)
         self.deal_number = self.match.deal_number + 1
-        hands = hands_record(deal)
         # Held in memory with the deal's other records until the deal ends: no other seat's
         # hand reaches the file while the deal is live (arena.matchlog.MatchLogWriter).
-        record = DealRecord(
-            self.deal_number, deal.dealer, seed, tuple(hands["hands"]), hands["blind"]
-        )
-        self.log.start_deal(record.to_json())
+        self.log.start_deal(DealRecord.of(self.deal_number, deal, seed).to_json())
         self._state = state
         for seat in self.seats:
             seat.send(self._deal_started(seat.index))
@@ -343,11 +309,7 @@ class Table:
         )
         for seat in self.seats:
             seat.send(ended)
-        for queue in self.watchers:
-            queue.put_nowait(None)
-        result = codec.MatchUpdate(result=self.summary)
-        for observer in (*self.observers, *self.summary_observers):
-            observer(result)
+        self.audience.ended(self.summary)
         self.done.set()
 
     def _summary(
@@ -375,39 +337,11 @@ class Table:
         self.store.record_match(record_of(self.current_summary(), str(self.log_path)))
 
     def _write_header(self) -> None:
-        spec = self.spec
-        header = HeaderRecord(
-            match_id=spec.match_id,
-            ruleset=spec.ruleset.id,
-            options={k: v for k, v in spec.ruleset.options().items() if k in SWITCHES},
-            players=spec.ruleset.players,
-            deals=spec.deals,
-            first_dealer=spec.first_dealer,
-            fixed_dealers=tuple(d.dealer for d in spec.fixed_deals),
-            suit_permutation="".join(s.letter for s in spec.permutation.images),
-            seats=tuple(
-                {
-                    "seat": s.index,
-                    "bot_id": s.bot_id,
-                    "bot_name": s.bot_name,
-                    "hello_name": s.hello_name,
-                    "bot_version": s.bot_version,
-                }
-                for s in self.seats
-            ),
-            time_control=dataclasses.asdict(spec.time_control),
-            versions={"server": self.server_version, "protocol": PROTOCOL_VERSION},
-            started_at=self.started_at,
-        )
-        self.header = header.to_json()
+        self.header = HeaderRecord.of(
+            self.spec, self.seats, self.server_version, PROTOCOL_VERSION, self.started_at
+        ).to_json()
         self.log.write(self.header)
 
 
 def _none(request_id: int, move_ms: int, bank_ms: int) -> bytes:
     raise AssertionError("a forfeited seat is sent no request")
-
-
-def deal_seed(match_seed: int, deal_number: int) -> int:
-    """The seed of one deal of a match: independent per deal, reproducible from the match seed."""
-    digest = hashlib.sha256(f"brandeln/{match_seed}/{deal_number}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")

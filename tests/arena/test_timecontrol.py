@@ -11,8 +11,9 @@ import pytest
 
 from arena.mailbox import Mailbox
 from arena.session import SeatSession
+from arena.spec import MatchSpec
 from arena.store import RefereeStore
-from arena.table import MatchSpec, Table
+from arena.table import Table
 from arena.timecontrol import SeatClock, TimeControlSettings
 from brandeln.v1 import bot_pb2
 from engine.permutation import SuitPermutation

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena import codec
-from arena.table import deal_seed
+from arena.spec import deal_seed
 from engine.match import MatchState
 from engine.rulesets import RULESET_IDS, find_ruleset
 from ladder.config import CommandBot, SeasonConfig, load_season
@@ -62,7 +62,7 @@ def test_a_russian_match_of_the_examples_bots_ends_by_the_target_before_the_cap(
     match = MatchState.new(ruleset, deals=config.deals_per_match)
     request_id = 0
     while not match.is_over:
-        # The referee's deal seeds (arena.table.deal_seed) for the season's seed.
+        # The referee's deal seeds (arena.spec.deal_seed) for the season's seed.
         deal = match.deal_for_seed(deal_seed(config.seed, match.deal_number + 1))
         state = match.start_deal(deal)
         while not state.is_over():
