@@ -58,6 +58,7 @@ __all__ = [
     "iter_deals",
     "public_events",
     "read_log",
+    "running_log",
 ]
 
 Record = dict[str, Any]
@@ -168,6 +169,18 @@ class MatchLogWriter:
             self.flush()
             self._file.close()
             self._file = None
+
+
+def running_log(path: Path, committed: int, header: Mapping[str, Any]) -> bytes:
+    """A running match's log up to its last finished deal (blocking: run it in a thread).
+
+    The file's first ``committed`` bytes (a flush under way is not read half) behind the header
+    held in memory; the seed is only in the footer, so nothing in it tells a deal to come.
+    """
+    with path.open("rb") as file:
+        data = file.read(committed)
+    _, _, deals = data.partition(b"\n")
+    return _ENCODER.encode(header).encode() + b"\n" + deals
 
 
 def read_log(text: str, source: str = "match log") -> list[Record]:

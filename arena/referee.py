@@ -7,17 +7,15 @@ and is driven from one asyncio event loop.
 from __future__ import annotations
 
 import asyncio
-import enum
 import hmac
-import json
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import codec
 from arena.clock import Clock, SystemClock
+from arena.config import AdminTokenScope, RefereeConfig
 from arena.errors import (
     CloseReason,
     InvalidRequestError,
@@ -34,16 +32,14 @@ from arena.limits import (
     MAX_SESSIONS_PER_BOT,
     OPEN_REQUEST_INBOX_LIMIT,
     SEAT_INBOX_LIMIT,
-    ConnectionLimits,
-    ProtocolLimits,
 )
-from arena.names import check_hello_text
+from arena.matchlog import running_log
+from arena.names import check_hello_fields, check_hello_text
 from arena.private_files import private_dir
 from arena.session import Lobby, SeatSession, SessionState
 from arena.spec import MatchSpec
 from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, Table
-from arena.timecontrol import TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2
 
 # The flood limits are re-exported for the code that imported them from here.
@@ -61,31 +57,6 @@ __all__ = [
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
-
-
-class AdminTokenScope(enum.Enum):
-    """Where the admin token of ``RefereeConfig.admin_token`` lives."""
-
-    # Stored (as a hash) in the database, so it outlives the process: `brandeln serve`.
-    STORED = "stored"
-    # Held in memory for this run only; the database's stored token is left alone, so a
-    # short-lived referee (the embedded one of `season run`) never locks out an operator.
-    THIS_RUN = "this_run"
-
-
-@dataclass(frozen=True)
-class RefereeConfig:
-    """Where the referee keeps its state, and its defaults."""
-
-    db_path: Path
-    logs_dir: Path
-    admin_token: str | None = None  # None: keep the stored one, or generate one on first start
-    admin_token_scope: AdminTokenScope = AdminTokenScope.STORED
-    time_control: TimeControlSettings = field(default_factory=TimeControlSettings)
-    seat_wait_ms: int = 10_000
-    max_deals: int = 1000
-    limits: ProtocolLimits = field(default_factory=ProtocolLimits)
-    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 class Referee:
@@ -138,7 +109,7 @@ class Referee:
         bot = self.store.bot_for_token(hello.token)
         if bot is None:
             raise UnauthenticatedError("unknown or revoked bot token")
-        self._check_hello_fields(hello)
+        check_hello_fields(hello, self.config.limits)
         if hello.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
             supported = ", ".join(str(v) for v in SUPPORTED_PROTOCOL_VERSIONS)
             raise UnsupportedVersionError(
@@ -197,25 +168,6 @@ class Referee:
             # forfeits after reconnect_ms): the session simply waits in the lobby.
             await self.lobby.join(session)
         return session
-
-    def _check_hello_fields(self, hello: bot_pb2.Hello) -> None:
-        """Refuse a Hello whose strings are over their caps: each is kept for the session's
-        life, written to the database or echoed in a reply."""
-        limits = self.config.limits
-        fields = [
-            ("bot_name", hello.bot_name, limits.bot_name_chars),
-            ("bot_version", hello.bot_version, limits.bot_version_chars),
-            ("resume_match_id", hello.resume_match_id, limits.match_id_chars),
-        ]
-        fields += [("rulesets entry", r, limits.ruleset_id_chars) for r in hello.rulesets]
-        for name, value, cap in fields:
-            if len(value) > cap:
-                raise ProtocolError(f"hello.{name} has {len(value)} characters; the cap is {cap}")
-        if len(hello.rulesets) > limits.rulesets_per_hello:
-            raise ProtocolError(
-                f"hello.rulesets has {len(hello.rulesets)} entries; the cap is "
-                f"{limits.rulesets_per_hello}"
-            )
 
     def _may_resume(self, table: Table, seat: int) -> bool:
         key = (table.spec.match_id, seat)
@@ -307,15 +259,11 @@ class Referee:
         cards of the deal in play or of those to come. Raises OSError if the file is unreadable.
         The bytes are the file's: the caller checks that they are UTF-8.
         """
-        path = Path(record.log_path)
         table = self.tables.get(record.match_id)
         if table is None or table.done.is_set():
-            return await asyncio.to_thread(path.read_bytes)
+            return await asyncio.to_thread(Path(record.log_path).read_bytes)
         committed = table.log.committed
-        header = json.dumps(table.header, separators=(",", ":")).encode()
-        data = await asyncio.to_thread(_read_prefix, path, committed)
-        _, _, deals = data.partition(b"\n")
-        return header + b"\n" + deals
+        return await asyncio.to_thread(running_log, Path(record.log_path), committed, table.header)
 
     async def start_match(
         self,
@@ -381,8 +329,3 @@ class Referee:
 
     def close(self) -> None:
         self.store.close()
-
-
-def _read_prefix(path: Path, size: int) -> bytes:
-    with path.open("rb") as file:
-        return file.read(size)

@@ -189,3 +189,41 @@ def test_the_cycle_checker_catches_a_planted_cycle(tmp_path: Path) -> None:
     )
     (tmp_path / "arena" / "c.py").write_text("from . import a\n")
     assert cycles(import_graph(tmp_path)) == [["arena.a", "arena.b"]]
+
+
+# The arena modules that may import both the stubs and the engine: the codec alone crosses
+# the boundary between protocol and engine values.
+CODEC_MODULES = frozenset(
+    {
+        "arena/codec/values.py",
+        "arena/codec/snapshots.py",
+        "arena/codec/messages.py",
+        "arena/codec/requests.py",
+    }
+)
+
+
+def modules_crossing_the_boundary(root: Path = ROOT) -> list[str]:
+    """The arena modules (arena/bench excepted: a program, not the referee) importing both."""
+    found = []
+    for path in sorted((root / "arena").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("arena/bench/"):
+            continue
+        modules = {module for _, module in imported_top_levels(path)}
+        if {"brandeln", "engine"} <= modules and relative not in CODEC_MODULES:
+            found.append(relative)
+    return found
+
+
+def test_only_the_codec_imports_both_the_stubs_and_the_engine() -> None:
+    assert modules_crossing_the_boundary() == []
+
+
+def test_the_boundary_checker_catches_a_second_codec(tmp_path: Path) -> None:
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "table.py").write_text(
+        "from brandeln.v1 import bot_pb2\nfrom engine.state import DealState\n"
+    )
+    (tmp_path / "arena" / "session.py").write_text("from brandeln.v1 import bot_pb2\n")
+    assert modules_crossing_the_boundary(tmp_path) == ["arena/table.py"]
