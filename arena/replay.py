@@ -43,7 +43,7 @@ class ReplayReport:
     problems: tuple[str, ...]
 
 
-# Penalty codes that are strikes (arena.table.SeatOutcome; forfeits and disconnects are not).
+# Penalty codes that are strikes (arena.seat.SeatOutcome; forfeits and disconnects are not).
 STRIKE_CODES = frozenset({"timeout", "illegal", "malformed", "protocol_error"})
 # The events the engine derives from the decisions; the others stand for a decision's action.
 _DERIVED_EVENTS = ("contract_set", "trick_taken", "deal_ended")
