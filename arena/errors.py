@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import enum
+
 import grpc
 
 __all__ = [
     "ArenaError",
     "BotNameTakenError",
     "BotRevokedError",
+    "CloseReason",
     "CorruptDataError",
     "DataInUseError",
+    "HelloTimeoutError",
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
@@ -38,6 +42,10 @@ class UnsupportedVersionError(ArenaError):
 
 class ProtocolError(ArenaError):
     """A bot broke the stream's rules (first message not hello, a second hello, oversize)."""
+
+
+class HelloTimeoutError(ProtocolError):
+    """A stream that sent no hello in time."""
 
 
 class InvalidRequestError(ArenaError):
@@ -84,7 +92,21 @@ class DataInUseError(StoreError):
     """Another live referee owns this database (see ``arena.datalock``)."""
 
 
-_CODES: dict[type[ArenaError], grpc.StatusCode] = {
+class CloseReason(enum.StrEnum):
+    """Why the referee ended a seat session's stream; the value prefixes the detail text."""
+
+    PROTOCOL = "protocol"  # the bot broke the stream's rules
+    TOKEN_ROTATED = "token rotated"  # the token it said hello with was replaced
+    SHUTDOWN = "shutdown"  # the referee is stopping: a client retries on UNAVAILABLE
+    SLOW_READER = "slow reader"  # the bot stopped reading its messages
+
+
+_CODES: dict[type[ArenaError] | CloseReason, grpc.StatusCode] = {
+    CloseReason.PROTOCOL: grpc.StatusCode.INVALID_ARGUMENT,
+    CloseReason.TOKEN_ROTATED: grpc.StatusCode.UNAUTHENTICATED,
+    CloseReason.SHUTDOWN: grpc.StatusCode.UNAVAILABLE,
+    CloseReason.SLOW_READER: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    HelloTimeoutError: grpc.StatusCode.DEADLINE_EXCEEDED,
     UnauthenticatedError: grpc.StatusCode.UNAUTHENTICATED,
     UnsupportedVersionError: grpc.StatusCode.FAILED_PRECONDITION,
     ProtocolError: grpc.StatusCode.INVALID_ARGUMENT,
@@ -101,7 +123,10 @@ _CODES: dict[type[ArenaError], grpc.StatusCode] = {
 }
 
 
-def status_code_for(error: ArenaError) -> grpc.StatusCode:
+def status_code_for(error: ArenaError | CloseReason) -> grpc.StatusCode:
+    """The gRPC status a caller gets for an error, or for the end of its session's stream."""
+    if isinstance(error, CloseReason):
+        return _CODES[error]
     for cls in type(error).__mro__:
         if cls in _CODES:
             return _CODES[cls]

@@ -18,9 +18,17 @@ from __future__ import annotations
 
 import unicodedata
 
+from arena.errors import ProtocolError
 from arena.limits import ProtocolLimits
+from brandeln.v1 import bot_pb2
 
-__all__ = ["MAX_NAME_LENGTH", "check_hello_text", "check_name", "unsafe_character"]
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "check_hello_fields",
+    "check_hello_text",
+    "check_name",
+    "unsafe_character",
+]
 
 # Long enough for "<bot>@<season>-2", short enough for a table column.
 MAX_NAME_LENGTH = ProtocolLimits.bot_name_chars
@@ -72,3 +80,22 @@ def check_hello_text(text: str, what: str) -> str:
     with the Hello's other strings by the referee.)"""
     _refuse_unsafe(text, what)
     return text
+
+
+def check_hello_fields(hello: bot_pb2.Hello, limits: ProtocolLimits) -> None:
+    """Refuse a Hello whose strings are over their caps: each is kept for the session's
+    life, written to the database or echoed in a reply."""
+    fields = [
+        ("bot_name", hello.bot_name, limits.bot_name_chars),
+        ("bot_version", hello.bot_version, limits.bot_version_chars),
+        ("resume_match_id", hello.resume_match_id, limits.match_id_chars),
+    ]
+    fields += [("rulesets entry", r, limits.ruleset_id_chars) for r in hello.rulesets]
+    for name, value, cap in fields:
+        if len(value) > cap:
+            raise ProtocolError(f"hello.{name} has {len(value)} characters; the cap is {cap}")
+    if len(hello.rulesets) > limits.rulesets_per_hello:
+        raise ProtocolError(
+            f"hello.rulesets has {len(hello.rulesets)} entries; the cap is "
+            f"{limits.rulesets_per_hello}"
+        )

@@ -7,18 +7,17 @@ and is driven from one asyncio event loop.
 from __future__ import annotations
 
 import asyncio
-import enum
 import hmac
-import json
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import codec
 from arena.clock import Clock, SystemClock
+from arena.config import AdminTokenScope, RefereeConfig
 from arena.errors import (
+    CloseReason,
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
@@ -33,20 +32,15 @@ from arena.limits import (
     MAX_SESSIONS_PER_BOT,
     OPEN_REQUEST_INBOX_LIMIT,
     SEAT_INBOX_LIMIT,
-    ConnectionLimits,
-    ProtocolLimits,
 )
-from arena.names import check_hello_text
+from arena.matchlog import running_log
+from arena.names import check_hello_fields, check_hello_text
 from arena.private_files import private_dir
-from arena.session import SHUTDOWN_REASON, Lobby, SeatSession, SessionState
+from arena.session import Lobby, SeatSession, SessionState
+from arena.spec import MatchSpec
 from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
-from arena.table import PROTOCOL_VERSION, MatchSpec, Table
-from arena.timecontrol import TimeControlSettings
+from arena.table import PROTOCOL_VERSION, Table
 from brandeln.v1 import admin_pb2, bot_pb2
-from engine.dealing import Deal, fixed_deal
-from engine.errors import EngineError
-from engine.permutation import SuitPermutation
-from engine.rulesets import Ruleset, find_ruleset
 
 # The flood limits are re-exported for the code that imported them from here.
 __all__ = [
@@ -56,7 +50,6 @@ __all__ = [
     "SEAT_INBOX_LIMIT",
     "SERVER_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
-    "TOKEN_ROTATED",
     "AdminTokenScope",
     "Referee",
     "RefereeConfig",
@@ -64,33 +57,6 @@ __all__ = [
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
-# How a session ended by a token rotation is closed: its stream ends UNAUTHENTICATED.
-TOKEN_ROTATED = "token rotated"
-
-
-class AdminTokenScope(enum.Enum):
-    """Where the admin token of ``RefereeConfig.admin_token`` lives."""
-
-    # Stored (as a hash) in the database, so it outlives the process: `brandeln serve`.
-    STORED = "stored"
-    # Held in memory for this run only; the database's stored token is left alone, so a
-    # short-lived referee (the embedded one of `season run`) never locks out an operator.
-    THIS_RUN = "this_run"
-
-
-@dataclass(frozen=True)
-class RefereeConfig:
-    """Where the referee keeps its state, and its defaults."""
-
-    db_path: Path
-    logs_dir: Path
-    admin_token: str | None = None  # None: keep the stored one, or generate one on first start
-    admin_token_scope: AdminTokenScope = AdminTokenScope.STORED
-    time_control: TimeControlSettings = field(default_factory=TimeControlSettings)
-    seat_wait_ms: int = 10_000
-    max_deals: int = 1000
-    limits: ProtocolLimits = field(default_factory=ProtocolLimits)
-    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 class Referee:
@@ -143,7 +109,7 @@ class Referee:
         bot = self.store.bot_for_token(hello.token)
         if bot is None:
             raise UnauthenticatedError("unknown or revoked bot token")
-        self._check_hello_fields(hello)
+        check_hello_fields(hello, self.config.limits)
         if hello.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
             supported = ", ".join(str(v) for v in SUPPORTED_PROTOCOL_VERSIONS)
             raise UnsupportedVersionError(
@@ -203,25 +169,6 @@ class Referee:
             await self.lobby.join(session)
         return session
 
-    def _check_hello_fields(self, hello: bot_pb2.Hello) -> None:
-        """Refuse a Hello whose strings are over their caps: each is kept for the session's
-        life, written to the database or echoed in a reply."""
-        limits = self.config.limits
-        fields = [
-            ("bot_name", hello.bot_name, limits.bot_name_chars),
-            ("bot_version", hello.bot_version, limits.bot_version_chars),
-            ("resume_match_id", hello.resume_match_id, limits.match_id_chars),
-        ]
-        fields += [("rulesets entry", r, limits.ruleset_id_chars) for r in hello.rulesets]
-        for name, value, cap in fields:
-            if len(value) > cap:
-                raise ProtocolError(f"hello.{name} has {len(value)} characters; the cap is {cap}")
-        if len(hello.rulesets) > limits.rulesets_per_hello:
-            raise ProtocolError(
-                f"hello.rulesets has {len(hello.rulesets)} entries; the cap is "
-                f"{limits.rulesets_per_hello}"
-            )
-
     def _may_resume(self, table: Table, seat: int) -> bool:
         key = (table.spec.match_id, seat)
         self._resumes[key] += 1
@@ -235,18 +182,18 @@ class Referee:
         if seat is not None:
             limit = SEAT_INBOX_LIMIT if seat.pending is None else OPEN_REQUEST_INBOX_LIMIT
             if seat.inbox.qsize() >= limit:
-                session.close(f"protocol: more than {limit} unread messages for this seat")
+                session.close(
+                    CloseReason.PROTOCOL, f"more than {limit} unread messages for this seat"
+                )
                 return
             seat.inbox.put_nowait(message)
             return
         if message.WhichOneof("kind") == "action":
             session.send(
-                bot_pb2.RefereeMessage(
-                    rejected=bot_pb2.ActionRejected(
-                        request_id=message.action.request_id,
-                        code=bot_pb2.REJECT_CODE_STALE_REQUEST,
-                        reason="no request is open: the session is not seated",
-                    )
+                codec.rejected(
+                    message.action.request_id,
+                    codec.Rejection.STALE_REQUEST,
+                    "no request is open: the session is not seated",
                 )
             )
 
@@ -257,11 +204,10 @@ class Referee:
         await could be cut short by a second cancellation and leave a ghost in the lobby.
         """
         seat = session.seat
-        if seat is not None and seat.session is session:
-            for table in self.tables.values():
-                if seat in table.seats:
-                    table.disconnect(seat)
-        session.seat = None
+        table = self.tables.get(session.match_id)
+        if seat is not None and seat.session is session and table is not None:
+            table.disconnect(seat)
+        session.unseat()
         session.close()
         self.lobby.leave(session)
         self.hello_names.pop(session.session_id, None)
@@ -283,77 +229,27 @@ class Referee:
         for session in self.lobby.sessions():
             if session.bot_id == bot_id:
                 session.close(
-                    f"{TOKEN_ROTATED}: the bot's token was replaced; connect with the new one"
+                    CloseReason.TOKEN_ROTATED,
+                    "the bot's token was replaced; connect with the new one",
                 )
         return token
 
     def build_spec(self, request: admin_pb2.RunMatchRequest) -> MatchSpec:
         """Validate a RunMatchRequest into a MatchSpec (InvalidRequestError says what is wrong)."""
-        try:
-            ruleset = find_ruleset(request.ruleset or "standard", dict(request.options))
-        except EngineError as error:
-            raise InvalidRequestError(str(error)) from None
-        bot_ids = tuple(request.bot_ids)
-        if len(bot_ids) != ruleset.players:
-            raise InvalidRequestError(
-                f"ruleset {ruleset.id!r} seats {ruleset.players} bots; got {len(bot_ids)}"
-            )
-        for bot_id in bot_ids:
+
+        def check_bot(bot_id: str) -> None:
             try:
                 self.store.bot(bot_id)
             except NotFoundError as error:
                 raise InvalidRequestError(str(error)) from None
-        if request.first_dealer >= ruleset.players:
-            raise InvalidRequestError(f"first_dealer must be a seat 0..{ruleset.players - 1}")
-        fixed = self._fixed_deals(request, ruleset)
-        deals = len(fixed) if fixed else request.deals or ruleset.default_deals
-        if deals > self.config.max_deals:
-            raise InvalidRequestError(f"deals must be at most {self.config.max_deals}")
-        permutation = SuitPermutation.identity()
-        if request.suit_permutation:
-            try:
-                permutation = SuitPermutation(
-                    [codec.suit_from_pb(s) for s in request.suit_permutation]
-                )
-            except (codec.CodecError, ValueError) as error:
-                raise InvalidRequestError(f"suit_permutation: {error}") from None
-        default = self.config.time_control
-        tc = request.time_control
-        try:
-            time_control = TimeControlSettings(
-                move_ms=tc.move_ms or default.move_ms,
-                bank_ms=tc.bank_ms or default.bank_ms,
-                max_strikes=tc.max_strikes or default.max_strikes,
-                reconnect_ms=tc.reconnect_ms or default.reconnect_ms,
-            )
-        except ValueError as error:
-            raise InvalidRequestError(str(error)) from None
-        return MatchSpec(
-            match_id=f"m_{uuid.uuid4().hex[:16]}",
-            ruleset=ruleset,
-            bot_ids=bot_ids,
-            deals=deals,
-            seed=request.seed,
-            first_dealer=fixed[0].dealer if fixed else request.first_dealer,
-            fixed_deals=tuple(fixed),
-            permutation=permutation,
-            time_control=time_control,
-        )
 
-    @staticmethod
-    def _fixed_deals(request: admin_pb2.RunMatchRequest, ruleset: Ruleset) -> list[Deal]:
-        deals = []
-        for number, fixed in enumerate(request.fixed_deals, start=1):
-            try:
-                by_seat = {
-                    hand.seat: [codec.card_from_pb(c) for c in hand.cards] for hand in fixed.hands
-                }
-                hands = [by_seat.get(seat, []) for seat in range(ruleset.players)]
-                blind = by_seat.get(ruleset.players, [])
-                deals.append(fixed_deal(ruleset, fixed.dealer, hands, blind))
-            except (EngineError, codec.CodecError) as error:
-                raise InvalidRequestError(f"fixed deal {number}: {error}") from None
-        return deals
+        return codec.match_spec_from_request(
+            request,
+            match_id=f"m_{uuid.uuid4().hex[:16]}",
+            max_deals=self.config.max_deals,
+            default_time_control=self.config.time_control,
+            check_bot=check_bot,
+        )
 
     async def match_log(self, record: MatchRecord) -> bytes:
         """A match's log as far as it may be read now (``GetMatch``).
@@ -363,15 +259,11 @@ class Referee:
         cards of the deal in play or of those to come. Raises OSError if the file is unreadable.
         The bytes are the file's: the caller checks that they are UTF-8.
         """
-        path = Path(record.log_path)
         table = self.tables.get(record.match_id)
         if table is None or table.done.is_set():
-            return await asyncio.to_thread(path.read_bytes)
+            return await asyncio.to_thread(Path(record.log_path).read_bytes)
         committed = table.log.committed
-        header = json.dumps(table.header, separators=(",", ":")).encode()
-        data = await asyncio.to_thread(_read_prefix, path, committed)
-        _, _, deals = data.partition(b"\n")
-        return header + b"\n" + deals
+        return await asyncio.to_thread(running_log, Path(record.log_path), committed, table.header)
 
     async def start_match(
         self,
@@ -395,7 +287,10 @@ class Referee:
             limits=self.config.limits,
         )
         if observer is not None:
-            observers = table.summary_observers if request.summary_updates else table.observers
+            audience = table.audience
+            observers = (
+                audience.summary_observers if request.summary_updates else audience.observers
+            )
             observers.append(observer)
         self.tables[spec.match_id] = table
         task = asyncio.create_task(self._run_table(table), name=spec.match_id)
@@ -411,7 +306,8 @@ class Referee:
             for seat in table.seats:
                 self._resumes.pop((table.spec.match_id, seat.index), None)
             # The sessions now at the table (a resumed seat has a new one) go back to the lobby.
-            await self.lobby.release(s.session for s in table.seats if s.session is not None)
+            match_id = table.spec.match_id
+            await self.lobby.release(s for s in self.lobby.sessions() if s.match_id == match_id)
 
     async def abort_all(self) -> None:
         """Abort every running match (each is recorded as aborted, its log closed)."""
@@ -429,12 +325,7 @@ class Referee:
             await hook()
         await self.abort_all()
         for session in self.lobby.sessions():
-            session.close(SHUTDOWN_REASON)
+            session.close(CloseReason.SHUTDOWN)
 
     def close(self) -> None:
         self.store.close()
-
-
-def _read_prefix(path: Path, size: int) -> bytes:
-    with path.open("rb") as file:
-        return file.read(size)

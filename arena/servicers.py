@@ -14,7 +14,9 @@ from google.protobuf.message import DecodeError
 
 from arena.errors import (
     ArenaError,
+    CloseReason,
     CorruptDataError,
+    HelloTimeoutError,
     NotFoundError,
     ProtocolError,
     status_code_for,
@@ -25,8 +27,9 @@ from arena.limits import (
     LOBBY_MESSAGE_LIMIT,
     MAX_BOT_MESSAGE_BYTES,
 )
-from arena.referee import TOKEN_ROTATED, Referee
-from arena.session import SHUTDOWN_REASON, Outgoing, SeatSession
+from arena.referee import Referee
+from arena.seat import Outgoing
+from arena.session import SeatSession
 from arena.summaries import summary_of
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
 
@@ -59,14 +62,10 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
         except StopAsyncIteration:
             return
         except TimeoutError:
-            await context.abort(
-                grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:g} s"
-            )
+            await _abort(context, HelloTimeoutError(f"no hello within {HELLO_TIMEOUT_S:g} s"))
             return
         except DecodeError as error:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"the first message is not a BotMessage: {error}"
-            )
+            await _abort(context, ProtocolError(f"the first message is not a BotMessage: {error}"))
             return
         try:
             self._check_size(first)
@@ -87,17 +86,14 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             reader.cancel()
             writer.cancel()
             await asyncio.gather(reader, writer, return_exceptions=True)
-        if session.close_reason == SHUTDOWN_REASON:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, session.close_reason)
-        elif session.close_reason.startswith("protocol:"):
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, session.close_reason.removeprefix("protocol: ")
+        if session.close_kind is not None:
+            # A protocol breach is told as its detail alone (the code already says the kind).
+            message = (
+                session.close_detail
+                if session.close_kind is CloseReason.PROTOCOL
+                else session.close_reason
             )
-        elif session.close_reason.startswith(TOKEN_ROTATED):
-            # The token this stream said hello with is refused now (Admin.RotateBotToken).
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, session.close_reason)
-        elif session.close_reason:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, session.close_reason)
+            await context.abort(status_code_for(session.close_kind), message)
 
     @staticmethod
     async def _write(
@@ -148,12 +144,12 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                     if message.WhichOneof("kind") is None:
                         raise ProtocolError("empty message: set hello, action or log")
                 except ProtocolError as error:
-                    session.close(f"protocol: {error}")
+                    session.close(CloseReason.PROTOCOL, str(error))
                     return
                 if session.seat is None:
                     unseated += 1
                     if unseated > LOBBY_MESSAGE_LIMIT:
-                        session.close("protocol: too many messages while not seated")
+                        session.close(CloseReason.PROTOCOL, "too many messages while not seated")
                         return
                 else:
                     unseated = 0
@@ -161,7 +157,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
         except (grpc.aio.AioRpcError, asyncio.CancelledError):
             raise
         except Exception as error:
-            session.close(f"protocol: unreadable stream: {error}")
+            session.close(CloseReason.PROTOCOL, f"unreadable stream: {error}")
             return
         # The bot closed its side: the session ends (a seated seat waits for a resume).
         session.close()
@@ -232,10 +228,8 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         async def call() -> admin_pb2.ListSessionsResponse:
             infos = []
             for session in self.referee.lobby.sessions():
-                match_id = ""
-                for table in self.referee.tables.values():
-                    if session.seat in table.seats:
-                        match_id = table.spec.match_id
+                # Only a seat of a running table counts (a finished table releases its seats).
+                match_id = session.match_id if session.match_id in self.referee.tables else ""
                 infos.append(
                     admin_pb2.SessionInfo(
                         session_id=session.session_id,
@@ -278,9 +272,9 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
             if table is None:
                 raise NotFoundError(f"no running match with id {request.match_id!r}")
             queue: asyncio.Queue[cards_pb2.GameEvent | None] = asyncio.Queue()
-            for event in table.history:
+            for event in table.audience.history:
                 queue.put_nowait(event)
-            table.watchers.append(queue)
+            table.audience.watchers.append(queue)
             return queue
 
         queue = await self._guard(context, call)

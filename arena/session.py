@@ -12,18 +12,10 @@ import enum
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from arena.errors import SeatUnavailableError
+from arena.errors import CloseReason, SeatUnavailableError
 from arena.limits import OUTBOX_LIMIT
-from brandeln.v1 import bot_pb2
-
-if TYPE_CHECKING:
-    from arena.table import Seat
-
-# What a session sends: a RefereeMessage, or one already serialized (arena.server passes bytes
-# through to the wire as they are).
-Outgoing = bot_pb2.RefereeMessage | bytes
+from arena.seat import Outgoing, Seat
 
 __all__ = ["OUTBOX_LIMIT", "SHUTDOWN_REASON", "Lobby", "Outgoing", "SeatSession", "SessionState"]
 
@@ -49,14 +41,27 @@ class SeatSession:
     rulesets: frozenset[str]
     snapshot_only: bool
     state: SessionState = SessionState.LOBBY
+    # Where the session sits, if seated: the match (the referee maps it to its table) and the
+    # seat. The session knows no table, so the table and the session do not import each other.
+    match_id: str = ""
     seat: Seat | None = None
     # Messages, or their serialized bytes (the hot path serializes a fan-out once for all seats).
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
-    close_reason: str = ""
+    # Why the referee closed the stream (None: it ended on the bot's side), and the detail.
+    close_kind: CloseReason | None = None
+    close_detail: str = ""
     # Set by close(): the Play handler waits on it, since a write blocked on a bot that does
     # not read would never reach the outbox's close sentinel.
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     slow_reader: bool = False
+
+    def seat_at(self, match_id: str, seat: Seat) -> None:
+        self.match_id = match_id
+        self.seat = seat
+
+    def unseat(self) -> None:
+        self.match_id = ""
+        self.seat = None
 
     def plays(self, ruleset_id: str) -> bool:
         return not self.rulesets or ruleset_id in self.rulesets
@@ -67,16 +72,26 @@ class SeatSession:
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
             self.slow_reader = True
-            self.close("slow reader: the bot stopped reading the referee's messages")
+            self.close(CloseReason.SLOW_READER, "the bot stopped reading the referee's messages")
             return
         self.outbox.put_nowait(message)
 
-    def close(self, reason: str = "") -> None:
+    @property
+    def close_reason(self) -> str:
+        """The close reason as the stream's end reports it ("protocol: ...")."""
+        if self.close_kind is None:
+            return ""
+        if self.close_kind is CloseReason.SHUTDOWN:
+            return SHUTDOWN_REASON
+        return f"{self.close_kind}: {self.close_detail}"
+
+    def close(self, kind: CloseReason | None = None, detail: str = "") -> None:
         """End the stream: the Play handler sees the sentinel and returns."""
         if self.state is SessionState.CLOSED:
             return
         self.state = SessionState.CLOSED
-        self.close_reason = reason
+        self.close_kind = kind
+        self.close_detail = detail
         self.outbox.put_nowait(None)
         self.closed.set()
 
@@ -178,5 +193,5 @@ class Lobby:
         for session in sessions:
             if session.state is SessionState.SEATED:
                 session.state = SessionState.LOBBY
-            session.seat = None
+            session.unseat()
         await self.notify()

@@ -6,6 +6,7 @@ CLI reads a remote referee's summaries as rows: one pair of conversions serves a
 
 from __future__ import annotations
 
+from arena.logrecords import MatchStatus
 from arena.store import MatchRecord
 from brandeln.v1 import admin_pb2
 
@@ -20,7 +21,7 @@ def summary_of(record: MatchRecord) -> admin_pb2.MatchSummary:
         balances=record.balances,
         ranks=record.ranks,
         forfeited=record.forfeited,
-        status=record.status,
+        status=record.status.value,
         deals_played=record.deals_played,
         started_at=record.started_at,
         ended_at=record.ended_at,
@@ -40,7 +41,7 @@ def record_of(summary: admin_pb2.MatchSummary, log_path: str = "") -> MatchRecor
         ranks=tuple(summary.ranks),
         forfeited=tuple(summary.forfeited),
         strikes=tuple(summary.strikes),
-        status=summary.status,
+        status=MatchStatus(summary.status),
         deals_played=summary.deals_played,
         started_at=summary.started_at,
         ended_at=summary.ended_at,

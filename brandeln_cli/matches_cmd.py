@@ -353,7 +353,7 @@ def matches_verify(
 
     Exit 0 when reproduced; else exit 1 and list what differs, the first differing field first.
     """
-    from arena.matchlog import replay_log  # noqa: PLC0415
+    from arena.replay import replay_log  # noqa: PLC0415
 
     loaded = _load(match_id, data, referee, ca)
     report = replay_log(loaded.text, loaded.name)

@@ -51,8 +51,8 @@ def suit_permutation_message(images: str) -> list[cards_pb2.Suit.ValueType]:
     ...     cards_pb2.SUIT_DIAMONDS, cards_pb2.SUIT_CLUBS]
     True
     """
-    # The protocol numbers suits from 1 (0 is UNSPECIFIED); the engine from 0, in the same order.
-    return [cards_pb2.Suit.ValueType(Suit.parse(letter) + 1) for letter in images]
+    # By name (SUIT_HEARTS for Suit.HEARTS): no enum offset is computed outside the codec.
+    return [cards_pb2.Suit.Value(f"SUIT_{Suit.parse(letter).name}") for letter in images]
 
 
 def time_control_message(time_control: TimeControl) -> cards_pb2.TimeControl:

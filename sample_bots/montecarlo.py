@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from brandeln.v1 import bot_pb2, cards_pb2
-from engine.cards import RANK_COUNT, Suit
+from engine.cards import CARDS, Suit
 from engine.playout import playout_from
 from engine.rulesets import SWITCHES, Contract, EarlyStop, Goal, Ruleset, find_ruleset
 from engine.seats import seat_after, steps_from
@@ -36,6 +36,7 @@ from engine.trick_rules import (
 )
 from sample_bots.heuristic import HeuristicBot
 from sample_bots.sdk import PASS, Answer
+from sample_bots.sdk.notation import parse_card, suit_letter
 
 BUDGET_SHARE = 0.5  # of move_ms, leaving the rest for the network and the unexpected
 MAX_THINK_MS = 400  # even with a generous clock, keep matches moving
@@ -44,9 +45,21 @@ BID_MARGIN = 0.35  # bid only when a contract beats passing by this many values 
 EPSILON = 0.1  # share of random moves in the playout policy
 
 
+# Proto card -> engine index, matched through the card's notation ("HJ") so no enum offset is
+# computed here (the codec's concern on the referee's side).
+_CARD_INDEX: dict[tuple[int, int], int] = {
+    (pb.suit, pb.rank): card.index for card in CARDS for pb in [parse_card(str(card))]
+}
+
+
 def card_index(card: cards_pb2.Card) -> int:
-    """The engine's index of a proto card (proto enums start at 1, engine ones at 0)."""
-    return (card.suit - 1) * RANK_COUNT + (card.rank - 1)
+    """The engine's index of a proto card."""
+    return _CARD_INDEX[(card.suit, card.rank)]
+
+
+def engine_suit(suit: cards_pb2.Suit.ValueType) -> Suit:
+    """The engine's suit of a proto suit, by its letter."""
+    return Suit.parse(suit_letter(suit))
 
 
 def bits(mask: int) -> list[int]:
@@ -302,7 +315,7 @@ class MonteCarloBot(HeuristicBot):
     # --- the three searches --------------------------------------------------------------
     def search_card(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
         view = request.view
-        trump = Suit(view.trump - 1) if view.trump else None
+        trump = engine_suit(view.trump) if view.trump else None
         duties = duties_for(ruleset, trump)
         soloist = view.soloist if view.HasField("soloist") else None
         contract = ruleset.contract(view.contract) if view.contract else None
@@ -362,7 +375,7 @@ class MonteCarloBot(HeuristicBot):
         return [t / samples for t in totals]
 
     def search_trump(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
-        suits = [Suit(choice.trump - 1) for choice in request.legal]
+        suits = [engine_suit(choice.trump) for choice in request.legal]
         scores = self.evaluate_contract(
             request, ruleset, request.view.contract, suits, self.deadline(request)
         )

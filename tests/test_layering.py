@@ -107,3 +107,131 @@ def test_the_checker_catches_a_runtime_package_importing_the_benchmarks(tmp_path
     (tmp_path / "ladder").mkdir()
     (tmp_path / "ladder" / "slow.py").write_text("from bench.season import run_season_bench\n")
     assert violations("ladder", tmp_path) == ["ladder/slow.py:1 imports bench"]
+# The project's own packages, whose modules make the import graph.
+PACKAGES = ("engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench")
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (TYPE_CHECKING imports too: a cycle that only
+    the type checker sees is still two modules that know each other)."""
+    paths = {
+        module_name(path, root): path
+        for package in PACKAGES
+        if (root / package).is_dir()
+        for path in sorted((root / package).rglob("*.py"))
+        if "node_modules" not in path.parts
+    }
+    graph: dict[str, set[str]] = {name: set() for name in paths}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                # `from arena import codec` imports the module arena.codec.
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            for target in targets:
+                if target in paths and target != name:
+                    graph[name].add(target)
+                    break
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(graph[node]):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles_between_project_modules() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_checker_catches_a_planted_cycle(tmp_path: Path) -> None:
+    # Guard the guard: two modules that import each other, one only for the type checker.
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "__init__.py").write_text("")
+    (tmp_path / "arena" / "a.py").write_text("from arena import b\n")
+    (tmp_path / "arena" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from arena.a import X\n"
+    )
+    (tmp_path / "arena" / "c.py").write_text("from . import a\n")
+    assert cycles(import_graph(tmp_path)) == [["arena.a", "arena.b"]]
+
+
+# The arena modules that may import both the stubs and the engine: the codec alone crosses
+# the boundary between protocol and engine values.
+CODEC_MODULES = frozenset(
+    {
+        "arena/codec/values.py",
+        "arena/codec/snapshots.py",
+        "arena/codec/messages.py",
+        "arena/codec/requests.py",
+    }
+)
+
+
+def modules_crossing_the_boundary(root: Path = ROOT) -> list[str]:
+    """The arena modules importing both."""
+    found = []
+    for path in sorted((root / "arena").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        modules = {module for _, module in imported_top_levels(path)}
+        if {"brandeln", "engine"} <= modules and relative not in CODEC_MODULES:
+            found.append(relative)
+    return found
+
+
+def test_only_the_codec_imports_both_the_stubs_and_the_engine() -> None:
+    assert modules_crossing_the_boundary() == []
+
+
+def test_the_boundary_checker_catches_a_second_codec(tmp_path: Path) -> None:
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "table.py").write_text(
+        "from brandeln.v1 import bot_pb2\nfrom engine.state import DealState\n"
+    )
+    (tmp_path / "arena" / "session.py").write_text("from brandeln.v1 import bot_pb2\n")
+    assert modules_crossing_the_boundary(tmp_path) == ["arena/table.py"]

@@ -1,4 +1,4 @@
-"""The codec between protobuf messages and engine values (arena/codec.py)."""
+"""The codec between protobuf messages and engine values (the arena/codec package)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ import pytest
 
 from arena.codec import cards_to_pb
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log, replay_log
+from arena.matchlog import read_log
+from arena.replay import replay_log
 from brandeln.v1 import admin_pb2, cards_pb2
 from engine.cards import parse_cards
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses

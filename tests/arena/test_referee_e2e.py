@@ -17,7 +17,8 @@ import pytest
 
 from arena.codec import cards_to_pb
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import public_events, read_log, replay_log
+from arena.matchlog import public_events, read_log
+from arena.replay import replay_log
 from arena.store import RefereeStore
 from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc, cards_pb2
 from engine.cards import parse_cards

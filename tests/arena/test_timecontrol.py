@@ -11,8 +11,9 @@ import pytest
 
 from arena.mailbox import Mailbox
 from arena.session import SeatSession
+from arena.spec import MatchSpec
 from arena.store import RefereeStore
-from arena.table import MatchSpec, Table
+from arena.table import Table
 from arena.timecontrol import SeatClock, TimeControlSettings
 from brandeln.v1 import bot_pb2
 from engine.permutation import SuitPermutation
@@ -136,7 +137,7 @@ async def test_a_silent_seat_times_out_three_times_then_forfeits(tmp_path: Path)
     assert list(summary.strikes) == [3, 0, 0, 0]
     # First timeout waits move + whole bank, later ones only the move time: the bank is spent.
     assert clock.waited == pytest.approx(4.0 + 1.0 + 1.0)
-    codes = [p["code"] for p in table.penalties]
+    codes = [p.code for p in table.penalties]
     assert codes == ["timeout", "timeout", "timeout", "forfeited"]
 
 
@@ -148,7 +149,7 @@ async def test_slow_answers_drain_the_bank_until_a_timeout(tmp_path: Path) -> No
     summary = await table.run()
     assert summary.strikes[0] >= 1
     assert table.seats[0].clock.bank_ms == 0
-    assert table.penalties[0]["code"] == "timeout"
+    assert table.penalties[0].code == "timeout"
     assert all(s == 0 for s in summary.strikes[1:])
 
 

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import replay_log
+from arena.replay import replay_log
 from brandeln.v1 import admin_pb2
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 

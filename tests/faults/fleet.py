@@ -49,8 +49,9 @@ import grpc
 from grpc_health.v1 import health_pb2
 
 from arena.limits import HELLO_TIMEOUT_S, MAX_SESSIONS_PER_BOT
-from arena.matchlog import public_events, read_log, replay_log
-from arena.table import deal_seed
+from arena.matchlog import public_events, read_log
+from arena.replay import replay_log
+from arena.spec import deal_seed
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
 from engine.dealing import deal_cards
 from engine.rulesets import find_ruleset

@@ -225,7 +225,7 @@ async def test_a_resume_takes_its_seat_at_once_while_the_lobby_is_busy(referee: 
     )
     match_id = table.spec.match_id
     dropped = table.seats[0].session
-    assert dropped is not None
+    assert isinstance(dropped, SeatSession)
     referee.close_session(dropped)
     resume = _hello(tokens[0]).hello
     resume.resume_match_id = match_id

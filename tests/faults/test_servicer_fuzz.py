@@ -36,8 +36,9 @@ from hypothesis import strategies as st
 
 from arena import referee as referee_module
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log, replay_log
+from arena.matchlog import read_log
 from arena.referee import Referee
+from arena.replay import replay_log
 from arena.table import Table
 from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc, cards_pb2
 from tests.faults.fleet import DealBook, leaks

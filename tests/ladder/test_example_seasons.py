@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena import codec
-from arena.table import deal_seed
+from arena.spec import deal_seed
 from engine.match import MatchState
 from engine.rulesets import RULESET_IDS, Ruleset, find_ruleset
 from ladder.config import CommandBot, SeasonConfig, load_season
@@ -74,7 +74,7 @@ def _play_match(
     match = MatchState.new(ruleset, deals=deals)
     request_id = 0
     while not match.is_over:
-        # The referee's deal seeds (arena.table.deal_seed) for this seed.
+        # The referee's deal seeds (arena.spec.deal_seed) for this seed.
         deal = match.deal_for_seed(deal_seed(seed, match.deal_number + 1))
         state = match.start_deal(deal)
         while not state.is_over():

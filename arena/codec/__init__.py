@@ -1,0 +1,91 @@
+"""The one place where protobuf messages and engine values meet.
+
+Every conversion between `brandeln.v1` messages and engine values goes through this package, so
+the rest of the arena speaks either protocol or engine, never both (ARCHITECTURE.md; a layering
+test checks it). Decoding what a bot sent is defensive: an unset enum, a card outside the deck or
+a missing oneof raises :class:`CodecError` with a reason fit to send back in an
+``ActionRejected``.
+
+- :mod:`arena.codec.values`: cards, suits, phases, choices and actions, rulesets, hands.
+- :mod:`arena.codec.snapshots`: events, views and decision requests (the hot path).
+- :mod:`arena.codec.messages`: the match-level messages a table sends, ``ActionRejected``.
+- :mod:`arena.codec.requests`: a RunMatchRequest validated into a MatchSpec.
+
+The protocol's enums start at 1 (0 is ``*_UNSPECIFIED``); the engine's start at 0.
+"""
+
+from __future__ import annotations
+
+from arena.codec.messages import (
+    BotMessage,
+    GameEvent,
+    MatchStarted,
+    MatchSummary,
+    MatchUpdate,
+    RefereeMessage,
+    Rejection,
+    deal_started,
+    fixed_deal_from_pb,
+    match_ended,
+    match_started,
+    match_summary,
+    rejected,
+    seat_penalized,
+)
+from arena.codec.requests import match_spec_from_request
+from arena.codec.snapshots import (
+    decision_request,
+    decision_request_bytes,
+    event_message_bytes,
+    event_to_pb,
+    view_to_pb,
+)
+from arena.codec.values import (
+    CodecError,
+    WrongPhaseError,
+    action_to_choice,
+    card_from_pb,
+    card_to_pb,
+    cards_to_pb,
+    choice_to_action,
+    hands_to_pb,
+    phase_to_pb,
+    ruleset_to_pb,
+    suit_from_pb,
+    suit_to_pb,
+)
+
+__all__ = [
+    "BotMessage",
+    "CodecError",
+    "GameEvent",
+    "MatchStarted",
+    "MatchSummary",
+    "MatchUpdate",
+    "RefereeMessage",
+    "Rejection",
+    "WrongPhaseError",
+    "action_to_choice",
+    "card_from_pb",
+    "card_to_pb",
+    "cards_to_pb",
+    "choice_to_action",
+    "deal_started",
+    "decision_request",
+    "decision_request_bytes",
+    "event_message_bytes",
+    "event_to_pb",
+    "fixed_deal_from_pb",
+    "hands_to_pb",
+    "match_ended",
+    "match_spec_from_request",
+    "match_started",
+    "match_summary",
+    "phase_to_pb",
+    "rejected",
+    "ruleset_to_pb",
+    "seat_penalized",
+    "suit_from_pb",
+    "suit_to_pb",
+    "view_to_pb",
+]

@@ -1,0 +1,164 @@
+"""The match-level messages a table sends and the requests it is built from.
+
+Each builder takes plain values (the table's, the engine's) and returns the message; the table
+itself never names a protobuf type but through the aliases below.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+from arena.codec.values import card_from_pb, cards_to_pb, ruleset_to_pb
+from arena.logrecords import MatchStatus, Penalty
+from arena.timecontrol import TimeControlSettings
+from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
+from engine.dealing import Deal, fixed_deal
+from engine.rulesets import Ruleset
+from engine.seats import forehand_of
+
+__all__ = [
+    "BotMessage",
+    "GameEvent",
+    "MatchStarted",
+    "MatchSummary",
+    "MatchUpdate",
+    "RefereeMessage",
+    "Rejection",
+    "deal_started",
+    "fixed_deal_from_pb",
+    "match_ended",
+    "match_started",
+    "match_summary",
+    "rejected",
+    "seat_penalized",
+]
+
+# The protocol types the table passes around, named here so that it imports no stub.
+GameEvent = cards_pb2.GameEvent
+MatchSummary = admin_pb2.MatchSummary
+MatchUpdate = admin_pb2.MatchUpdate
+BotMessage = bot_pb2.BotMessage
+RefereeMessage = bot_pb2.RefereeMessage
+MatchStarted = bot_pb2.MatchStarted
+
+
+class Rejection(enum.Enum):
+    """Why an answer was rejected: the ActionRejected code it is sent with."""
+
+    MALFORMED = bot_pb2.REJECT_CODE_MALFORMED
+    STALE_REQUEST = bot_pb2.REJECT_CODE_STALE_REQUEST
+    WRONG_PHASE = bot_pb2.REJECT_CODE_WRONG_PHASE
+    ILLEGAL = bot_pb2.REJECT_CODE_ILLEGAL
+
+
+def rejected(request_id: int, rejection: Rejection, reason: str) -> bot_pb2.RefereeMessage:
+    """An ``ActionRejected`` (the one place it is built)."""
+    return bot_pb2.RefereeMessage(
+        rejected=bot_pb2.ActionRejected(request_id=request_id, code=rejection.value, reason=reason)
+    )
+
+
+def match_started(
+    match_id: str,
+    seat: int,
+    players: Sequence[tuple[str, str]],
+    ruleset: Ruleset,
+    deals: int,
+    tc: TimeControlSettings,
+) -> bot_pb2.MatchStarted:
+    """``players`` are (registered name, Hello name) by seat."""
+    return bot_pb2.MatchStarted(
+        match_id=match_id,
+        seat=seat,
+        players=[
+            cards_pb2.Player(seat=index, bot_name=bot_name, hello_name=hello_name)
+            for index, (bot_name, hello_name) in enumerate(players)
+        ],
+        ruleset=ruleset_to_pb(ruleset),
+        deals=deals,
+        time_control=cards_pb2.TimeControl(
+            move_ms=tc.move_ms,
+            bank_ms=tc.bank_ms,
+            max_strikes=tc.max_strikes,
+            reconnect_ms=tc.reconnect_ms,
+        ),
+    )
+
+
+def deal_started(deal_number: int, deal: Deal, seat: int, players: int) -> bot_pb2.RefereeMessage:
+    """A seat's ``DealStarted``: its own hand only."""
+    return bot_pb2.RefereeMessage(
+        deal_started=bot_pb2.DealStarted(
+            deal_number=deal_number,
+            dealer=deal.dealer,
+            forehand=forehand_of(deal.dealer, players),
+            hand=cards_to_pb(deal.hands[seat]),
+        )
+    )
+
+
+def seat_penalized(seq: int, penalty: Penalty) -> cards_pb2.GameEvent:
+    message = cards_pb2.GameEvent(seq=seq, deal_number=penalty.deal)
+    message.seat_penalized.seat = penalty.seat
+    message.seat_penalized.reason = penalty.reason
+    message.seat_penalized.code = penalty.code.value
+    message.seat_penalized.strikes = penalty.strikes
+    return message
+
+
+def match_ended(
+    match_id: str,
+    balances: Sequence[int],
+    ranks: Sequence[int],
+    forfeited: Sequence[int],
+    status: MatchStatus,
+) -> bot_pb2.RefereeMessage:
+    return bot_pb2.RefereeMessage(
+        match_ended=bot_pb2.MatchEnded(
+            match_id=match_id,
+            balances=balances,
+            ranks=ranks,
+            forfeited=forfeited,
+            status=status.value,
+        )
+    )
+
+
+def match_summary(
+    *,
+    match_id: str,
+    ruleset_id: str,
+    bot_ids: Sequence[str],
+    bot_names: Sequence[str],
+    balances: Sequence[int],
+    ranks: Sequence[int],
+    forfeited: Sequence[int],
+    strikes: Sequence[int],
+    status: MatchStatus,
+    deals_played: int,
+    started_at: int,
+    ended_at: int,
+) -> admin_pb2.MatchSummary:
+    return admin_pb2.MatchSummary(
+        match_id=match_id,
+        ruleset=ruleset_id,
+        bot_ids=bot_ids,
+        balances=balances,
+        ranks=ranks,
+        forfeited=forfeited,
+        status=status.value,  # the wire keeps the strings: "running", "finished", "aborted"
+        deals_played=deals_played,
+        started_at=started_at,
+        ended_at=ended_at,
+        bot_names=bot_names,
+        strikes=strikes,
+    )
+
+
+def fixed_deal_from_pb(fixed: admin_pb2.FixedDeal, ruleset: Ruleset) -> Deal:
+    """A RunMatchRequest's fixed deal as an engine deal (CodecError or EngineError if bad)."""
+    by_seat = {hand.seat: [card_from_pb(c) for c in hand.cards] for hand in fixed.hands}
+    hands = [by_seat.get(seat, []) for seat in range(ruleset.players)]
+    blind = by_seat.get(ruleset.players, [])
+    return fixed_deal(ruleset, fixed.dealer, hands, blind)

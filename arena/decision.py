@@ -1,0 +1,212 @@
+"""One decision of one seat under time control: ask, wait, check the answer, or fall back.
+
+:meth:`Decider.decide` sends a seat its request, reads the seat's inbox until a legal answer,
+the deadline (the seat's move time and bank, arena.timecontrol) or a drop with no resume in
+time, and returns a :class:`Decision`: the action, how it ended and its latency. Penalties and
+bot log lines go back to the table through the two callbacks. The clock is arena.clock's, so a
+fake clock runs every timeout without sleeping (tests/arena/test_decision.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from arena import codec
+from arena.clock import Clock
+from arena.limits import MAX_MESSAGES_PER_REQUEST, ProtocolLimits, clip
+from arena.seat import Seat, SeatOutcome, Signal
+from arena.timecontrol import TimeControlSettings
+from engine.actions import Action
+from engine.phase import Phase
+
+__all__ = ["Decider", "Decision", "RequestBuilder"]
+
+# Builds the serialized request from its id and the time left (move ms, bank ms): it is built
+# again, with the time then left, when the request is re-sent after a resume.
+RequestBuilder = Callable[[int, int, int], bytes]
+Penalize = Callable[[Seat, SeatOutcome, str, bool], None]
+BotLog = Callable[[Seat, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: Action
+    outcome: SeatOutcome
+    request_id: int  # 0 when no request was answered (the fallback played)
+    latency_ms: int
+
+
+class Decider:
+    """Asks the seats of one table; numbers its requests from 1."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        time_control: TimeControlSettings,
+        limits: ProtocolLimits,
+        penalize: Penalize,
+        bot_log: BotLog,
+    ) -> None:
+        self.clock = clock
+        self.time_control = time_control
+        self.limits = limits
+        self._penalize = penalize
+        self._bot_log = bot_log
+        self._request_ids = itertools.count(1)
+
+    async def decide(
+        self,
+        seat: Seat,
+        phase: Phase,
+        legal: Sequence[Action],
+        illegal_reason: Callable[[Action], str | None],
+        build: RequestBuilder,
+    ) -> Decision:
+        """The seat's decision; the fallback (R12.3: the first legal choice) when it fails."""
+        fallback = legal[0]
+        if seat.forfeited:
+            return Decision(fallback, SeatOutcome.FORFEITED, 0, 0)
+        clock = self.clock
+        request_id = next(self._request_ids)
+        started = clock.now()
+        deadline = started + seat.clock.available_ms() / 1000
+
+        def send_request() -> None:
+            left_ms = max(0, int((deadline - clock.now()) * 1000))
+            move_left = min(seat.clock.move_ms, left_ms)
+            seat.pending = build(request_id, move_left, left_ms - move_left)
+            seat.send(seat.pending)
+
+        send_request()
+        messages = 0
+        try:
+            while True:
+                if seat.session is None:
+                    if not await self._await_resume(seat):
+                        return self._fail(seat, fallback, started, SeatOutcome.DISCONNECTED)
+                    # The time spent away does not count against the seat (PROTOCOL.md: the
+                    # open request is sent again), so the deadline moves with it.
+                    deadline = max(deadline, clock.now() + seat.clock.move_ms / 1000)
+                    send_request()
+                    continue
+                item = await clock.get(seat.inbox, deadline - clock.now())
+                if item is None:
+                    self._strike(
+                        seat,
+                        SeatOutcome.TIMEOUT,
+                        f"no legal answer to request {request_id} in time",
+                    )
+                    return self._fail(seat, fallback, started, SeatOutcome.TIMEOUT)
+                if isinstance(item, Signal):
+                    if item is Signal.RESUMED and seat.pending is not None:
+                        send_request()
+                    continue
+                if item.WhichOneof("kind") == "log":
+                    self._bot_log(seat, item.log.text)
+                    continue
+                messages += 1
+                if messages > MAX_MESSAGES_PER_REQUEST:
+                    self._strike(
+                        seat,
+                        SeatOutcome.PROTOCOL_ERROR,
+                        f"more than {MAX_MESSAGES_PER_REQUEST} messages for one request",
+                    )
+                    if seat.forfeited:
+                        return self._fail(seat, fallback, started, SeatOutcome.FORFEITED)
+                    continue
+                action = self._accept(seat, item, request_id, phase, illegal_reason)
+                if action is not None and clock.now() > deadline:
+                    # Queued after the deadline (the wait and the answer crossed): too late.
+                    self._strike(
+                        seat,
+                        SeatOutcome.TIMEOUT,
+                        f"the answer to request {request_id} came after the deadline",
+                    )
+                    return self._fail(seat, fallback, started, SeatOutcome.TIMEOUT)
+                if action is not None:
+                    elapsed_ms = int((clock.now() - started) * 1000)
+                    seat.last_rtt_ms = elapsed_ms
+                    seat.clock.charge(elapsed_ms)
+                    return Decision(action, SeatOutcome.OK, request_id, elapsed_ms)
+                if seat.forfeited:
+                    return self._fail(seat, fallback, started, SeatOutcome.FORFEITED)
+        finally:
+            seat.pending = None
+
+    def _strike(self, seat: Seat, outcome: SeatOutcome, reason: str) -> None:
+        self._penalize(seat, outcome, reason, True)
+
+    def _accept(
+        self,
+        seat: Seat,
+        message: codec.BotMessage,
+        request_id: int,
+        phase: Phase,
+        illegal_reason: Callable[[Action], str | None],
+    ) -> Action | None:
+        """The action a message carries if it is a legal answer; else reject it (and strike)."""
+
+        def reject(
+            rejection: codec.Rejection, outcome: SeatOutcome, reason: str, strike: bool
+        ) -> None:
+            reason = clip(reason, self.limits.reason_chars)
+            seat.send(codec.rejected(message.action.request_id, rejection, reason))
+            if strike:
+                self._strike(seat, outcome, reason)
+
+        if message.WhichOneof("kind") != "action":
+            reject(
+                codec.Rejection.MALFORMED,
+                SeatOutcome.PROTOCOL_ERROR,
+                "expected an action (hello is sent once, first)",
+                True,
+            )
+            return None
+        if message.action.request_id != request_id:
+            # A late answer to an earlier request was already dealt with when it timed out;
+            # rejecting it is enough (no second strike for one lateness).
+            reject(
+                codec.Rejection.STALE_REQUEST,
+                SeatOutcome.PROTOCOL_ERROR,
+                f"request {message.action.request_id} is not open; the open one is {request_id}",
+                False,
+            )
+            return None
+        try:
+            action = codec.choice_to_action(message.action.choice, phase, self.limits)
+        except codec.WrongPhaseError as error:
+            reject(codec.Rejection.WRONG_PHASE, SeatOutcome.MALFORMED, str(error), True)
+            return None
+        except codec.CodecError as error:
+            reject(codec.Rejection.MALFORMED, SeatOutcome.MALFORMED, str(error), True)
+            return None
+        reason = illegal_reason(action)
+        if reason is None:
+            return action
+        reject(codec.Rejection.ILLEGAL, SeatOutcome.ILLEGAL, f"{action} is illegal: {reason}", True)
+        return None
+
+    async def _await_resume(self, seat: Seat) -> bool:
+        """Wait for a dropped seat to come back within reconnect_ms of its drop."""
+        limit = (seat.disconnected_at or self.clock.now()) + self.time_control.reconnect_ms / 1000
+        while seat.session is None:
+            item = await self.clock.get(seat.inbox, limit - self.clock.now())
+            if item is None:
+                return False
+        return True
+
+    def _fail(self, seat: Seat, fallback: Action, started: float, outcome: SeatOutcome) -> Decision:
+        elapsed_ms = int((self.clock.now() - started) * 1000)
+        seat.clock.charge(elapsed_ms)
+        seat.last_rtt_ms = elapsed_ms
+        if outcome is SeatOutcome.DISCONNECTED and not seat.forfeited:
+            seat.forfeited = True
+            self._penalize(
+                seat,
+                SeatOutcome.DISCONNECTED,
+                f"no resume within {self.time_control.reconnect_ms} ms: forfeited",
+                False,
+            )
+        return Decision(fallback, outcome, 0, elapsed_ms)
