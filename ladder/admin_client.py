@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from types import TracebackType
 
 import grpc
@@ -33,13 +34,22 @@ from ladder.tally import MatchTally
 
 __all__ = [
     "AdminClient",
+    "MatchStatus",
     "SessionCount",
     "suit_permutation_message",
     "time_control_message",
     "time_control_of",
 ]
 
-FINISHED = "finished"
+
+class MatchStatus(StrEnum):
+    """``MatchSummary.status`` as the wire carries it (PROTOCOL.md: a string field)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
 # Bound every message the referee may send (a full match log can be several megabytes).
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
@@ -322,7 +332,7 @@ class AdminClient:
             call.cancel()  # a no-op once the stream ended; stops the match if we are cancelled
         if summary is None:
             raise BlockFailedError(f"match {match_id or '?'} of {where}: the stream ended early")
-        if summary.status != FINISHED:
+        if summary.status != MatchStatus.FINISHED:
             raise BlockFailedError(
                 f"match {summary.match_id} of {where} ended {summary.status!r}, not finished "
                 f"(inspect it: brandeln matches show {summary.match_id})"

@@ -107,6 +107,8 @@ def test_the_checker_catches_a_runtime_package_importing_the_benchmarks(tmp_path
     (tmp_path / "ladder").mkdir()
     (tmp_path / "ladder" / "slow.py").write_text("from bench.season import run_season_bench\n")
     assert violations("ladder", tmp_path) == ["ladder/slow.py:1 imports bench"]
+
+
 # The project's own packages, whose modules make the import graph.
 PACKAGES = ("engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench")
 
