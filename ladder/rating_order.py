@@ -21,27 +21,18 @@ decided here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ladder.ratings import Rating
+from ladder.storage import LadderStore, RatedBlock
 
 if TYPE_CHECKING:
     from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
-    from ladder.storage import LadderStore
 
 __all__ = ["RateBlock", "RatedBlock", "blocks_to_rate", "record_and_rate"]
 
 # (every bot's rating before the block, the block's ranking by bot) -> the ranked bots' ratings.
 RateBlock = Callable[[Mapping[str, Rating], Mapping[str, int]], dict[str, Rating]]
-
-
-@dataclass(frozen=True, slots=True)
-class RatedBlock:
-    """One block's rating update: each of its bots' ratings after it."""
-
-    index: int
-    ratings: Mapping[str, Rating]
 
 
 def blocks_to_rate(

@@ -39,7 +39,6 @@ from ladder.config import ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
 from ladder.private_files import private_sqlite
-from ladder.rating_order import RatedBlock
 from ladder.ratings import Rating
 
 __all__ = [
@@ -198,6 +197,15 @@ def season_settings(config: SeasonConfig) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class RatedBlock:
+    """One block's rating update, as the store keeps it: each of its bots' ratings after it
+    (computed in block order by :mod:`ladder.rating_order`)."""
+
+    index: int
+    ratings: Mapping[str, Rating]
+
+
+@dataclass(frozen=True, slots=True)
 class SeasonInfo:
     """A stored season."""
 
@@ -349,7 +357,15 @@ class LadderStore:
     def _prepare(self, memory: bool) -> None:
         db = self._db
         db.row_factory = sqlite3.Row
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        # The version and the tables from one snapshot: another process may be creating the
+        # schema this very moment, and a version read before its commit with the tables read
+        # after would look like another program's file.
+        db.execute("BEGIN")
+        try:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            tables = int(db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0])
+        finally:
+            db.execute("COMMIT")
         if version > SCHEMA_VERSION:
             raise StorageError(
                 f"{self.path}: ladder database schema version {version} is newer than this "
@@ -367,7 +383,7 @@ class LadderStore:
                     f"{self.path}: not a usable ladder database (schema version {version} but "
                     f"{missing}); restore it from a backup or move it away to start afresh"
                 )
-        elif db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        elif tables:
             raise StorageError(f"{self.path}: an SQLite file, but not a ladder database")
         if not memory:
             db.execute("PRAGMA journal_mode=WAL")

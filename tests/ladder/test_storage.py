@@ -8,9 +8,16 @@ from pathlib import Path
 import pytest
 
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
-from ladder.rating_order import RatedBlock, record_and_rate
+from ladder.rating_order import record_and_rate
 from ladder.ratings import Rating, RatingModel
-from ladder.storage import _SCHEMA, SCHEMA_VERSION, LadderStore, SeasonStatus, token_hash
+from ladder.storage import (
+    _SCHEMA,
+    SCHEMA_VERSION,
+    LadderStore,
+    RatedBlock,
+    SeasonStatus,
+    token_hash,
+)
 from tests.ladder.season_helpers import finished_block, season_config
 
 CONFIG = season_config(("a", "b", "c", "d", "e"), blocks=4)
