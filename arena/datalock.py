@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import DataInUseError, StoreError
-from arena.private_files import FILE_MODE, create_private_dirs
+from datastore.private_files import FILE_MODE, create_private_dirs
 
 __all__ = ["LockHolder", "RefereeLock", "current_holder", "lock_path"]
 

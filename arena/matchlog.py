@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena.logschema import MatchLogError, validate_records
-from arena.private_files import open_private, private_dir
+from datastore.private_files import open_private, private_dir
 from engine.cards import format_cards
 from engine.dealing import Deal
 from engine.events import (

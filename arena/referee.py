@@ -35,12 +35,12 @@ from arena.limits import (
 )
 from arena.matchlog import running_log
 from arena.names import check_hello_fields, check_hello_text
-from arena.private_files import private_dir
 from arena.session import Lobby, SeatSession, SessionState
 from arena.spec import MatchSpec
 from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, Table
 from brandeln.v1 import admin_pb2, bot_pb2
+from datastore.private_files import private_dir
 
 # The flood limits are re-exported for the code that imported them from here.
 __all__ = [

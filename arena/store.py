@@ -22,7 +22,8 @@ from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError, Stor
 from arena.limits import ProtocolLimits
 from arena.match_index import MatchIndex, MatchRecord
 from arena.names import check_name
-from arena.private_files import private_sqlite
+from datastore.private_files import private_sqlite
+from datastore.sqlite_schema import missing_schema
 
 __all__ = ["BotRecord", "MatchRecord", "RefereeStore", "hash_token", "new_token"]
 
@@ -71,31 +72,6 @@ CREATE TABLE IF NOT EXISTS match_bots (
     PRIMARY KEY (match_id, bot_id)
 );
 """
-
-
-def missing_schema(db: sqlite3.Connection, schema: str) -> str:
-    """What the database lacks of ``schema``'s tables and columns ("" when nothing), read
-    without writing: the expected shape comes from building ``schema`` in memory."""
-    expected = sqlite3.connect(":memory:")
-    try:
-        expected.executescript(schema)
-        tables = [
-            row[0]
-            for row in expected.execute(
-                "SELECT name FROM sqlite_master WHERE type='table' ORDER BY rowid"
-            )
-        ]
-        for table in tables:
-            want = [row[1] for row in expected.execute(f"PRAGMA table_info({table})")]
-            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-            if not have:
-                return f"no table {table!r}"
-            lacking = [column for column in want if column not in have]
-            if lacking:
-                return f"table {table!r} has no column {', '.join(map(repr, lacking))}"
-    finally:
-        expected.close()
-    return ""
 
 
 _KEEP_PER_BOT = ProtocolLimits.closed_sessions_kept_per_bot

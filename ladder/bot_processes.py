@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from datastore.private_files import open_private, private_dir
 from ladder.errors import BotStartError
-from ladder.private_files import open_private, private_dir
 
 __all__ = [
     "BotProcess",

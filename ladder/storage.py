@@ -35,10 +35,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
+from datastore.private_files import private_sqlite
+from datastore.sqlite_schema import missing_schema
 from ladder.config import ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
-from ladder.private_files import private_sqlite
 from ladder.ratings import Rating
 
 __all__ = [
@@ -282,33 +283,6 @@ def _statements(script: str) -> Iterator[str]:
         yield pending
 
 
-def _missing_schema(db: sqlite3.Connection, exempt: frozenset[str] = frozenset()) -> str:
-    """What the database lacks of the schema's tables and columns ("" when nothing), read
-    without writing: the expected shape comes from building the schema in memory. Columns
-    named ``table.column`` in ``exempt`` are not required (an older version's file that an
-    upgrade will give them)."""
-    expected = sqlite3.connect(":memory:")
-    try:
-        expected.executescript(_SCHEMA)
-        tables = [
-            row[0]
-            for row in expected.execute(
-                "SELECT name FROM sqlite_master WHERE type='table' ORDER BY rowid"
-            )
-        ]
-        for table in tables:
-            want = [row[1] for row in expected.execute(f"PRAGMA table_info({table})")]
-            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-            if not have:
-                return f"no table {table!r}"
-            lacking = [c for c in want if c not in have and f"{table}.{c}" not in exempt]
-            if lacking:
-                return f"table {table!r} has no column {', '.join(map(repr, lacking))}"
-    finally:
-        expected.close()
-    return ""
-
-
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -377,7 +351,7 @@ class LadderStore:
             # Version 1 kept plaintext tokens where version 2 keeps their hashes,
             # and had no season status: the upgrade adds both.
             exempt = _V1_LACKS if version == 1 else frozenset()
-            missing = _missing_schema(db, exempt)
+            missing = missing_schema(db, _SCHEMA, exempt)
             if missing:
                 raise StorageError(
                     f"{self.path}: not a usable ladder database (schema version {version} but "

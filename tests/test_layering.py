@@ -23,6 +23,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
         {
             "arena",
             "ladder",
+            "datastore",
             "brandeln",
             "brandeln_cli",
             "sample_bots",
@@ -40,6 +41,10 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "subprocess",
             "bench",
         }
+    ),
+    # Both stores' base: standard library only.
+    "datastore": frozenset(
+        {"engine", "arena", "ladder", "brandeln", "brandeln_cli", "sample_bots", "bench"}
     ),
     "arena": frozenset({"ladder", "brandeln_cli", "sample_bots", "typer", "bench"}),
     "ladder": frozenset({"arena", "brandeln_cli", "sample_bots", "typer", "bench"}),
@@ -110,7 +115,7 @@ def test_the_checker_catches_a_runtime_package_importing_the_benchmarks(tmp_path
 
 
 # The project's own packages, whose modules make the import graph.
-PACKAGES = ("engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench")
+PACKAGES = ("engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench", "datastore")
 
 
 def module_name(path: Path, root: Path) -> str:

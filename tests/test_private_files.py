@@ -1,5 +1,4 @@
-"""The two copies of the private-files helper (arena's and ladder's) agree and keep their modes
-whatever the umask."""
+"""The private-files helper both stores use keeps its modes whatever the umask."""
 
 from __future__ import annotations
 
@@ -11,11 +10,9 @@ from types import ModuleType
 
 import pytest
 
-import arena.private_files
-import ladder.private_files
+import datastore.private_files
 
-ROOT = Path(__file__).resolve().parent.parent
-COPIES = [arena.private_files, ladder.private_files]
+COPIES = [datastore.private_files]
 
 
 def _mode(path: Path) -> int:
@@ -29,14 +26,6 @@ def umask(request: pytest.FixtureRequest) -> Iterator[int]:
         yield request.param
     finally:
         os.umask(old)
-
-
-def test_the_copies_differ_only_in_their_docstring() -> None:
-    def code(path: Path) -> str:
-        text = path.read_text()
-        return text[text.index('"""', 3) + 3 :]
-
-    assert code(ROOT / "arena" / "private_files.py") == code(ROOT / "ladder" / "private_files.py")
 
 
 @pytest.mark.parametrize("module", COPIES, ids=lambda m: m.__name__)

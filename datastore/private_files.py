@@ -1,14 +1,11 @@
 """Files and folders private to the user: 0600 and 0700, whatever the umask.
 
-The referee's database holds the session history and the match index, and a running match's log
-holds the finished deals' hands; other local users have no business reading either. Modes are
+The referee's database holds the session history and the match index, a running match's log
+holds the finished deals' hands, ``ladder.db`` records every season and its bots, and a command
+bot's log is its own output; other local users have no business reading any of them. Modes are
 set explicitly after creating (``mkdir``'s and ``open``'s modes are cut by the umask, which could
 also leave the owner without a bit it needs), and a file or folder of ours that already exists
 (from an older version) is made private when it is opened.
-
-The ladder keeps a copy of this module (``ladder/private_files.py``): the two sides never
-import each other, and the copy is small enough to keep in step by hand (one test checks that
-the copies agree).
 """
 
 from __future__ import annotations
