@@ -83,14 +83,15 @@ def postgres_server(bindir: Path) -> Iterator[PostgresServer]:
     if ids is not None:
         os.chown(folder, *ids)
     user = "brandeln"
-    kwargs: dict[str, object] = {}
-    if ids is not None:
-        kwargs = {"user": ids[0], "group": ids[1], "extra_groups": []}
+    uid, gid = ids if ids is not None else (None, None)
+    groups: list[int] | None = [] if ids is not None else None
     subprocess.run(
         [str(bindir / "initdb"), "-D", str(data), "-U", user, "-A", "trust", "-E", "UTF8"],
         check=True,
         capture_output=True,
-        **kwargs,  # type: ignore[arg-type]
+        user=uid,
+        group=gid,
+        extra_groups=groups,
     )
     port = free_port()
     log = (folder / "server.log").open("wb")
@@ -110,7 +111,9 @@ def postgres_server(bindir: Path) -> Iterator[PostgresServer]:
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
-        **kwargs,  # type: ignore[arg-type]
+        user=uid,
+        group=gid,
+        extra_groups=groups,
     )
     try:
         _wait_ready(port, process, folder / "server.log")
