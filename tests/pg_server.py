@@ -1,0 +1,141 @@
+"""A throwaway PostgreSQL server for the storage tests: Debian's binaries on a temp folder.
+
+The tests start it themselves (no system service is touched): ``initdb`` into a fresh folder,
+``postgres`` listening on 127.0.0.1 only at a free port with its socket in that folder, stopped
+by its PID afterwards. PostgreSQL refuses to run as root, so as root the server runs as the
+``postgres`` system user that Debian's package creates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+INSTALL_HINT = (
+    "PostgreSQL's server binaries (initdb, postgres) were not found: install Debian's package "
+    "with `sudo apt-get install postgresql` (make test does it when run as root)"
+)
+_STARTUP_SECONDS = 30.0
+
+
+def find_bindir() -> Path | None:
+    """The folder with ``initdb`` and ``postgres``: $PG_BINDIR, Debian's newest, or PATH."""
+    candidates: list[Path] = []
+    if env := os.environ.get("PG_BINDIR"):
+        candidates.append(Path(env))
+    candidates += sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+    if found := shutil.which("initdb"):
+        candidates.append(Path(found).resolve().parent)
+    for folder in candidates:
+        if (folder / "initdb").is_file() and (folder / "postgres").is_file():
+            return folder
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    """A running server: its URL (SQLAlchemy form, psycopg 3 driver) and its PID."""
+
+    host: str
+    port: int
+    user: str
+    database: str
+    pid: int
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+psycopg://{self.user}@{self.host}:{self.port}/{self.database}"
+
+
+def _demote() -> tuple[int, int] | None:
+    """uid and gid to run the server as: ``postgres`` when we are root, else ourselves."""
+    if os.geteuid() != 0:
+        return None
+    entry = pwd.getpwnam("postgres")
+    return entry.pw_uid, entry.pw_gid
+
+
+@contextlib.contextmanager
+def postgres_server(bindir: Path) -> Iterator[PostgresServer]:
+    """Start a fresh cluster in a new temp folder; stop it (by PID) and remove the folder."""
+    ids = _demote()
+    # Its own folder under the system temp dir: pytest's tmp_path sits below a root-only
+    # folder that the ``postgres`` user could not enter.
+    folder = Path(tempfile.mkdtemp(prefix="brandeln-pg-"))
+    data = folder / "data"
+    if ids is not None:
+        os.chown(folder, *ids)
+    user = "brandeln"
+    uid, gid = ids if ids is not None else (None, None)
+    groups: list[int] | None = [] if ids is not None else None
+    subprocess.run(
+        [str(bindir / "initdb"), "-D", str(data), "-U", user, "-A", "trust", "-E", "UTF8"],
+        check=True,
+        capture_output=True,
+        user=uid,
+        group=gid,
+        extra_groups=groups,
+    )
+    port = free_port()
+    log = (folder / "server.log").open("wb")
+    process = subprocess.Popen(
+        [
+            str(bindir / "postgres"),
+            "-D",
+            str(data),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-k",
+            str(folder),
+            "-c",
+            "fsync=off",  # a test cluster: speed over crash durability of the server itself
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        user=uid,
+        group=gid,
+        extra_groups=groups,
+    )
+    try:
+        _wait_ready(port, process, folder / "server.log")
+        yield PostgresServer("127.0.0.1", port, user, "postgres", process.pid)
+    finally:
+        # SIGINT is PostgreSQL's "fast shutdown": clients are disconnected, nothing lingers.
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _wait_ready(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + _STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"postgres exited at start: {log.read_text()[-2000:]}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"postgres did not listen on 127.0.0.1:{port} in {_STARTUP_SECONDS} s")
