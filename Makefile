@@ -32,13 +32,19 @@ $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package-lock.json
 demo: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	$(BIN)/brandeln demo
 
+# System packages the tests need (PostgreSQL's server, Chromium): installed when missing and
+# root, else named (those tests then skip, saying how to install them).
 test: $(STAMP)
+	@bash scripts/system_deps.sh chromium
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+py# System packages the tests need (PostgreSQL's server, Chromium): installed when missing and
+# root, else named (those tests then skip, saying how to install them).
+test: $(STAMP)
+	@bash scripts/system_deps.sh chromium
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
