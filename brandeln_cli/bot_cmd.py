@@ -54,12 +54,15 @@ def _quiet_grpc() -> None:
 
 @bot_app.command()
 def run(
-    name: Annotated[str, typer.Argument(help="random | heuristic | montecarlo")],
+    name: Annotated[str, typer.Argument(help="random | heuristic | montecarlo | expert")],
     server: Server = None,
     token: Token = None,
     tables: Tables = None,
     ca: Ca = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the bot's random choices.")] = None,
+    level: Annotated[
+        int | None, typer.Option(help="expert: strength 1 (weakest) to 5.", min=1, max=5)
+    ] = None,
     matches: Matches = None,
     bot_name: Annotated[
         str | None, typer.Option(help="Display name in Hello.", envvar="BRANDELN_BOT_NAME")
@@ -84,6 +87,7 @@ def run(
             resolve_tables(tables),
             seed,
             bot_name,
+            level,
         )
     )
 

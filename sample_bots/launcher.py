@@ -103,17 +103,21 @@ def run_sample_bot(
     tables: int = 1,
     seed: int | None = None,
     display_name: str | None = None,
+    level: int | None = None,
 ) -> list[SessionStats]:
     """Play with the sample bot ``name`` at ``tables`` tables until stopped (or max_matches).
 
     Each table gets its own bot; with ``seed``, table t uses ``seed + t``.
     """
-    make_bot(name)  # fail fast on an unknown name
+    try:
+        make_bot(name, level=level)  # fail fast on an unknown name or level
+    except ValueError as error:
+        raise LaunchError(str(error)) from None
     counter = itertools.count()
 
     def factory() -> Bot:
         table = next(counter)
-        bot = make_bot(name, None if seed is None else seed + table)
+        bot = make_bot(name, None if seed is None else seed + table, level)
         if display_name:
             bot.name = display_name
         return bot

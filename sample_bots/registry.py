@@ -5,22 +5,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from sample_bots.expert import DEFAULT_LEVEL, ExpertBot
 from sample_bots.heuristic import HeuristicBot
 from sample_bots.montecarlo import MonteCarloBot
 from sample_bots.random_bot import RandomBot
 from sample_bots.sdk import Bot
 
-_FACTORIES: Final[dict[str, Callable[[int | None], Bot]]] = {
-    "random": lambda seed: RandomBot(seed=seed),
-    "heuristic": lambda seed: HeuristicBot(),
-    "montecarlo": lambda seed: MonteCarloBot(seed=seed),
+_FACTORIES: Final[dict[str, Callable[[int | None, int], Bot]]] = {
+    "random": lambda seed, level: RandomBot(seed=seed),
+    "heuristic": lambda seed, level: HeuristicBot(),
+    "montecarlo": lambda seed, level: MonteCarloBot(seed=seed),
+    "expert": lambda seed, level: ExpertBot(seed=seed, level=level),
 }
 BOT_NAMES: Final = tuple(_FACTORIES)
 
 
-def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A fresh bot called ``name``; ``seed`` makes its random choices reproducible."""
+def make_bot(name: str, seed: int | None = None, level: int | None = None) -> Bot:
+    """A fresh bot called ``name``; ``seed`` makes its random choices reproducible; ``level``
+    (1 to 5) is the expert bot's strength (the other bots have one level)."""
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; sample bots: {', '.join(BOT_NAMES)}")
-    return factory(seed)
+    return factory(seed, DEFAULT_LEVEL if level is None else level)

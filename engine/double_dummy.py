@@ -1,0 +1,305 @@
+"""Exact double-dummy search of the play (R8) for the soloist's goal (R9, R10).
+
+Every hand is known (a search bot's sampled deal): the solver answers whether the soloist makes
+the contract from a position when both sides play perfectly, the soloist alone against the
+defenders as one side. The payoff of a contract depends only on whether it is made (R10), so
+the search is a two-valued game, searched with:
+
+- **pruning by the goal**: a position whose result no share of the remaining tricks can change
+  is scored at once (this is also every early end of R9.2 and of ``early_stop = when_decided``,
+  which cannot change the result either);
+- **equivalent cards merged**: two cards of one hand that are neighbours in the deal's order of
+  their suit, among the cards still live (in the hands or on the table), win and lose against
+  exactly the same cards, so only one of them is searched;
+- **a transposition table** at the start of each trick, keyed by the four hands, the leader and
+  the soloist's tricks;
+- **move ordering**: the side to move tries its cards from the strongest down, the soloist of a
+  zero contract from the weakest up.
+
+It runs on the same rules core as the engine: :func:`engine.trick_rules.legal_card_mask` for the
+duties of R8.3 and the tables of :func:`engine.trick_rules.duties_for` for the trick (R8.4).
+The russian free play (no soloist) is no two-sided game and is not solved here.
+
+>>> from engine.cards import CardSet, Suit, parse_cards
+>>> from engine.rulesets import find_ruleset
+>>> standard = find_ruleset("standard")
+>>> solver = DoubleDummy(standard, standard.contract("brand"), soloist=0, trump=Suit.HEARTS)
+>>> hands = [CardSet(parse_cards(text)).mask for text in ("HJ HA", "SA SK", "CA CK", "DA DK")]
+>>> solver.makes(hands, tricks_won=(3, 1, 1, 0), leader=0)  # two trumps win the last two
+True
+>>> solver.max_tricks(hands, tricks_won=(3, 1, 1, 0), leader=0)
+5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from engine.cards import RANK_COUNT, SUIT_COUNT, Suit
+from engine.rulesets import Contract, Goal, Ruleset
+from engine.seats import left_of_each, seat_after
+from engine.trick_rules import NO_CARD, NO_TRICK, duties_for, legal_card_mask, trick_state
+
+__all__ = ["BudgetExceeded", "DoubleDummy", "SolverStats"]
+
+_SUIT_BITS: Final = (1 << RANK_COUNT) - 1
+_HAND_BITS: Final = 32  # a hand's mask fits in 32 bits (SUIT_COUNT * RANK_COUNT)
+
+
+class BudgetExceeded(Exception):  # noqa: N818 - it is an outcome of the search, not a bug
+    """A search visited more positions than its ``budget`` allowed (a bot out of time)."""
+
+
+@dataclass(slots=True)
+class SolverStats:
+    """What the last searches cost: positions visited and transposition-table hits."""
+
+    nodes: int = 0
+    table_hits: int = 0
+
+
+class DoubleDummy:
+    """The exact solver for one contract of one ruleset, soloist and trump.
+
+    Its transposition table is kept between calls on the same deal (positions of one deal
+    recur from one card decision to the next); :meth:`clear` empties it, and a call with
+    different hands never reads a wrong entry (the key holds the hands).
+    """
+
+    def __init__(
+        self, ruleset: Ruleset, contract: Contract, soloist: int, trump: Suit | None
+    ) -> None:
+        self.ruleset = ruleset
+        self.contract = contract
+        self.soloist = soloist
+        self.trump = None if not contract.trump else trump
+        self.stats = SolverStats()
+        self._duties = duties_for(ruleset, self.trump)
+        self._players = ruleset.players
+        self._tricks = ruleset.tricks
+        self._left = left_of_each(ruleset.players)
+        self._fixed = _fixed_results(contract, ruleset.tricks)
+        self._table: dict[tuple[int, int, int], bool] = {}
+        self.budget = 0  # positions one search may visit (0: no limit), see BudgetExceeded
+
+    def clear(self) -> None:
+        """Forget the positions solved so far (a new deal)."""
+        self._table.clear()
+
+    def makes(
+        self,
+        hands: Sequence[int],
+        tricks_won: Sequence[int],
+        leader: int,
+        trick: Sequence[int] = (),
+    ) -> bool:
+        """Whether the soloist makes the contract from here with best play on both sides.
+
+        ``hands`` are the seats' card masks (the cards of ``trick`` already out of them),
+        ``tricks_won`` the tricks taken per seat, ``trick`` the card indices of the trick in
+        progress, led by ``leader``.
+        """
+        return self._search(list(hands), tricks_won, leader, trick)
+
+    def card_values(
+        self,
+        hands: Sequence[int],
+        tricks_won: Sequence[int],
+        leader: int,
+        trick: Sequence[int] = (),
+    ) -> dict[int, bool]:
+        """For each legal card of the seat to play, whether the soloist then makes it."""
+        duties = self._duties
+        seat = seat_after(leader, len(trick), self._players)
+        led, win, head, _ = trick_state(trick, duties)
+        legal = legal_card_mask(hands[seat], led, win, head, duties)
+        values: dict[int, bool] = {}
+        for card in _bits(legal):
+            after = list(hands)
+            after[seat] ^= 1 << card
+            values[card] = self._search(after, tricks_won, leader, [*trick, card])
+        return values
+
+    def max_tricks(
+        self,
+        hands: Sequence[int],
+        tricks_won: Sequence[int],
+        leader: int,
+        trick: Sequence[int] = (),
+    ) -> int:
+        """The most tricks the soloist can be sure of in total, every seat playing for it (or
+        against it), whatever the contract's goal: for a bid's "at least N" evaluation."""
+        low = tricks_won[self.soloist]
+        high = low + self._tricks - sum(tricks_won)
+        while low < high:  # the largest k such that the soloist can take at least k
+            k = (low + high + 1) // 2
+            goal = replace(self.contract, goal=Goal.AT_LEAST, tricks=k)
+            probe = DoubleDummy(self.ruleset, goal, self.soloist, self.trump)
+            if probe.makes(hands, tricks_won, leader, trick):
+                low = k
+            else:
+                high = k - 1
+            self.stats.nodes += probe.stats.nodes
+        return low
+
+    # --- the search ----------------------------------------------------------------------
+    def _search(
+        self, hands: list[int], tricks_won: Sequence[int], leader: int, trick: Sequence[int]
+    ) -> bool:
+        players = self._players
+        soloist = self.soloist
+        duties = self._duties
+        legal_mask = legal_card_mask
+        takes, heads, beats = duties.takes, duties.heads, duties.beats
+        suit_indices = duties.suit_indices
+        left_of = self._left
+        fixed = self._fixed
+        total = self._tricks
+        table = self._table
+        stats = self.stats
+        limit = stats.nodes + self.budget if self.budget else -1
+        zero_goal = self.contract.goal is Goal.ZERO
+
+        def key_of(hands: list[int], leader: int, won: int) -> tuple[int, int, int]:
+            packed = 0
+            for hand in hands:
+                packed = packed << _HAND_BITS | hand
+            return packed, leader, won
+
+        def choices(hand: int, legal: int, live: int, ascending: bool) -> list[int]:
+            """One card of each run of equivalent legal cards, in search order."""
+            picked: list[int] = []
+            for suit in range(SUIT_COUNT):
+                if not legal >> (suit * RANK_COUNT) & _SUIT_BITS:
+                    continue
+                order = suit_indices[suit][live >> (suit * RANK_COUNT) & _SUIT_BITS]
+                in_run = False
+                for card in order:  # low to high among the live cards of the suit
+                    if hand >> card & 1:
+                        if legal >> card & 1 and not in_run:
+                            picked.append(card)
+                        in_run = True
+                    else:
+                        in_run = False
+            if not ascending:
+                # Strongest first: fewest live cards beat it (a trump jack is beaten by none).
+                picked.sort(key=lambda c: (beats[c] & live).bit_count())
+            else:
+                picked.sort(key=lambda c: -(beats[c] & live).bit_count())
+            return picked
+
+        def play(
+            hands: list[int],
+            won: int,
+            played: int,
+            seat: int,
+            leader: int,
+            in_trick: int,
+            win: int,
+            head: int,
+            win_seat: int,
+            table_cards: int,
+        ) -> bool:
+            stats.nodes += 1
+            if stats.nodes == limit:
+                raise BudgetExceeded
+            if in_trick == 0:
+                result = fixed[won][total - played]
+                if result is not None:
+                    return result
+                key = key_of(hands, leader, won)
+                known = table.get(key)
+                if known is not None:
+                    stats.table_hits += 1
+                    return known
+            led = NO_TRICK if in_trick == 0 else head // RANK_COUNT
+            hand = hands[seat]
+            legal = legal_mask(hand, led, win, head, duties)
+            live = table_cards
+            for other in hands:
+                live |= other
+            soloist_moves = seat == soloist
+            cards = choices(hand, legal, live, ascending=zero_goal and soloist_moves)
+            # The soloist looks for one card that makes it; a defender for one that beats it.
+            wanted = soloist_moves
+            outcome = not wanted
+            for card in cards:
+                new_win = takes[win][card]
+                new_head = heads[head][card]
+                new_win_seat = seat if new_win == card else win_seat
+                hands[seat] = hand ^ (1 << card)
+                if in_trick + 1 < players:
+                    result = play(
+                        hands,
+                        won,
+                        played,
+                        left_of[seat],
+                        leader,
+                        in_trick + 1,
+                        new_win,
+                        new_head,
+                        new_win_seat,
+                        table_cards | 1 << card,
+                    )
+                else:  # the trick is complete (R8.4); its winner leads the next (R8.1)
+                    result = play(
+                        hands,
+                        won + (new_win_seat == soloist),
+                        played + 1,
+                        new_win_seat,
+                        new_win_seat,
+                        0,
+                        NO_CARD,
+                        NO_CARD,
+                        new_win_seat,
+                        0,
+                    )
+                hands[seat] = hand
+                if result == wanted:
+                    outcome = wanted
+                    break
+            if in_trick == 0:
+                table[key_of(hands, leader, won)] = outcome
+            return outcome
+
+        played = sum(tricks_won)
+        won = tricks_won[soloist]
+        if not trick:
+            return play(hands, won, played, leader, leader, 0, NO_CARD, NO_CARD, leader, 0)
+        _, win, head, win_position = trick_state(trick, duties)
+        on_table = 0
+        for card in trick:
+            on_table |= 1 << card
+        in_trick = len(trick)
+        win_seat = seat_after(leader, win_position, players)
+        if in_trick == players:  # a complete trick: score it, its winner leads
+            won += win_seat == soloist
+            return play(
+                hands, won, played + 1, win_seat, win_seat, 0, NO_CARD, NO_CARD, win_seat, 0
+            )
+        seat = seat_after(leader, in_trick, players)
+        return play(hands, won, played, seat, leader, in_trick, win, head, win_seat, on_table)
+
+
+def _fixed_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
+    """``fixed[taken][left]``: the result when it no longer depends on the ``left`` tricks to
+    come (the soloist has taken ``taken``), else None."""
+    table: list[list[bool | None]] = []
+    for taken in range(tricks + 1):
+        row: list[bool | None] = []
+        for left in range(tricks + 1):
+            results = {contract.made_with(taken + more) for more in range(left + 1)}
+            row.append(results.pop() if len(results) == 1 else None)
+        table.append(row)
+    return table
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out

@@ -1,0 +1,140 @@
+"""The expert bot: legal everywhere, plays the solver's card when it sees the deal, bids the
+sure contract, keeps to its budget by counting the solver's positions, has levels."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from arena import codec
+from brandeln.v1 import bot_pb2, cards_pb2
+from engine.dealing import deal_cards
+from engine.double_dummy import DoubleDummy
+from engine.phase import Phase
+from engine.rulesets import RULESET_IDS, find_ruleset
+from engine.state import DealState
+from sample_bots.expert import LEVEL_SAMPLES, ExpertBot, level_samples, made_payoff
+from sample_bots.montecarlo import card_index
+from sample_bots.registry import make_bot
+from sample_bots.sdk import Bot, parse_card, resolve_answer
+from tests.bots.botkit_table import match_started_for, play_deal, request_for
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_expert_plays_whole_deals_of_every_ruleset_legally(ruleset_id: str) -> None:
+    players = find_ruleset(ruleset_id).players
+    for seed in range(2):
+        bots: list[Bot] = [ExpertBot(seed=s, level=1) for s in range(players)]
+        outcome = play_deal(bots, ruleset_id, seed=seed, dealer=seed % players)
+        assert len(outcome.payments) == players
+
+
+def mid_play_states(count: int, seed: int) -> list[DealState]:
+    """Deals of every ruleset with a soloist, played at random into the card play."""
+    return list(itertools.islice(iter_mid_play_states(seed), count))
+
+
+def iter_mid_play_states(seed: int) -> Iterator[DealState]:
+    rng = random.Random(seed)
+    while True:
+        ruleset = find_ruleset(rng.choice(RULESET_IDS))
+        state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=rng.randrange(1 << 30)))
+        stop = rng.randrange(1, 4 * ruleset.tricks // 2)
+        steps = 0
+        while not state.is_over() and (state.phase is not Phase.PLAY or steps < stop):
+            actions = state.legal_actions()
+            state = state.apply(actions[rng.randrange(len(actions))])
+            if state.phase is Phase.PLAY:
+                steps += 1
+        if not state.is_over() and state.soloist is not None and state.contract is not None:
+            yield state
+
+
+def test_with_the_deal_in_view_the_expert_plays_a_card_the_solver_says_wins() -> None:
+    checked = 0
+    for state in itertools.islice(iter_mid_play_states(seed=4), 3000):
+        if checked == 12:
+            break
+        seat = state.to_act
+        assert seat is not None
+        assert state.soloist is not None
+        assert state.contract is not None
+        hands = [hand.mask for hand in state.hands]
+        leader = state.leader if state.leader is not None else seat
+        trick = [card.index for _, card in state.current_trick]
+        solver = DoubleDummy(state.ruleset, state.contract, state.soloist, state.trump)
+        values = solver.card_values(hands, state.tricks_won, leader, trick)
+        wanted = seat == state.soloist
+        good = {card for card, made in values.items() if made == wanted}
+        if not good or len(good) == len(values):
+            continue  # every card is as good as any other here
+        bot = ExpertBot(seed=1, level=2)
+        bot.match = match_started_for(state.ruleset, seat)
+        true_deal = [*hands, 0]
+        bot.sample = lambda *_, deal=true_deal: deal  # type: ignore[method-assign]
+        request = request_for(state, 1, move_ms=60_000)
+        choice = resolve_answer(request, bot.decide(request))
+        assert card_index(choice.card) in good, state
+        checked += 1
+    assert checked == 12
+
+
+def test_expert_bids_the_highest_sure_contract_and_passes_a_weak_hand() -> None:
+    ruleset = find_ruleset("standard")
+    bot = ExpertBot(seed=3, level=2)
+    bot.match = match_started_for(ruleset, seat=0)
+    legal = [
+        cards_pb2.Choice(bid=cards_pb2.Bid(contract=c))
+        for c in ("pass", "brandle", "brand", "bettel", "mord", "herrenmord")
+    ]
+
+    def request(hand: str) -> bot_pb2.DecisionRequest:
+        view = cards_pb2.PlayerView(
+            seat=0, hand=[parse_card(c) for c in hand.split()], tricks_won=[0] * 4
+        )
+        return bot_pb2.DecisionRequest(
+            phase=cards_pb2.PHASE_BID, legal=legal, view=view, move_ms=60_000
+        )
+
+    assert bot.decide(request("HJ H7 HA HK HQ HT H9")) == 5  # every heart: herrenmord
+    assert bot.decide(request("CK CQ SK SQ HK HQ DQ")) == 0  # pass
+
+
+def test_out_of_time_the_expert_still_answers_a_legal_card_at_once() -> None:
+    for state in mid_play_states(10, seed=9):
+        seat = state.to_act
+        assert seat is not None
+        bot = ExpertBot(seed=2, level=5)
+        bot.match = match_started_for(state.ruleset, seat)
+        bot.node_rate = 1.0  # a solver this slow gets a budget of one position
+        resolve_answer(request_for(state, 1, move_ms=40), bot.decide(request_for(state, 1, 40)))
+
+
+def test_levels_cap_the_samples_and_a_bad_level_is_refused() -> None:
+    assert [level_samples(level) for level in range(1, 6)] == sorted(LEVEL_SAMPLES.values())
+    with pytest.raises(ValueError, match="1 to 5"):
+        make_bot("expert", level=6)
+    for state in mid_play_states(5, seed=2):
+        seat = state.to_act
+        assert seat is not None
+        bot = ExpertBot(seed=2, level=1)
+        bot.match = match_started_for(state.ruleset, seat)
+        request = request_for(state, 1, move_ms=60_000)
+        if len(request.legal) > 1:
+            state.apply(
+                codec.choice_to_action(resolve_answer(request, bot.decide(request)), state.phase)
+            )
+            assert bot.samples_last <= level_samples(1)
+
+
+def test_made_payoff_is_the_engines_settlement() -> None:
+    standard = find_ruleset("standard")
+    brand = standard.contract("brand")
+    assert made_payoff(standard, brand, True) == 3 * brand.value
+    assert made_payoff(standard, brand, False) == -3 * brand.value
+    russian = find_ruleset("russian")
+    exact = russian.contracts[-1]
+    assert made_payoff(russian, exact, True) == exact.value
