@@ -241,6 +241,35 @@ def print_season_figures(figures: dict[str, Any]) -> None:
     console.print(f"target: season / referee >= {figures['target']['limit']:g}: {met}")
 
 
+@bench_app.command("solver")
+def solver(
+    seconds: Annotated[float, typer.Option(min=0.1, help="Seconds per measurement.")] = 1.0,
+    rounds: Annotated[int, typer.Option(min=1, help="Measurements per figure (median).")] = 3,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """The double-dummy solver (engine.double_dummy): solves/s from trick 1, 3 and 5."""
+    from bench.solver import START_TRICKS, run_solver_bench  # noqa: PLC0415
+
+    figures = run_solver_bench(seconds=seconds, rounds=rounds)
+    table = Table(
+        title="double-dummy solves per second (positions per solve) by starting trick",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("ruleset")
+    for start in START_TRICKS:
+        table.add_column(f"trick {start}", justify="right", no_wrap=True)
+    for ruleset_id, by_start in figures["rulesets"].items():
+        cells = (by_start[str(start)] for start in START_TRICKS)
+        table.add_row(
+            ruleset_id,
+            *(f"{cell['solves_per_s']:,.0f} ({cell['nodes_per_solve']:,.0f})" for cell in cells),
+        )
+    console.print(table)
+    _write_json(json_path, figures)
+
+
 @bench_app.command("all")
 def bench_all(
     out: Annotated[

@@ -45,7 +45,6 @@ from engine.trick_rules import NO_CARD, NO_TRICK, duties_for, legal_card_mask, t
 __all__ = ["BudgetExceeded", "DoubleDummy", "SolverStats"]
 
 _SUIT_BITS: Final = (1 << RANK_COUNT) - 1
-_HAND_BITS: Final = 32  # a hand's mask fits in 32 bits (SUIT_COUNT * RANK_COUNT)
 
 
 class BudgetExceeded(Exception):  # noqa: N818 - it is an outcome of the search, not a bug
@@ -81,7 +80,7 @@ class DoubleDummy:
         self._tricks = ruleset.tricks
         self._left = left_of_each(ruleset.players)
         self._fixed = _fixed_results(contract, ruleset.tricks)
-        self._table: dict[tuple[int, int, int], bool] = {}
+        self._table: dict[tuple[int, ...], bool] = {}
         self.budget = 0  # positions one search may visit (0: no limit), see BudgetExceeded
 
     def clear(self) -> None:
@@ -161,15 +160,14 @@ class DoubleDummy:
         stats = self.stats
         limit = stats.nodes + self.budget if self.budget else -1
         zero_goal = self.contract.goal is Goal.ZERO
+        exact_goal = self.contract.goal is Goal.EXACT
+        target = self.contract.tricks
 
-        def key_of(hands: list[int], leader: int, won: int) -> tuple[int, int, int]:
-            packed = 0
-            for hand in hands:
-                packed = packed << _HAND_BITS | hand
-            return packed, leader, won
+        def key_of(hands: list[int], leader: int, won: int) -> tuple[int, ...]:
+            return (*hands, leader, won)
 
-        def choices(hand: int, legal: int, live: int, ascending: bool) -> list[int]:
-            """One card of each run of equivalent legal cards, in search order."""
+        def choices(hand: int, legal: int, live: int) -> list[int]:
+            """One card of each run of equivalent legal cards (low to high in each suit)."""
             picked: list[int] = []
             for suit in range(SUIT_COUNT):
                 if not legal >> (suit * RANK_COUNT) & _SUIT_BITS:
@@ -183,12 +181,26 @@ class DoubleDummy:
                         in_run = True
                     else:
                         in_run = False
-            if not ascending:
-                # Strongest first: fewest live cards beat it (a trump jack is beaten by none).
-                picked.sort(key=lambda c: (beats[c] & live).bit_count())
-            else:
-                picked.sort(key=lambda c: -(beats[c] & live).bit_count())
             return picked
+
+        def ordered(cards: list[int], live: int, wants: bool, beating: int) -> list[int]:
+            """The search order: the card likeliest to be best first. A side that wants the
+            trick tries its cheapest card that takes it, one that does not want it (or whose
+            side already holds it) its dearest card that stays under; ``beating`` is the mask
+            of the cards that would take the trick (every card when leading)."""
+
+            def strength(card: int) -> int:  # fewer live cards beat it: stronger
+                return -(beats[card] & live).bit_count()
+
+            over = [c for c in cards if beating >> c & 1]
+            under = [c for c in cards if not beating >> c & 1]
+            if wants:
+                over.sort(key=strength)
+                under.sort(key=strength)
+                return over + under if beating != -1 else sorted(cards, key=strength)[::-1]
+            under.sort(key=strength, reverse=True)
+            over.sort(key=strength)
+            return under + over if beating != -1 else sorted(cards, key=strength)
 
         def play(
             hands: list[int],
@@ -201,6 +213,7 @@ class DoubleDummy:
             head: int,
             win_seat: int,
             table_cards: int,
+            live: int,
         ) -> bool:
             stats.nodes += 1
             if stats.nodes == limit:
@@ -217,11 +230,21 @@ class DoubleDummy:
             led = NO_TRICK if in_trick == 0 else head // RANK_COUNT
             hand = hands[seat]
             legal = legal_mask(hand, led, win, head, duties)
-            live = table_cards
-            for other in hands:
-                live |= other
             soloist_moves = seat == soloist
-            cards = choices(hand, legal, live, ascending=zero_goal and soloist_moves)
+            cards = choices(hand, legal, live)
+            if len(cards) > 1:
+                # Does this seat's side want tricks now? (Exact goals: only short of the mark.)
+                wants = not zero_goal and not (exact_goal and won >= target)
+                if not soloist_moves and zero_goal:
+                    wants = False  # a defender of a zero contract leaves the tricks to it
+                if in_trick == 0:
+                    beating = -1
+                elif (win_seat == soloist) == soloist_moves:
+                    beating = 0  # the side already holds the trick: stay under if possible
+                    wants = False
+                else:
+                    beating = beats[win]
+                cards = ordered(cards, live, wants, beating)
             # The soloist looks for one card that makes it; a defender for one that beats it.
             wanted = soloist_moves
             outcome = not wanted
@@ -242,6 +265,7 @@ class DoubleDummy:
                         new_head,
                         new_win_seat,
                         table_cards | 1 << card,
+                        live,
                     )
                 else:  # the trick is complete (R8.4); its winner leads the next (R8.1)
                     result = play(
@@ -255,6 +279,7 @@ class DoubleDummy:
                         NO_CARD,
                         new_win_seat,
                         0,
+                        live & ~(table_cards | 1 << card),
                     )
                 hands[seat] = hand
                 if result == wanted:
@@ -266,8 +291,13 @@ class DoubleDummy:
 
         played = sum(tricks_won)
         won = tricks_won[soloist]
+        in_hands = 0
+        for hand in hands:
+            in_hands |= hand
         if not trick:
-            return play(hands, won, played, leader, leader, 0, NO_CARD, NO_CARD, leader, 0)
+            return play(
+                hands, won, played, leader, leader, 0, NO_CARD, NO_CARD, leader, 0, in_hands
+            )
         _, win, head, win_position = trick_state(trick, duties)
         on_table = 0
         for card in trick:
@@ -277,10 +307,32 @@ class DoubleDummy:
         if in_trick == players:  # a complete trick: score it, its winner leads
             won += win_seat == soloist
             return play(
-                hands, won, played + 1, win_seat, win_seat, 0, NO_CARD, NO_CARD, win_seat, 0
+                hands,
+                won,
+                played + 1,
+                win_seat,
+                win_seat,
+                0,
+                NO_CARD,
+                NO_CARD,
+                win_seat,
+                0,
+                in_hands,
             )
         seat = seat_after(leader, in_trick, players)
-        return play(hands, won, played, seat, leader, in_trick, win, head, win_seat, on_table)
+        return play(
+            hands,
+            won,
+            played,
+            seat,
+            leader,
+            in_trick,
+            win,
+            head,
+            win_seat,
+            on_table,
+            in_hands | on_table,
+        )
 
 
 def _fixed_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
