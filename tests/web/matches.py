@@ -1,0 +1,133 @@
+"""Real matches for the web tests: an embedded referee on loopback, sample bots in-process.
+
+The bots are the SDK's real gRPC sessions (``sample_bots.sdk.session.play``) in the referee's
+event loop; :class:`PatientBot` waits before each answer, so a live match lasts long enough to
+be watched from a browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.embedded import EmbeddedReferee
+from arena.matchlog import read_log
+from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
+from engine.rulesets import find_ruleset
+from sample_bots.random_bot import RandomBot
+from sample_bots.sdk.bot import Answer
+from sample_bots.sdk.session import SessionOptions, play
+from tests.conftest import AdminClient
+
+T = TypeVar("T")
+PATIENT = cards_pb2.TimeControl(move_ms=5000, bank_ms=60000, max_strikes=3)
+
+
+class PatientBot(RandomBot):
+    """A random bot that takes ``delay`` seconds over each decision (without blocking)."""
+
+    def __init__(self, seed: int, delay: float) -> None:
+        super().__init__(seed=seed)
+        self.delay = delay
+
+    async def decide_async(self, request: bot_pb2.DecisionRequest) -> Answer:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return self.decide(request)
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    match_id: str
+    log: Path
+
+    def records(self) -> list[dict[str, object]]:
+        return read_log(self.log.read_text(), str(self.log))
+
+
+async def seat_bots(
+    referee: EmbeddedReferee, admin: AdminClient, names: Sequence[str], delay: float = 0.0
+) -> tuple[list[str], list[asyncio.Task[object]]]:
+    """Register ``names`` and seat one patient random bot session each (one match each)."""
+    ids: list[str] = []
+    tasks: list[asyncio.Task[object]] = []
+    for n, name in enumerate(names):
+        reply = await admin.register(name)
+        ids.append(reply.bot_id)
+        options = SessionOptions(referee.address, reply.token, max_matches=1)
+        bot = PatientBot(seed=100 + n, delay=delay)
+        tasks.append(asyncio.create_task(play(lambda bot=bot: bot, options)))
+    await admin.wait_for_sessions(ids, timeout=60)
+    return ids, tasks
+
+
+async def play_match(
+    referee: EmbeddedReferee,
+    ruleset: str,
+    *,
+    deals: int,
+    seed: int,
+    names: Sequence[str] | None = None,
+) -> PlayedMatch:
+    """One finished match of ``ruleset`` at ``referee``, its bots named ``names``."""
+    players = find_ruleset(ruleset).players
+    names = names or [f"{ruleset}-{seed}-{n}" for n in range(players)]
+    admin = AdminClient(referee.address, referee.admin_token)
+    try:
+        ids, tasks = await seat_bots(referee, admin, names)
+        request = admin_pb2.RunMatchRequest(
+            bot_ids=ids, ruleset=ruleset, deals=deals, seed=seed, time_control=PATIENT
+        )
+        _, result = await admin.run_match(request)
+        await asyncio.gather(*tasks)
+    finally:
+        await admin.close()
+    assert result.status == "finished", result
+    return PlayedMatch(result.match_id, referee.config.logs_dir / f"{result.match_id}.jsonl")
+
+
+def play_matches(data: Path, plans: Sequence[tuple[str, int, int]]) -> list[PlayedMatch]:
+    """Play ``(ruleset, deals, seed)`` matches one after the other at one embedded referee."""
+
+    async def run() -> list[PlayedMatch]:
+        async with EmbeddedReferee(data) as referee:
+            return [
+                await play_match(referee, ruleset, deals=deals, seed=seed)
+                for ruleset, deals, seed in plans
+            ]
+
+    return asyncio.run(run())
+
+
+class BackgroundReferee:
+    """An embedded referee in a thread of its own (its own event loop), for the browser tests:
+    the test's main thread drives Chromium while matches play here."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="referee", daemon=True)
+        self.referee: EmbeddedReferee | None = None
+
+    def __enter__(self) -> BackgroundReferee:
+        self.thread.start()
+        self.referee = self.call(EmbeddedReferee(self.data).start())
+        return self
+
+    def call(self, coroutine: Coroutine[Any, Any, T], timeout: float = 120) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.referee is not None:
+            self.call(self.referee.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
