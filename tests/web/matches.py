@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import threading
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
@@ -20,8 +21,8 @@ from arena.matchlog import read_log
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
 from engine.rulesets import find_ruleset
 from sample_bots.random_bot import RandomBot
-from sample_bots.sdk.bot import Answer
-from sample_bots.sdk.session import SessionOptions, play
+from sample_bots.sdk.bot import Answer, Bot
+from sample_bots.sdk.session import SessionOptions, SessionStats, play
 from tests.conftest import AdminClient
 
 T = TypeVar("T")
@@ -41,27 +42,31 @@ class PatientBot(RandomBot):
         return self.decide(request)
 
 
+def _same(bot: Bot) -> Bot:
+    return bot
+
+
 @dataclass(frozen=True)
 class PlayedMatch:
     match_id: str
     log: Path
 
-    def records(self) -> list[dict[str, object]]:
+    def records(self) -> list[dict[str, Any]]:
         return read_log(self.log.read_text(), str(self.log))
 
 
 async def seat_bots(
     referee: EmbeddedReferee, admin: AdminClient, names: Sequence[str], delay: float = 0.0
-) -> tuple[list[str], list[asyncio.Task[object]]]:
+) -> tuple[list[str], list[asyncio.Task[list[SessionStats]]]]:
     """Register ``names`` and seat one patient random bot session each (one match each)."""
     ids: list[str] = []
-    tasks: list[asyncio.Task[object]] = []
+    tasks: list[asyncio.Task[list[SessionStats]]] = []
     for n, name in enumerate(names):
         reply = await admin.register(name)
         ids.append(reply.bot_id)
         options = SessionOptions(referee.address, reply.token, max_matches=1)
         bot = PatientBot(seed=100 + n, delay=delay)
-        tasks.append(asyncio.create_task(play(lambda bot=bot: bot, options)))
+        tasks.append(asyncio.create_task(play(functools.partial(_same, bot), options)))
     await admin.wait_for_sessions(ids, timeout=60)
     return ids, tasks
 
