@@ -20,7 +20,7 @@ from arena.embedded import EmbeddedReferee
 from arena.matchlog import read_log
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
 from engine.rulesets import find_ruleset
-from sample_bots.random_bot import RandomBot
+from sample_bots.heuristic import HeuristicBot
 from sample_bots.sdk.bot import Answer, Bot
 from sample_bots.sdk.session import SessionOptions, SessionStats, play
 from tests.conftest import AdminClient
@@ -29,17 +29,18 @@ T = TypeVar("T")
 PATIENT = cards_pb2.TimeControl(move_ms=5000, bank_ms=60000, max_strikes=3)
 
 
-class PatientBot(RandomBot):
-    """A random bot that takes ``delay`` seconds over each decision (without blocking)."""
+class PatientBot(HeuristicBot):
+    """The heuristic sample bot (it bids what it can make, so deals run several tricks),
+    taking ``delay`` seconds over each decision without blocking the event loop."""
 
-    def __init__(self, seed: int, delay: float) -> None:
-        super().__init__(seed=seed)
+    def __init__(self, delay: float) -> None:
+        super().__init__()
         self.delay = delay
 
     async def decide_async(self, request: bot_pb2.DecisionRequest) -> Answer:
         if self.delay:
             await asyncio.sleep(self.delay)
-        return self.decide(request)
+        return await super().decide_async(request)
 
 
 def _same(bot: Bot) -> Bot:
@@ -61,11 +62,11 @@ async def seat_bots(
     """Register ``names`` and seat one patient random bot session each (one match each)."""
     ids: list[str] = []
     tasks: list[asyncio.Task[list[SessionStats]]] = []
-    for n, name in enumerate(names):
+    for name in names:
         reply = await admin.register(name)
         ids.append(reply.bot_id)
         options = SessionOptions(referee.address, reply.token, max_matches=1)
-        bot = PatientBot(seed=100 + n, delay=delay)
+        bot = PatientBot(delay)
         tasks.append(asyncio.create_task(play(functools.partial(_same, bot), options)))
     await admin.wait_for_sessions(ids, timeout=60)
     return ids, tasks
@@ -96,17 +97,29 @@ async def play_match(
     return PlayedMatch(result.match_id, referee.config.logs_dir / f"{result.match_id}.jsonl")
 
 
-def play_matches(data: Path, plans: Sequence[tuple[str, int, int]]) -> list[PlayedMatch]:
-    """Play ``(ruleset, deals, seed)`` matches one after the other at one embedded referee."""
+@dataclass(frozen=True)
+class Plan:
+    ruleset: str
+    deals: int
+    seed: int
+    names: tuple[str, ...] = ()
+
+
+def play_matches(data: Path, plans: Sequence[Plan]) -> list[PlayedMatch]:
+    """Play the planned matches one after the other at one embedded referee."""
 
     async def run() -> list[PlayedMatch]:
         async with EmbeddedReferee(data) as referee:
             return [
-                await play_match(referee, ruleset, deals=deals, seed=seed)
-                for ruleset, deals, seed in plans
+                await play_match(
+                    referee, p.ruleset, deals=p.deals, seed=p.seed, names=p.names or None
+                )
+                for p in plans
             ]
 
-    return asyncio.run(run())
+    # In a thread of its own: Playwright's sync API keeps an event loop running in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
 
 
 class BackgroundReferee:

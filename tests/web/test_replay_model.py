@@ -16,7 +16,7 @@ import pytest
 
 from arena.matchlog import iter_deals, public_events, read_log
 from engine.rulesets import RULESET_IDS, find_ruleset
-from tests.web.matches import PlayedMatch, play_matches
+from tests.web.matches import Plan, PlayedMatch, play_matches
 from web.replay_model import match_model
 
 Record = dict[str, Any]
@@ -26,7 +26,7 @@ DEALS = {"three-player": 3}  # a multiple of the seats; the others 4
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlayedMatch]:
     data = tmp_path_factory.mktemp("replay-model") / "data"
-    plans = [(ruleset, DEALS.get(ruleset, 4), 5) for ruleset in RULESET_IDS]
+    plans = [Plan(ruleset, DEALS.get(ruleset, 4), 5) for ruleset in RULESET_IDS]
     return dict(zip(RULESET_IDS, play_matches(data, plans), strict=True))
 
 

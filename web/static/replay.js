@@ -256,6 +256,7 @@
     ui.link.href = "#deal=" + deal.number + "&step=" + view.step;
     root.setAttribute("data-deal", String(deal.number));
     root.setAttribute("data-step", String(view.step));
+    root.setAttribute("data-revealed", deal.hands ? "true" : "false");
     drawTrickSelect(deal);
     drawSeats(deal, state);
     drawTrick(state);
@@ -349,10 +350,19 @@
       row.appendChild(el("td", "rp-num", state.tricksWon[s]));
       var paid = state.settlement ? state.settlement.payments[s] : null;
       row.appendChild(el("td", "rp-num rp-payment", paid === null ? "" : (paid > 0 ? "+" : "") + paid));
-      var total = state.settlement ? state.settlement.balances[s] : null;
+      // the match totals: after this deal once settled, else those it started with
+      var total = state.settlement ? state.settlement.balances[s] : totalsBefore(deal)[s];
       row.appendChild(el("td", "rp-num", total === null ? "" : total));
       ui.score.appendChild(row);
     }
+  }
+
+  function totalsBefore(deal) {
+    var index = model.deals.indexOf(deal);
+    for (var i = index - 1; i >= 0; i--) {
+      if (model.deals[i].settlement) return model.deals[i].settlement.balances;
+    }
+    return model.seats.map(function () { return 0; });
   }
 
   // --- moving ---------------------------------------------------------------------------------
