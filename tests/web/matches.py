@@ -149,3 +149,50 @@ class BackgroundReferee:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=10)
         self.loop.close()
+
+
+@dataclass
+class RunningMatch:
+    """A match started with RunMatch and still playing; :attr:`done` ends with its summary."""
+
+    match_id: str
+    done: asyncio.Task[admin_pb2.MatchSummary]
+
+
+async def start_match(
+    referee: EmbeddedReferee,
+    ruleset: str,
+    names: Sequence[str],
+    *,
+    deals: int,
+    seed: int,
+    delay: float,
+) -> RunningMatch:
+    """Seat patient bots and start a match; return as soon as the referee says it started."""
+    admin = AdminClient(referee.address, referee.admin_token)
+    ids, bots = await seat_bots(referee, admin, names, delay)
+    request = admin_pb2.RunMatchRequest(
+        bot_ids=ids, ruleset=ruleset, deals=deals, seed=seed, time_control=PATIENT
+    )
+    call = admin.stub.RunMatch(request, metadata=admin.metadata)
+    first = await call.read()
+    assert isinstance(first, admin_pb2.MatchUpdate)
+    assert first.WhichOneof("kind") == "started"
+
+    async def finish() -> admin_pb2.MatchSummary:
+        try:
+            summary = None
+            while isinstance(update := await call.read(), admin_pb2.MatchUpdate):
+                if update.WhichOneof("kind") == "result":
+                    summary = update.result
+            await asyncio.gather(*bots)
+        finally:
+            await admin.close()
+        assert summary is not None
+        return summary
+
+    return RunningMatch(first.started.match_id, asyncio.ensure_future(finish()))
+
+
+async def wait_for(task: asyncio.Task[T]) -> T:
+    return await task
