@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -58,9 +59,14 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlayedMatch]:
 
 
 @pytest.fixture(scope="module")
-def served(played: dict[str, PlayedMatch]) -> Iterator[str]:
-    """Each exported page at /RULESET (the file `brandeln matches export --html` writes)."""
-    pages = {name: export_html(match.records()) for name, match in played.items()}
+def pages(played: dict[str, PlayedMatch]) -> dict[str, str]:
+    """Each match's exported page (the file `brandeln matches export --html` writes)."""
+    return {name: export_html(match.records()) for name, match in played.items()}
+
+
+@pytest.fixture(scope="module")
+def served(pages: dict[str, str]) -> Iterator[str]:
+    """Each exported page at /RULESET."""
 
     def page(request: Request) -> HTMLResponse:
         return HTMLResponse(pages[request.path_params["name"]])
@@ -221,8 +227,9 @@ def test_the_three_player_blind_shows_beside_the_three_seats(
 
 
 def test_a_bot_named_like_a_script_renders_as_text(
-    page: Page, served: str, no_dialogs: list[str]
+    page: Page, served: str, pages: dict[str, str], no_dialogs: list[str]
 ) -> None:
+    assert HOSTILE not in pages["three-player"]  # |tojson escaped its < and >
     page.goto(f"{served}/three-player#deal=1&step=3")
     names = page.locator('.rp-seat[data-seat="0"] .rp-name')
     assert names.inner_text() == HOSTILE
@@ -230,3 +237,19 @@ def test_a_bot_named_like_a_script_renders_as_text(
     assert page.locator('.rp-seat[data-seat="1"] .rp-name').inner_text() == "kim & co"
     assert page.locator("#replay script").count() == 0  # no element made from the name
     assert page.evaluate("document.scripts.length") == 2  # the data and the replay's own
+
+
+def test_the_exported_file_opens_from_disk_and_asks_for_nothing_else(
+    page: Page, pages: dict[str, str], tmp_path: Path, no_dialogs: list[str]
+) -> None:
+    exported = tmp_path / "match.html"
+    exported.write_text(pages["standard"], encoding="utf-8")
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(exported.as_uri() + "#deal=2&step=5")
+    replay = page.locator("#replay")
+    assert (replay.get_attribute("data-deal"), replay.get_attribute("data-step")) == ("2", "5")
+    page.keyboard.press("ArrowRight")
+    assert replay.get_attribute("data-step") == "6"
+    assert page.locator(".rp-hand [data-card]").count() > 0
+    assert requests == [exported.as_uri()]  # the file itself, nothing else
