@@ -14,8 +14,10 @@ with ``Last-Event-ID`` gets every event after it once: the stream folds the hist
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -37,6 +39,8 @@ from web.templating import environment
 __all__ = ["LiveMatch", "LiveSource", "RefereeLiveSource", "live_routes", "sse_message"]
 
 RETRY_MS: Final = 2000  # how long a browser waits before it reconnects (SSE ``retry:``)
+KEEPALIVE_S: Final = 15.0
+KEEPALIVE: Final = ": keep-alive\n\n"  # an SSE comment: EventSource ignores it
 
 
 class LiveSource(Protocol):
@@ -46,7 +50,7 @@ class LiveSource(Protocol):
         """The match log's header; raises RefereeNotFoundError for an unknown match."""
         ...
 
-    def watch(self, match_id: str) -> AsyncIterator[cards_pb2.GameEvent]:
+    def watch(self, match_id: str) -> AsyncGenerator[cards_pb2.GameEvent, None]:
         """The match's public events from seq 1; RefereeNotFoundError when it is not running."""
         ...
 
@@ -75,7 +79,7 @@ class RefereeLiveSource:
             raise RefereeError(f"match {match_id}: its log does not start with a header")
         return header
 
-    async def watch(self, match_id: str) -> AsyncIterator[cards_pb2.GameEvent]:
+    async def watch(self, match_id: str) -> AsyncGenerator[cards_pb2.GameEvent, None]:
         async with self._client() as admin:
             async for event in admin.watch_match(match_id):
                 yield event
@@ -156,15 +160,53 @@ def sse_message(name: str, data: Any, event_id: int | None = None) -> str:
     return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+async def _with_keepalive(
+    events: AsyncGenerator[cards_pb2.GameEvent, None], every_s: float
+) -> AsyncIterator[cards_pb2.GameEvent | None]:
+    """``events``, with a None after each ``every_s`` without one. The pending read is kept
+    across a silence (cancelling it would end the stream), and closing this closes
+    ``events`` (the WatchMatch call with it)."""
+    pending: asyncio.Future[cards_pb2.GameEvent] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(events))
+            done, _ = await asyncio.wait({pending}, timeout=every_s)
+            if not done:
+                yield None
+                continue
+            try:
+                event = pending.result()
+            except StopAsyncIteration:
+                return
+            pending = None
+            yield event
+    finally:
+        if pending is not None and not pending.done():
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await pending
+        await events.aclose()
+
+
 def _last_event_id(request: Request) -> int:
     text = request.headers.get("last-event-id", "")
     return int(text) if text.isdigit() else 0
 
 
 def live_routes(
-    source: LiveSource, *, static_prefix: str = "/static", root_path: str = ""
+    source: LiveSource,
+    *,
+    static_prefix: str = "/static",
+    root_path: str = "",
+    keepalive_s: float = KEEPALIVE_S,
 ) -> list[Route]:
-    """The live table's page and its event stream, for a Starlette app."""
+    """The live table's page and its event stream, for a Starlette app.
+
+    ``static_prefix`` is where the app serves web/static (replay.js, replay.css, style.css),
+    ``root_path`` the app's mount point; ``keepalive_s`` the longest silence on a stream
+    (a comment line then keeps proxies from closing it and shows a gone browser).
+    """
 
     async def page(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -193,7 +235,10 @@ def live_routes(
             yield f"retry: {RETRY_MS}\n\n"
             live = LiveMatch(header)
             try:
-                async for event in source.watch(match_id):
+                async for event in _with_keepalive(source.watch(match_id), keepalive_s):
+                    if event is None:
+                        yield KEEPALIVE
+                        continue
                     message = live.add(event)
                     if message is not None and event.seq > after:
                         yield sse_message(message[0], message[1], event.seq)

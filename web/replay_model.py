@@ -6,8 +6,12 @@ contract, the trump, trick winners, trick counts and payments are the engine's e
 
 The model of a match::
 
-    {"match_id", "ruleset", "players", "hand_size", "status", "seats": [{"seat", "name",
-     "version"}], "balances" (the footer's, or None), "deals": [DEAL, ...]}
+    {"match_id", "ruleset", "players", "hand_size", "blind" (true in three-player),
+     "deals_total", "status", "seats": [{"seat", "name", "version"}],
+     "balances" (the footer's, or None), "deals": [DEAL, ...]}
+
+(the live table adds ``"live": {"events": URL}``, web/live.py). A page shows it with
+``{% include "_replay.html" %}`` and ``replay=match_model(records)`` in the context.
 
 and of a deal (``hands`` are the dealt hands in display order, ``None`` while a live deal
 keeps them hidden)::

@@ -47,18 +47,28 @@ def referee(tmp_path: Path) -> Iterator[BackgroundReferee]:
         yield running
 
 
-@pytest.fixture
-def web(referee: BackgroundReferee) -> Iterator[str]:
+def _web(referee: BackgroundReferee, keepalive_s: float) -> Iterator[str]:
     assert referee.referee is not None
     source = RefereeLiveSource(referee.referee.address, referee.referee.admin_token)
     app = Starlette(
         routes=[
-            *live_routes(source, static_prefix="/static"),
+            *live_routes(source, static_prefix="/static", keepalive_s=keepalive_s),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ]
     )
     with serve_asgi(app) as base:
         yield base
+
+
+@pytest.fixture
+def web(referee: BackgroundReferee) -> Iterator[str]:
+    yield from _web(referee, keepalive_s=15.0)
+
+
+@pytest.fixture
+def chatty_web(referee: BackgroundReferee) -> Iterator[str]:
+    """Keep-alive comments far more often than the bots move."""
+    yield from _web(referee, keepalive_s=0.01)
 
 
 def _start(referee: BackgroundReferee, delay: float, deals: int = 2) -> RunningMatch:
@@ -69,33 +79,40 @@ def _start(referee: BackgroundReferee, delay: float, deals: int = 2) -> RunningM
     )
 
 
-def read_stream(
-    url: str, last_event_id: int | None = None, stop_at: int | None = None
-) -> tuple[list[Message], list[str]]:
-    """The messages of an SSE stream (and its ``retry:`` lines) until it ends, or until the
-    message with id ``stop_at`` (then the connection is dropped, as by a lost network)."""
+@dataclass
+class Stream:
+    messages: list[Message]
+    retries: list[str]  # the retry: lines
+    comments: list[str]  # the keep-alive lines
+
+
+def read_stream(url: str, last_event_id: int | None = None, stop_at: int | None = None) -> Stream:
+    """An SSE stream until it ends, or until the message with id ``stop_at`` (then the
+    connection is dropped, as by a lost network)."""
     headers = {} if last_event_id is None else {"Last-Event-ID": str(last_event_id)}
-    messages: list[Message] = []
-    retries: list[str] = []
+    stream = Stream([], [], [])
     fields: dict[str, str] = {}
     with httpx.stream("GET", url, headers=headers, timeout=60) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         for line in response.iter_lines():
-            if line:
+            if line.startswith(":"):
+                stream.comments.append(line)
+            elif line:
                 name, _, value = line.partition(": ")
                 if name == "retry":
-                    retries.append(value)
+                    stream.retries.append(value)
                 else:
                     fields[name] = value
-                continue
-            if "event" in fields:
-                event_id = int(fields["id"]) if "id" in fields else None
-                messages.append(Message(event_id, fields["event"], json.loads(fields["data"])))
-                if stop_at is not None and event_id is not None and event_id >= stop_at:
-                    break
-            fields = {}
-    return messages, retries
+            else:
+                if "event" in fields:
+                    event_id = int(fields["id"]) if "id" in fields else None
+                    data = json.loads(fields["data"])
+                    stream.messages.append(Message(event_id, fields["event"], data))
+                    if stop_at is not None and event_id is not None and event_id >= stop_at:
+                        break
+                fields = {}
+    return stream
 
 
 def test_the_stream_is_public_until_deal_end_and_a_reconnect_resumes_without_duplicates(
@@ -103,11 +120,12 @@ def test_the_stream_is_public_until_deal_end_and_a_reconnect_resumes_without_dup
 ) -> None:
     running = _start(referee, delay=0.03)
     url = f"{web}/live/{running.match_id}/events"
-    first, retries = read_stream(url, stop_at=8)  # then the connection drops
-    assert retries == [str(RETRY_MS)]
+    before = read_stream(url, stop_at=8)  # then the connection drops
+    assert before.retries == [str(RETRY_MS)]
+    first = before.messages
     last = first[-1].id
     assert last == 8
-    second, _ = read_stream(url, last_event_id=last)
+    second = read_stream(url, last_event_id=last).messages
     summary = referee.call(wait_for(running.done))
     assert summary.status == "finished"
     messages = first + second
@@ -137,6 +155,19 @@ def test_the_stream_is_public_until_deal_end_and_a_reconnect_resumes_without_dup
     model = match_model(read_log(log.read_text()))
     assert revealed == model["deals"]  # the deals revealed live are the log's, replayed
     assert len(revealed) == summary.deals_played == 2
+
+
+def test_a_silent_stream_sends_keepalive_comments_between_events(
+    referee: BackgroundReferee, chatty_web: str
+) -> None:
+    running = _start(referee, delay=0.2, deals=1)
+    stream = read_stream(f"{chatty_web}/live/{running.match_id}/events")
+    referee.call(wait_for(running.done))
+    assert stream.comments
+    assert set(stream.comments) == {": keep-alive"}
+    ids = [m.id for m in stream.messages if m.id is not None]
+    assert ids == list(range(1, len(ids) + 1))  # the pending read survived every silence
+    assert stream.messages[-1].event == "end"
 
 
 def test_an_unknown_match_has_no_page_and_no_stream(web: str) -> None:

@@ -134,3 +134,20 @@ def test_the_model_reads_the_log_as_written(logs: dict[str, PlayedMatch]) -> Non
     played = logs["haferl"]
     text = played.log.read_text()
     assert match_model(read_log(text)) == match_model(played.records())
+
+
+def test_a_match_cut_short_mid_deal_shows_that_deal_up_to_its_last_decision(
+    logs: dict[str, PlayedMatch],
+) -> None:
+    records = logs["standard"].records()
+    last_deal = max(n for n, r in enumerate(records) if r["type"] == "deal")
+    decisions = [n for n, r in enumerate(records) if r["type"] == "decision" and n > last_deal]
+    cut = [*records[: decisions[9] + 1], {**records[-1], "status": "aborted"}]
+    model = match_model(cut)
+    assert model["status"] == "aborted"
+    deal = model["deals"][-1]
+    assert deal["complete"] is False
+    assert deal["settlement"] is None
+    acted = [s for s in deal["steps"] if s["kind"] in ("bid", "trump", "card")]
+    assert len(acted) == 10
+    assert all(d["complete"] for d in model["deals"][:-1])

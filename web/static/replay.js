@@ -125,7 +125,10 @@
         return seatName(step.seat) + (step.bid === "pass" ? " passes" : " bids " + step.bid) +
           (step.status ? " (" + step.status + ")" : "");
       case "contract":
-        if (step.soloist === null) return "All passed: nothing is played";
+        if (step.soloist === null) {
+          var played = deal.steps.some(function (s) { return s.kind === "card"; });
+          return played ? "All passed: a free play without trump" : "All passed: no play";
+        }
         return (step.passed_out ? "All passed: " : "") + seatName(step.soloist) + " plays " +
           step.contract;
       case "trump":
@@ -284,7 +287,6 @@
     ui.seats.forEach(function (seat, index) {
       seat.tags.textContent = "";
       seat.hand.textContent = "";
-      seat.box.classList.remove("rp-to-act");
       if (index >= players) {  // the blind (three-player): never played, shown once known
         if (deal.hands) {
           deal.blind.forEach(function (card) { seat.hand.appendChild(cardElement(card, null)); });
