@@ -29,7 +29,7 @@ from web.replay_model import match_model
 from web.templating import STATIC_DIR
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Dialog, Page
 
 CARD = re.compile(r'"([CSHD][AKQJT987])"')
 
@@ -71,9 +71,16 @@ def chatty_web(referee: BackgroundReferee) -> Iterator[str]:
     yield from _web(referee, keepalive_s=0.01)
 
 
-def _start(referee: BackgroundReferee, delay: float, deals: int = 2) -> RunningMatch:
+HOSTILE = "<script>alert(1)</script>"
+
+
+def _start(
+    referee: BackgroundReferee,
+    delay: float,
+    deals: int = 2,
+    names: tuple[str, ...] = ("ann", "ben", "cat", "dan"),
+) -> RunningMatch:
     assert referee.referee is not None
-    names = ("ann", "ben", "cat", "dan")
     return referee.call(
         start_match(referee.referee, "standard", names, deals=deals, seed=21, delay=delay)
     )
@@ -202,9 +209,16 @@ def test_a_browser_watches_a_match_play_and_sees_no_hidden_hand_before_deal_end(
     referee: BackgroundReferee, web: str, page: Page
 ) -> None:
     errors: list[str] = []
+    dialogs: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def refuse(dialog: Dialog) -> None:  # an alert() would mean a bot name ran as code
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", refuse)
     page.add_init_script(WATCH_HANDS)
-    running = _start(referee, delay=0.08)
+    running = _start(referee, delay=0.08, names=("ann", HOSTILE, "cat", "dan"))
     page.goto(f"{web}/live/{running.match_id}")
     page.wait_for_selector("#replay .rp-hand .rp-back", timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.rp-slot [data-card]').length > 0")
@@ -230,4 +244,6 @@ def test_a_browser_watches_a_match_play_and_sees_no_hidden_hand_before_deal_end(
             "nodes => nodes.map(n => n.dataset.card)"
         )
         assert sorted(shown) == sorted(dealt["hands"][seat].split())
+    assert page.locator('.rp-seat[data-seat="1"] .rp-name').inner_text() == HOSTILE
     assert errors == []
+    assert dialogs == []  # the name never ran as code
