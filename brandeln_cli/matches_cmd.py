@@ -308,13 +308,44 @@ def matches_show(
 @matches_app.command("export")
 def matches_export(
     match_id: MatchIdArgument,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Export the deal replay as one self-contained HTML file (styles, script and "
+            "data inline; it loads nothing from the network) instead of the log.",
+        ),
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write to this file instead of printing.", dir_okay=False
+        ),
+    ] = None,
     data: DataOption = None,
     referee: RefereeOption = None,
     ca: CaOption = None,
 ) -> None:
-    """Print the match's full JSON Lines log (after checking it reads as one)."""
+    """Print the match's full JSON Lines log (after checking it reads as one), or with --html
+    its replay as one HTML file to mail or attach to an issue."""
     loaded = _load(match_id, data, referee, ca)
-    typer.echo(terminal_safe_jsonl(loaded.text, loaded.records), nl=False)
+    if html:
+        from web.export_html import export_html  # noqa: PLC0415 - keep --help fast
+
+        text = export_html(loaded.records)
+    else:
+        text = terminal_safe_jsonl(loaded.text, loaded.records) if output is None else loaded.text
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise fail(f"cannot write {output}: {error.strerror or error}") from None
+    what = "the replay (HTML)" if html else "the log (JSON Lines)"
+    console.print(
+        f"wrote {what} of match {markup(loaded.records[0]['match_id'])} to {markup(str(output))}"
+    )
 
 
 def terminal_safe_jsonl(text: str, records: list[dict[str, Any]]) -> str:

@@ -11,7 +11,7 @@ also the ladder's one place that turns ladder values into protobuf messages and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
@@ -268,6 +268,25 @@ class AdminClient:
             )
         except grpc.aio.AioRpcError as error:
             raise _call_error(self.address, error) from None
+
+    async def watch_match(self, match_id: str) -> AsyncIterator[cards_pb2.GameEvent]:
+        """The public events of a running match: those so far from seq 1, then each as it
+        happens, until the match ends (spectators never see a hand before ``DealEnded``).
+
+        Raises :class:`RefereeNotFoundError` when no match with that id is running,
+        :class:`RefereeCallError` for any other error status. Closing the iterator ends the
+        call.
+        """
+        call = self._stub.WatchMatch(
+            admin_pb2.WatchMatchRequest(match_id=match_id), metadata=self._metadata
+        )
+        try:
+            async for event in call:
+                yield event
+        except grpc.aio.AioRpcError as error:
+            raise _call_error(self.address, error) from None
+        finally:
+            call.cancel()  # a no-op once the stream ended
 
     async def session_counts(self) -> dict[str, SessionCount]:
         """The connected seat sessions, counted per bot id."""

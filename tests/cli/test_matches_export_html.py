@@ -1,0 +1,85 @@
+"""`brandeln matches export ID --html [-o FILE]`: the replay as one self-contained HTML file."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner, Result
+
+from arena.matchlog import read_log
+from brandeln_cli.main import app
+from tests.cli.conftest import MatchCopy
+from web.replay_model import match_model
+
+runner = CliRunner()
+DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
+
+
+def _export(copy: MatchCopy, *args: str) -> Result:
+    return runner.invoke(app, ["matches", "export", *args, "--data", str(copy.data)])
+
+
+def _embedded_model(html: str) -> object:
+    found = DATA.search(html)
+    assert found is not None
+    return json.loads(found.group(1))
+
+
+def test_export_html_writes_one_file_holding_the_replay_and_its_assets(
+    match_copy: MatchCopy, tmp_path: Path
+) -> None:
+    target = tmp_path / "replay.html"
+    args = ["matches", "export", match_copy.match_id[:8], "--html", "-o", str(target)]
+    result = runner.invoke(app, [*args, "--data", str(match_copy.data)])
+    assert result.exit_code == 0, result.output
+    assert f"to {target}" in " ".join(result.output.split())
+    html = target.read_text()
+    records = read_log(match_copy.log.read_text())
+    assert _embedded_model(html) == match_model(records)
+    assert "function stateAt(" in html  # the replay's script is inline
+    assert ".rp-table" in html  # and its styles
+    # nothing to fetch: no element with a source or a style sheet to load, and a policy
+    # that forbids the browser any request
+    assert not re.search(r"<(script|img|iframe)[^>]*\bsrc=", html)
+    assert "<link" not in html
+    assert "default-src 'none'" in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
+
+
+def test_export_html_prints_to_stdout_without_output(match_copy: MatchCopy) -> None:
+    result = _export(match_copy, match_copy.match_id, "--html")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("<!doctype html>")
+    assert _embedded_model(result.stdout)["match_id"] == match_copy.match_id  # type: ignore[index]
+
+
+def test_export_output_without_html_writes_the_log_as_recorded(
+    match_copy: MatchCopy, tmp_path: Path
+) -> None:
+    target = tmp_path / "log.jsonl"
+    result = runner.invoke(
+        app,
+        [
+            "matches",
+            "export",
+            match_copy.match_id,
+            "-o",
+            str(target),
+            "--data",
+            str(match_copy.data),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes() == match_copy.log.read_bytes()
+
+
+def test_export_to_a_folder_that_does_not_exist_is_a_one_line_error(
+    match_copy: MatchCopy, tmp_path: Path
+) -> None:
+    target = tmp_path / "missing" / "replay.html"
+    result = _export(match_copy, match_copy.match_id, "--html", "-o", str(target))
+    assert result.exit_code == 1
+    assert "cannot write" in result.output
+    assert "Traceback" not in result.output

@@ -1,0 +1,259 @@
+"""The live table: a running match in the browser, fed by ``Admin.WatchMatch``.
+
+``live_routes(source)`` gives two routes: the page ``/live/{match_id}`` (the replay partial in
+live mode) and its server-sent events ``/live/{match_id}/events``. The stream carries only
+what a spectator may know (docs/RULES.md R12.1): while a deal is live no hand, only the cards
+already played; at ``DealEnded`` the whole deal, every hand revealed, rebuilt through the
+engine (:func:`web.replay_model.deal_model`).
+
+Each message's SSE ``id`` is the event's ``seq`` (from 1 per match, without gaps, and
+``WatchMatch`` sends a late spectator the whole history first), so a browser that reconnects
+with ``Last-Event-ID`` gets every event after it once: the stream folds the history again
+(the live deal needs it) but sends only what comes after that id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from arena.codec.values import card_from_pb, suit_from_pb
+from arena.matchlog import Record
+from brandeln.v1 import cards_pb2
+from engine.actions import Bid
+from engine.cards import Card
+from engine.events import BidMade, CardPlayed, ContractSet, Event, TrickTaken, TrumpNamed
+from ladder.admin_client import AdminClient
+from ladder.errors import RefereeError, RefereeNotFoundError
+from web.replay_model import Json, LiveDeal, deal_model, match_shell, new_match_state
+from web.templating import environment
+
+__all__ = ["LiveMatch", "LiveSource", "RefereeLiveSource", "live_routes", "sse_message"]
+
+RETRY_MS: Final = 2000  # how long a browser waits before it reconnects (SSE ``retry:``)
+KEEPALIVE_S: Final = 15.0
+KEEPALIVE: Final = ": keep-alive\n\n"  # an SSE comment: EventSource ignores it
+
+
+class LiveSource(Protocol):
+    """Where the live table reads a running match (a referee's Admin service)."""
+
+    async def header(self, match_id: str) -> Record:
+        """The match log's header; raises RefereeNotFoundError for an unknown match."""
+        ...
+
+    def watch(self, match_id: str) -> AsyncGenerator[cards_pb2.GameEvent, None]:
+        """The match's public events from seq 1; RefereeNotFoundError when it is not running."""
+        ...
+
+    async def status(self, match_id: str) -> tuple[str, list[int]]:
+        """The match's status and balances (once it ended)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RefereeLiveSource:
+    """A referee's Admin service (``--referee HOST:PORT`` of ``brandeln web``)."""
+
+    address: str
+    admin_token: str
+    root_certificates: bytes | None = None
+
+    def _client(self) -> AdminClient:
+        return AdminClient(self.address, self.admin_token, root_certificates=self.root_certificates)
+
+    async def header(self, match_id: str) -> Record:
+        async with self._client() as admin:
+            reply = await admin.get_match(match_id)
+        first = reply.log_jsonl.split("\n", 1)[0]
+        header: Record = json.loads(first)
+        if header.get("type") != "header":
+            raise RefereeError(f"match {match_id}: its log does not start with a header")
+        return header
+
+    async def watch(self, match_id: str) -> AsyncGenerator[cards_pb2.GameEvent, None]:
+        async with self._client() as admin:
+            async for event in admin.watch_match(match_id):
+                yield event
+
+    async def status(self, match_id: str) -> tuple[str, list[int]]:
+        async with self._client() as admin:
+            reply = await admin.get_match(match_id)
+        return reply.summary.status, list(reply.summary.balances)
+
+
+def _engine_event(event: cards_pb2.GameEvent) -> Event | None:
+    """A spectator's event as the engine's (the referee's engine derived it: winners, counts)."""
+    kind = event.WhichOneof("kind")
+    if kind == "bid_made":
+        return BidMade(event.bid_made.seat, Bid(event.bid_made.bid.contract))
+    if kind == "contract_set":
+        c = event.contract_set
+        soloist = c.soloist if c.HasField("soloist") else None
+        return ContractSet(soloist, c.contract or None, c.passed_out)
+    if kind == "trump_named":
+        return TrumpNamed(suit_from_pb(event.trump_named.suit))
+    if kind == "card_played":
+        return CardPlayed(event.card_played.seat, card_from_pb(event.card_played.card))
+    if kind == "trick_taken":
+        t = event.trick_taken
+        cards = tuple(card_from_pb(card) for card in t.cards)
+        return TrickTaken(t.trick_number, t.leader, cards, t.winner)
+    return None
+
+
+class LiveMatch:
+    """A running match folded from its public events: one SSE message per event at most."""
+
+    def __init__(self, header: Record) -> None:
+        self.match = new_match_state(header)
+        self.players = self.match.ruleset.players
+        self.deal: LiveDeal | None = None
+
+    def add(self, event: cards_pb2.GameEvent) -> tuple[str, Json] | None:
+        """The message an event gives: ``("deal", model)`` when a deal starts (its live model,
+        no hand) or ends (every hand revealed), ``("step", {"deal", "step"})`` otherwise."""
+        kind = event.WhichOneof("kind")
+        if kind == "seat_penalized":
+            return None
+        number = event.deal_number or self.match.deal_number + 1
+        starting = self.deal is None or self.deal.number != number
+        if starting:
+            self.deal = LiveDeal(self.match, number)
+        deal = self.deal
+        assert deal is not None
+        if kind == "deal_ended":
+            return "deal", self._ended(deal, event.deal_ended)
+        engine_event = _engine_event(event)
+        step = None if engine_event is None else deal.add(engine_event)
+        if starting:
+            return "deal", deal.model()
+        if step is None:
+            return None
+        return "step", {"deal": number, "step": step}
+
+    def _ended(self, deal: LiveDeal, ended: cards_pb2.DealEnded) -> Json:
+        hands: list[list[Card]] = [[] for _ in range(self.players)]
+        blind: list[Card] = []
+        for hand in ended.hands:
+            cards = [card_from_pb(card) for card in hand.cards]
+            if hand.seat < self.players:
+                hands[hand.seat] = cards
+            else:
+                blind = cards
+        model, self.match = deal_model(self.match, deal.number, hands, blind, deal.actions)
+        self.deal = None
+        return model
+
+
+def sse_message(name: str, data: Any, event_id: int | None = None) -> str:
+    """One server-sent event; ``data`` as JSON on one line (json escapes every newline)."""
+    head = "" if event_id is None else f"id: {event_id}\n"
+    return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+async def _with_keepalive(
+    events: AsyncGenerator[cards_pb2.GameEvent, None], every_s: float
+) -> AsyncIterator[cards_pb2.GameEvent | None]:
+    """``events``, with a None after each ``every_s`` without one. The pending read is kept
+    across a silence (cancelling it would end the stream), and closing this closes
+    ``events`` (the WatchMatch call with it)."""
+    pending: asyncio.Future[cards_pb2.GameEvent] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(events))
+            done, _ = await asyncio.wait({pending}, timeout=every_s)
+            if not done:
+                yield None
+                continue
+            try:
+                event = pending.result()
+            except StopAsyncIteration:
+                return
+            pending = None
+            yield event
+    finally:
+        if pending is not None and not pending.done():
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await pending
+        await events.aclose()
+
+
+def _last_event_id(request: Request) -> int:
+    text = request.headers.get("last-event-id", "")
+    return int(text) if text.isdigit() else 0
+
+
+def live_routes(
+    source: LiveSource,
+    *,
+    static_prefix: str = "/static",
+    root_path: str = "",
+    keepalive_s: float = KEEPALIVE_S,
+) -> list[Route]:
+    """The live table's page and its event stream, for a Starlette app.
+
+    ``static_prefix`` is where the app serves web/static (replay.js, replay.css, style.css),
+    ``root_path`` the app's mount point; ``keepalive_s`` the longest silence on a stream
+    (a comment line then keeps proxies from closing it and shows a gone browser).
+    """
+
+    async def page(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        try:
+            header = await source.header(match_id)
+        except RefereeNotFoundError:
+            return HTMLResponse("no match with that id", status_code=404)
+        replay = match_shell(header)
+        replay["live"] = {"events": f"{root_path}/live/{match_id}/events"}
+        html = (
+            environment()
+            .get_template("live.html")
+            .render(replay=replay, static_prefix=static_prefix, root_path=root_path)
+        )
+        return HTMLResponse(html)
+
+    async def events(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        after = _last_event_id(request)
+        try:
+            header = await source.header(match_id)
+        except RefereeNotFoundError:
+            return Response(status_code=204)  # tells EventSource not to reconnect
+
+        async def stream() -> AsyncIterator[str]:
+            yield f"retry: {RETRY_MS}\n\n"
+            live = LiveMatch(header)
+            try:
+                async for event in _with_keepalive(source.watch(match_id), keepalive_s):
+                    if event is None:
+                        yield KEEPALIVE
+                        continue
+                    message = live.add(event)
+                    if message is not None and event.seq > after:
+                        yield sse_message(message[0], message[1], event.seq)
+            except RefereeNotFoundError:
+                pass  # not running (any more): the match page has its replay
+            status, balances = await source.status(match_id)
+            yield sse_message("end", {"status": status, "balances": balances})
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    return [
+        Route("/live/{match_id}", page, name="live_table"),
+        Route("/live/{match_id}/events", events, name="live_events"),
+    ]

@@ -1,0 +1,288 @@
+"""A match log as a JSON-able model of each deal, for the replay in the browser.
+
+Every deal is replayed through the engine from its recorded hands and decisions (the log's
+layout: :mod:`arena.matchlog`), so nothing the replay shows is re-derived here: bids, the
+contract, the trump, trick winners, trick counts and payments are the engine's events.
+
+The model of a match::
+
+    {"match_id", "ruleset", "players", "hand_size", "blind" (true in three-player),
+     "deals_total", "status", "seats": [{"seat", "name", "version"}],
+     "balances" (the footer's, or None), "deals": [DEAL, ...]}
+
+(the live table adds ``"live": {"events": URL}``, web/live.py). A page shows it with
+``{% include "_replay.html" %}`` and ``replay=match_model(records)`` in the context.
+
+and of a deal (``hands`` are the dealt hands in display order, ``None`` while a live deal
+keeps them hidden)::
+
+    {"number", "dealer", "forehand", "hands": [[card, ...], ...] | None, "blind": [card, ...],
+     "auction": [{"seat", "bid"}], "soloist", "contract", "passed_out", "trump",
+     "tricks": [{"number", "leader", "cards": [{"seat", "card"}], "winner"}],
+     "settlement": {"tricks_won", "made", "payments", "balances", "pool"} | None,
+     "complete", "steps": [STEP, ...]}
+
+A step is one thing the viewer sees happen, in order: ``deal`` (the hands are dealt),
+``bid``, ``contract`` (the auction's result), ``trump``, ``card``, ``trick`` (won, with the
+running trick counts) and ``settlement``. The browser folds the steps up to the one shown
+(``web/static/replay.js``); every step names the seat it concerns, never a hidden card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from arena.matchlog import Record, iter_deals
+from engine.actions import Action, NameTrump, PlayCard, parse_action
+from engine.cards import Card, Suit, parse_cards
+from engine.dealing import fixed_deal
+from engine.errors import EngineError
+from engine.events import BidMade, CardPlayed, ContractSet, DealEnded, Event, TrickTaken, TrumpNamed
+from engine.match import MatchState
+from engine.rulesets import Ruleset, find_ruleset
+from engine.seats import forehand_of
+from engine.state import DealState
+from engine.trick_rules import canonical_cards
+
+__all__ = [
+    "Json",
+    "LiveDeal",
+    "deal_model",
+    "match_model",
+    "match_shell",
+    "step_of_event",
+]
+
+Json = dict[str, Any]
+
+
+def display_order(cards: Iterable[Card], trump: Suit | None, ruleset: Ruleset) -> list[str]:
+    """A hand as a player holds it: by suit C S H D, each suit high to low by this deal's
+    order (the engine's canonical order, R12.3, turned round within each suit)."""
+    by_suit: dict[Suit, list[str]] = {}
+    for card in canonical_cards(cards, trump, ruleset.trump_order):
+        by_suit.setdefault(card.suit, []).append(str(card))
+    return [card for suit in by_suit.values() for card in reversed(suit)]
+
+
+def step_of_event(event: Event, tricks_won: Sequence[int]) -> Json | None:
+    """The step a public event shows (None for an event the viewer does not step through).
+
+    ``tricks_won`` are the counts once the event happened (shown with a trick won).
+    """
+    if isinstance(event, BidMade):
+        return {"kind": "bid", "seat": event.seat, "bid": event.bid.contract}
+    if isinstance(event, ContractSet):
+        return {
+            "kind": "contract",
+            "soloist": event.soloist,
+            "contract": event.contract,
+            "passed_out": event.passed_out,
+        }
+    if isinstance(event, TrumpNamed):
+        return {"kind": "trump", "suit": event.suit.letter}
+    if isinstance(event, CardPlayed):
+        return {"kind": "card", "seat": event.seat, "card": str(event.card)}
+    if isinstance(event, TrickTaken):
+        return {
+            "kind": "trick",
+            "number": event.trick_number,
+            "leader": event.leader,
+            "winner": event.winner,
+            "tricks_won": list(tricks_won),
+        }
+    return None
+
+
+def _trick_json(trick: TrickTaken, players: int) -> Json:
+    return {
+        "number": trick.trick_number,
+        "leader": trick.leader,
+        "cards": [
+            {"seat": (trick.leader + n) % players, "card": str(card)}
+            for n, card in enumerate(trick.cards)
+        ],
+        "winner": trick.winner,
+    }
+
+
+def _settlement(event: DealEnded, match: MatchState) -> Json:
+    return {
+        "tricks_won": list(event.tricks_won),
+        "made": event.made,
+        "payments": list(event.payments),
+        "balances": list(match.balances),
+        "pool": match.pool,
+    }
+
+
+def deal_model(
+    match: MatchState,
+    number: int,
+    hands: Sequence[Sequence[Card]],
+    blind: Sequence[Card],
+    actions: Iterable[tuple[int | None, Action, str]],
+) -> tuple[Json, MatchState]:
+    """Replay one deal through the engine: its model, and the match after it.
+
+    ``actions`` are ``(seat, action, status)`` in order (``status`` is the decision's, "ok" or
+    e.g. "timeout", shown beside the step; ``seat`` None: whoever is to act, as for a trump
+    named in a spectator's stream, which does not say by whom). The deal stops at the first
+    action the engine refuses (a damaged log): its model then says ``complete: false``.
+    """
+    ruleset = match.ruleset
+    players = ruleset.players
+    dealer = match.dealer_of_next_deal
+    state: DealState = match.start_deal(fixed_deal(ruleset, dealer, hands, blind))
+    steps: list[Json] = [{"kind": "deal"}]
+    settlement: Json | None = None
+    for seat, action, status in actions:
+        if state.is_over():
+            break
+        if seat is not None and state.to_act != seat:
+            break
+        try:
+            state, events = state.step(action)
+        except EngineError:
+            break
+        for event in events:
+            if isinstance(event, DealEnded):
+                match = match.record(event)
+                settlement = _settlement(event, match)
+                steps.append({"kind": "settlement", **settlement})
+                continue
+            step = step_of_event(event, state.tricks_won)
+            if step is not None:
+                if status != "ok" and isinstance(event, BidMade | TrumpNamed | CardPlayed):
+                    step["status"] = status
+                steps.append(step)
+    trump = state.trump
+    model: Json = {
+        "number": number,
+        "dealer": dealer,
+        "forehand": forehand_of(dealer, players),
+        "hands": [display_order(hand, trump, ruleset) for hand in hands],
+        "blind": display_order(blind, trump, ruleset),
+        "auction": [{"seat": bid.seat, "bid": bid.bid.contract} for bid in state.auction],
+        "soloist": state.soloist,
+        "contract": None if state.contract is None else state.contract.id,
+        "passed_out": state.passed_out,
+        "trump": None if trump is None else trump.letter,
+        "tricks": [_trick_json(trick, players) for trick in state.tricks],
+        "settlement": settlement,
+        "complete": settlement is not None,
+        "steps": steps,
+    }
+    return model, match
+
+
+def _decision_actions(decisions: Sequence[Record]) -> list[tuple[int | None, Action, str]]:
+    actions: list[tuple[int | None, Action, str]] = []
+    for decision in decisions:
+        try:
+            action = parse_action(str(decision["action"]))
+        except EngineError:
+            break
+        actions.append((int(decision["seat"]), action, str(decision.get("status", "ok"))))
+    return actions
+
+
+def match_shell(header: Mapping[str, Any]) -> Json:
+    """The match's model without deals: what the log's header says (a live table starts so)."""
+    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
+    return {
+        "match_id": str(header["match_id"]),
+        "ruleset": ruleset.id,
+        "players": ruleset.players,
+        "hand_size": ruleset.hand_size,
+        "blind": ruleset.blind,
+        "deals_total": int(header["deals"]),
+        "status": "running",
+        "seats": [
+            {
+                "seat": int(seat["seat"]),
+                "name": str(seat.get("bot_name") or seat.get("hello_name") or ""),
+                "version": str(seat.get("bot_version") or ""),
+            }
+            for seat in header["seats"]
+        ],
+        "balances": None,
+        "deals": [],
+    }
+
+
+def new_match_state(header: Mapping[str, Any]) -> MatchState:
+    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
+    return MatchState.new(ruleset, int(header["deals"]), int(header.get("first_dealer", 0)))
+
+
+def match_model(records: Sequence[Record]) -> Json:
+    """The model of a whole match from its validated log records (``arena.matchlog.read_log``)."""
+    header = records[0]
+    model = match_shell(header)
+    match = new_match_state(header)
+    for deal, decisions in iter_deals(records):
+        if match.is_over:
+            break
+        try:
+            hands = [parse_cards(text) for text in deal["hands"]]
+            blind = parse_cards(deal.get("blind") or "")
+            built, match = deal_model(
+                match, int(deal["deal_number"]), hands, blind, _decision_actions(decisions)
+            )
+        except (EngineError, ValueError):
+            break  # a deal the engine cannot deal or record: the replay stops before it
+        model["deals"].append(built)
+        if not built["complete"]:
+            break
+    footer = records[-1] if records[-1]["type"] == "footer" else None
+    if footer is not None:
+        model["status"] = str(footer["status"])
+        model["balances"] = list(footer["balances"])
+    return model
+
+
+class LiveDeal:
+    """A deal being played, seen as a spectator sees it: public events only, no hand.
+
+    Fed the public events in order (:meth:`add`); its :meth:`model` has ``hands: None`` and
+    the steps so far. At ``DealEnded`` the caller replaces it with the full :func:`deal_model`
+    built from the revealed hands and the actions collected here (:attr:`actions`).
+    """
+
+    def __init__(self, match: MatchState, number: int) -> None:
+        self.match = match
+        self.number = number
+        self.dealer = match.dealer_of_next_deal
+        self.steps: list[Json] = [{"kind": "deal"}]
+        self.actions: list[tuple[int | None, Action, str]] = []
+        self.tricks_won = [0] * match.ruleset.players
+
+    def add(self, event: Event) -> Json | None:
+        """Record a public event; returns the step it shows, if any."""
+        if isinstance(event, TrickTaken):
+            self.tricks_won[event.winner] += 1
+        step = step_of_event(event, self.tricks_won)
+        if step is not None:
+            self.steps.append(step)
+        if isinstance(event, BidMade):
+            self.actions.append((event.seat, event.bid, "ok"))
+        elif isinstance(event, CardPlayed):
+            self.actions.append((event.seat, PlayCard(event.card), "ok"))
+        elif isinstance(event, TrumpNamed):
+            self.actions.append((None, NameTrump(event.suit), "ok"))  # the soloist names it
+        return step
+
+    def model(self) -> Json:
+        players = self.match.ruleset.players
+        return {
+            "number": self.number,
+            "dealer": self.dealer,
+            "forehand": forehand_of(self.dealer, players),
+            "hands": None,
+            "blind": [],
+            "settlement": None,
+            "complete": False,
+            "steps": list(self.steps),
+        }
