@@ -1,4 +1,9 @@
-"""Fixtures for the browser tests: one headless Chromium per test session, a page per test."""
+"""Fixtures for the browser tests: one headless Chromium per test module, a page per test.
+
+Per module, not per session: Playwright's sync API keeps an event loop running in the main
+thread while it is open, and a later test's ``asyncio.run`` would then fail ("cannot be called
+from a running event loop"). Closing it with its module keeps the other tests' loops free.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     executable = find_chromium()
     if executable is None:
