@@ -64,7 +64,7 @@ def elo_score(elo: float) -> float:
     >>> elo_score(0.0), round(elo_score(400.0), 4)
     (0.5, 0.9091)
     """
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def pair_score(difference: float) -> float:

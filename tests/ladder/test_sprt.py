@@ -121,8 +121,9 @@ def test_no_verdict_before_the_minimum_number_of_deals() -> None:
     test = chips_test()
     for _ in range(MIN_OBSERVATIONS - 1):
         test.add(50.0)
-    assert test.verdict is Verdict.UNDECIDED
+    before = test.verdict
     test.add(50.0)
+    assert before is Verdict.UNDECIDED
     assert test.verdict is Verdict.H1  # identical deals: the variance floor keeps it finite
 
 
