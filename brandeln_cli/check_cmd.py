@@ -77,8 +77,9 @@ def check(
         except EngineError as error:
             raise fail(str(error), code=2) from None
     host, port = _listen_address(server)
+    command = _resolve(command or [])
     report, work = _run(
-        command or [],
+        command,
         token,
         tuple(ruleset or ()),
         tables,
@@ -104,6 +105,30 @@ def check(
             soft_wrap=True,
         )
     raise typer.Exit(CHECK_FAILED_EXIT)
+
+
+def _resolve(command: list[str]) -> list[str]:
+    """A lone sample bot's name (``bot check montecarlo``) or ``cmd:...`` is a BOT as
+    `match run` and `ab` read it (brandeln_cli.bot_spec); anything else is the command."""
+    if len(command) != 1:
+        return command
+    from brandeln_cli.bot_spec import (  # noqa: PLC0415
+        COMMAND_PREFIX,
+        BotArgError,
+        parse_bot,
+        sample_names,
+    )
+    from ladder.config import CommandBot  # noqa: PLC0415
+
+    word = command[0]
+    if word not in sample_names() and not word.startswith(COMMAND_PREFIX):
+        return command
+    try:
+        spec = parse_bot(word)
+    except BotArgError as error:
+        raise fail(str(error), code=2) from None
+    assert isinstance(spec, CommandBot)
+    return list(spec.command)
 
 
 def _listen_address(server: str | None) -> tuple[str, int]:
