@@ -24,6 +24,12 @@ BRIDGE_EXAMPLE = ROOT / "sample_bots" / "bridge_examples" / "simple_bot.py"
 QUICK = ("--ruleset", "standard", "--matches", "5")
 
 
+@pytest.fixture(autouse=True)
+def _own_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed check keeps its folder for the user to read: in a test, under tmp_path."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+
+
 def bot_check(*args: str, timeout: float = 600) -> tuple[int, dict[str, Any]]:
     completed = subprocess.run(
         [sys.executable, "-m", "brandeln_cli", "bot", "check", "--json", *args],

@@ -38,7 +38,8 @@ def season(tmp_path: Path, checked_command: str) -> subprocess.CompletedProcess[
         text=True,
         timeout=900,
         cwd=ROOT,
-        env={**os.environ, "GRPC_VERBOSITY": "ERROR", "COLUMNS": "200"},
+        # A failed check keeps its folder for the user to read: here, under tmp_path.
+        env={**os.environ, "GRPC_VERBOSITY": "ERROR", "COLUMNS": "200", "TMPDIR": str(tmp_path)},
         check=False,
     )
 
