@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from arena import codec
 from arena.clock import Clock
+from arena.faults import FAULT_REJECTION_REASON, FaultPolicy, RequestFault
 from arena.limits import MAX_MESSAGES_PER_REQUEST, ProtocolLimits, clip
 from arena.seat import Seat, SeatOutcome, Signal
 from arena.timecontrol import TimeControlSettings
@@ -28,6 +29,7 @@ __all__ = ["Decider", "Decision", "RequestBuilder"]
 RequestBuilder = Callable[[int, int, int], bytes]
 Penalize = Callable[[Seat, SeatOutcome, str, bool], None]
 BotLog = Callable[[Seat, str], None]
+DropStream = Callable[[Seat], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +50,17 @@ class Decider:
         limits: ProtocolLimits,
         penalize: Penalize,
         bot_log: BotLog,
+        *,
+        faults: FaultPolicy | None = None,
+        match_id: str = "",
+        drop_stream: DropStream | None = None,
     ) -> None:
         self.clock = clock
+        # Test-only (arena.faults): None in every referee a peer can reach.
+        self.faults = faults
+        self.match_id = match_id
+        self._drop_stream = drop_stream
+        self.deal_number = 0  # the deal in play, kept by the table (for the fault policy)
         self.time_control = time_control
         self.limits = limits
         self._penalize = penalize
@@ -79,7 +90,17 @@ class Decider:
             seat.pending = build(request_id, move_left, left_ms - move_left)
             seat.send(seat.pending)
 
+        fault = RequestFault.NONE
+        if self.faults is not None:
+            fault = self.faults.request_fault(
+                self.match_id, seat.index, request_id, self.deal_number, phase
+            )
         send_request()
+        if fault is RequestFault.SEND_TWICE and seat.pending is not None:
+            seat.send(seat.pending)
+        elif fault is RequestFault.DROP_STREAM and self._drop_stream is not None:
+            self._drop_stream(seat)
+        reject_next = fault is RequestFault.REJECT_FIRST_ANSWER
         messages = 0
         try:
             while True:
@@ -105,6 +126,15 @@ class Decider:
                     continue
                 if item.WhichOneof("kind") == "log":
                     self._bot_log(seat, item.log.text)
+                    continue
+                if (
+                    reject_next
+                    and item.WhichOneof("kind") == "action"
+                    and item.action.request_id == request_id
+                ):
+                    # The injected rejection: no strike, the request stays open.
+                    reject_next = False
+                    self._reject(seat, request_id, codec.Rejection.ILLEGAL, FAULT_REJECTION_REASON)
                     continue
                 messages += 1
                 if messages > MAX_MESSAGES_PER_REQUEST:
@@ -135,6 +165,11 @@ class Decider:
         finally:
             seat.pending = None
 
+    def _reject(self, seat: Seat, request_id: int, rejection: codec.Rejection, reason: str) -> None:
+        seat.send(codec.rejected(request_id, rejection, reason))
+        if self.faults is not None:
+            self.faults.rejected(self.match_id, seat.index, request_id, rejection)
+
     def _strike(self, seat: Seat, outcome: SeatOutcome, reason: str) -> None:
         self._penalize(seat, outcome, reason, True)
 
@@ -152,7 +187,7 @@ class Decider:
             rejection: codec.Rejection, outcome: SeatOutcome, reason: str, strike: bool
         ) -> None:
             reason = clip(reason, self.limits.reason_chars)
-            seat.send(codec.rejected(message.action.request_id, rejection, reason))
+            self._reject(seat, message.action.request_id, rejection, reason)
             if strike:
                 self._strike(seat, outcome, reason)
 

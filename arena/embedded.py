@@ -20,6 +20,7 @@ import grpc
 
 from arena.clock import Clock
 from arena.datalock import RefereeLock
+from arena.faults import FaultPolicy
 from arena.referee import AdminTokenScope, Referee, RefereeConfig
 from arena.server import TlsFiles, create_server
 from arena.timecontrol import TimeControlSettings
@@ -43,6 +44,7 @@ class EmbeddedReferee:
         tls: TlsFiles | None = None,
         time_control: TimeControlSettings | None = None,
         clock: Clock | None = None,
+        faults: FaultPolicy | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.host = host
@@ -58,6 +60,7 @@ class EmbeddedReferee:
             time_control=time_control or TimeControlSettings(),
         )
         self.clock = clock
+        self.faults = faults  # test-only hooks (arena.faults), in this process only
         self.lock = RefereeLock(self.config.db_path, "an embedded referee (season run)")
         self.referee: Referee | None = None
         self.server: grpc.aio.Server | None = None
@@ -69,7 +72,7 @@ class EmbeddedReferee:
     async def start(self) -> EmbeddedReferee:
         self.lock.acquire()  # before the database is opened: its recovery would harm a live one
         try:
-            self.referee = Referee(self.config, self.clock)
+            self.referee = Referee(self.config, self.clock, self.faults)
             self.server, self.port = await create_server(
                 f"{self.host}:{self.port}", self.referee, self.tls
             )

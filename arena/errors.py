@@ -99,6 +99,7 @@ class CloseReason(enum.StrEnum):
     TOKEN_ROTATED = "token rotated"  # the token it said hello with was replaced
     SHUTDOWN = "shutdown"  # the referee is stopping: a client retries on UNAVAILABLE
     SLOW_READER = "slow reader"  # the bot stopped reading its messages
+    DROPPED = "dropped"  # a test fault cut the stream (arena.faults): a client retries
 
 
 _CODES: dict[type[ArenaError] | CloseReason, grpc.StatusCode] = {
@@ -106,6 +107,7 @@ _CODES: dict[type[ArenaError] | CloseReason, grpc.StatusCode] = {
     CloseReason.TOKEN_ROTATED: grpc.StatusCode.UNAUTHENTICATED,
     CloseReason.SHUTDOWN: grpc.StatusCode.UNAVAILABLE,
     CloseReason.SLOW_READER: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    CloseReason.DROPPED: grpc.StatusCode.UNAVAILABLE,
     HelloTimeoutError: grpc.StatusCode.DEADLINE_EXCEEDED,
     UnauthenticatedError: grpc.StatusCode.UNAUTHENTICATED,
     UnsupportedVersionError: grpc.StatusCode.FAILED_PRECONDITION,

@@ -27,6 +27,7 @@ from arena.errors import (
     UnauthenticatedError,
     UnsupportedVersionError,
 )
+from arena.faults import FaultPolicy
 from arena.limits import (
     MAX_RESUMES_PER_MATCH,
     MAX_SESSIONS_PER_BOT,
@@ -62,8 +63,12 @@ SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
 class Referee:
     """State and behaviour behind both services."""
 
-    def __init__(self, config: RefereeConfig, clock: Clock | None = None) -> None:
+    def __init__(
+        self, config: RefereeConfig, clock: Clock | None = None, faults: FaultPolicy | None = None
+    ) -> None:
         self.config = config
+        # Test-only (arena.faults): set in-process by `bot check` and tests, never from a peer.
+        self.faults = faults
         self.clock: Clock = clock or SystemClock()
         self.store = RefereeStore(config.db_path)
         # The logs hold every finished deal's hands: 0700, a folder left by an older version too.
@@ -285,6 +290,7 @@ class Referee:
             SERVER_VERSION,
             hello_names=[self.hello_names.get(s.session_id, "") for s in sessions],
             limits=self.config.limits,
+            faults=self.faults,
         )
         if observer is not None:
             audience = table.audience

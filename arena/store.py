@@ -186,10 +186,14 @@ class RefereeStore(MatchIndex):
             )
 
     # --- bots ------------------------------------------------------------------------------
-    def register_bot(self, name: str) -> tuple[BotRecord, str]:
-        """Create a bot identity; returns it and its token (which is stored only as a hash)."""
+    def register_bot(self, name: str, token: str | None = None) -> tuple[BotRecord, str]:
+        """Create a bot identity; returns it and its token (which is stored only as a hash).
+
+        ``token``: the one to accept (`bot check --token`, a bot configured already); by
+        default a fresh one.
+        """
         name = check_name(name)  # ValueError: empty, too long, or control characters
-        token = new_token()
+        token = token or new_token()
         record = BotRecord(
             bot_id=f"bot_{uuid.uuid4().hex[:12]}", name=name, created_at=now_ms(), revoked=False
         )

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena import codec
 from arena.audience import Audience
 from arena.clock import Clock
 from arena.decision import Decider, Decision
+from arena.errors import CloseReason
+from arena.faults import FaultPolicy, offered_choices
 from arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
 from arena.logrecords import (
     BotLogRecord,
@@ -38,6 +40,7 @@ from arena.spec import MatchSpec
 from arena.store import RefereeStore, now_ms
 from arena.summaries import record_of
 from arena.timecontrol import SeatClock
+from engine.actions import Action
 from engine.events import DealEnded, Event
 from engine.match import MatchState
 from engine.state import DealState
@@ -61,8 +64,11 @@ class Table:
         hello_names: Sequence[str] = (),
         *,
         limits: ProtocolLimits | None = None,
+        faults: FaultPolicy | None = None,
     ) -> None:
         self.spec = spec
+        self.faults = faults  # test-only (arena.faults); None in normal play
+        self._sessions: dict[int, SeatSession] = {}  # by seat: what a test fault may drop
         self.limits = limits or ProtocolLimits()
         self.store = store
         self.clock = clock
@@ -90,7 +96,16 @@ class Table:
         self.ended_at = 0
         self.penalties: list[Penalty] = []
         self._seq = itertools.count(1)
-        self.decider = Decider(clock, tc, self.limits, self._penalize, self.bot_log)
+        self.decider = Decider(
+            clock,
+            tc,
+            self.limits,
+            self._penalize,
+            self.bot_log,
+            faults=faults,
+            match_id=spec.match_id,
+            drop_stream=self._drop_stream,
+        )
         self.audience = Audience()
         self.summary: codec.MatchSummary | None = None
         self.done = asyncio.Event()
@@ -105,6 +120,7 @@ class Table:
     # --- sessions --------------------------------------------------------------------------
     def bind(self, seat: Seat, session: SeatSession) -> None:
         seat.session = session
+        self._sessions[seat.index] = session
         session.seat_at(self.spec.match_id, seat)
         seat.disconnected_at = None
 
@@ -114,6 +130,12 @@ class Table:
             if seat.bot_id == bot_id and seat.session is None:
                 return seat
         return None
+
+    def _drop_stream(self, seat: Seat) -> None:
+        """A test fault: end the seat's stream as a network would (the bot may resume)."""
+        session = self._sessions.get(seat.index)
+        if session is not None and seat.session is session:
+            session.close(CloseReason.DROPPED, "the referee dropped the stream (a test fault)")
 
     def disconnect(self, seat: Seat) -> None:
         """The seat's stream ended: keep the seat open for a resume (PROTOCOL.md)."""
@@ -229,10 +251,21 @@ class Table:
         # hand reaches the file while the deal is live (arena.matchlog.MatchLogWriter).
         self.log.start_deal(DealRecord.of(self.deal_number, deal, seed).to_json())
         self._state = state
+        self.decider.deal_number = self.deal_number
         for seat in self.seats:
             seat.send(self._deal_started(seat.index))
         while (to_act := state.to_act) is not None:
+            phase = state.phase
             decision = await self._decide(self.seats[to_act], state)
+            if self.faults is not None:
+                self.faults.decided(
+                    self.spec.match_id,
+                    to_act,
+                    self.deal_number,
+                    phase,
+                    decision.outcome,
+                    decision.latency_ms,
+                )
             # Kept until its event is numbered (_publish writes it).
             self._decision = DecisionRecord(
                 to_act,
@@ -256,8 +289,13 @@ class Table:
     async def _decide(self, seat: Seat, state: DealState) -> Decision:
         """Ask a seat for its decision under time control (arena.decision)."""
         legal = state.legal_actions()
+        illegal_reason: Callable[[Action], str | None] = state.illegal_reason
+        if self.faults is not None:
+            legal, illegal_reason = offered_choices(
+                self.faults, self.spec.match_id, seat.index, self.deal_number, state, legal
+            )
         if seat.forfeited:
-            return await self.decider.decide(seat, state.phase, legal, state.illegal_reason, _none)
+            return await self.decider.decide(seat, state.phase, legal, illegal_reason, _none)
         view = state.view(seat.index)
         # The match layer's part of the view, filled in by the codec (cheaper than a replace).
         match_balances = self.match.balances
@@ -278,7 +316,7 @@ class Table:
                 deal_number=deal_number,
             )
 
-        return await self.decider.decide(seat, phase, legal, state.illegal_reason, build)
+        return await self.decider.decide(seat, phase, legal, illegal_reason, build)
 
     # --- the end ---------------------------------------------------------------------------
     def forfeited_seats(self) -> list[int]:

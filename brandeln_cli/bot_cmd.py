@@ -147,3 +147,13 @@ def _guard(action: Callable[[], object]) -> None:
         raise fail(str(error), code=2) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+def _mount_check() -> None:
+    # Its own module (the check is large); typer reads the options from the function.
+    from brandeln_cli.check_cmd import check  # noqa: PLC0415
+
+    bot_app.command("check", context_settings={"allow_interspersed_args": False})(check)
+
+
+_mount_check()

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from bench.cli import bench_app
+from brandeln_cli.ab_cmd import ab
 from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bot_cmd import bot_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
@@ -63,5 +64,6 @@ app.add_typer(bot_app, name="bot")
 app.add_typer(season_app, name="season")
 app.command("ratings")(ratings)
 app.command("demo")(demo)
+app.command("ab")(ab)
 app.add_typer(bench_app, name="bench")
 app.add_typer(admin_app, name="admin")

@@ -171,6 +171,7 @@ def play(
         raise fail(f"cannot read the CA file {ca}: {error.strerror}", code=2) from None
     where = "embedded referee" if referee is None else f"referee {referee}"
     talk = errors if as_json else console
+    _check_bots(config, talk)
     talk.print(
         f"season [bold]{markup(config.name)}[/bold]: {len(config.bots)} bots, {config.blocks} "
         f"blocks of {config.players} matches x {config.deals_per_match} deals, on the "
@@ -206,6 +207,36 @@ def play(
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
     _print_summary(summary, data, referee, ca)
+
+
+def _check_bots(config: SeasonConfig, talk: Console) -> None:
+    """Run `bot check` on every bot the season file marks ``check = true``; refuse to start
+    the season, listing the failed checks, if one fails."""
+    import asyncio  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    from brandeln_cli.bot_check import CheckOptions, CheckTarget, run_check  # noqa: PLC0415
+    from ladder.config import CommandBot  # noqa: PLC0415
+
+    for bot in config.bots:
+        if not isinstance(bot, CommandBot) or not bot.check:
+            continue
+        talk.print(
+            f"checking bot [bold]{markup(bot.name)}[/bold] first (brandeln bot check, "
+            f"ruleset {markup(config.ruleset)})",
+            highlight=False,
+        )
+        work = Path(tempfile.mkdtemp(prefix="brandeln-check-"))
+        options = CheckOptions(rulesets=(config.ruleset,), tables=min(bot.tables, 3))
+        report = asyncio.run(run_check(work, CheckTarget(bot.command, None, work / "bot"), options))
+        if report.passed:
+            shutil.rmtree(work, ignore_errors=True)
+            continue
+        failed = "; ".join(f"{r.label}: {r.reason}" for r in report.failures())
+        raise fail(
+            f"season not started: bot {bot.name!r} failed `bot check` ({failed}); its "
+            f"output and the check's logs: {work}"
+        )
 
 
 async def _play(

@@ -370,3 +370,31 @@ class AdminClient:
             deals_played=summary.deals_played or tally.deals_ended,
             tallies=tally.seats(summary.strikes),
         )
+
+    async def play(
+        self,
+        request: admin_pb2.RunMatchRequest,
+        on_event: Callable[[cards_pb2.GameEvent], None] | None = None,
+    ) -> admin_pb2.MatchSummary:
+        """Play one match through ``RunMatch``, calling ``on_event`` for each event streamed;
+        its finished summary. Raises :class:`BlockFailedError` when it does not finish."""
+        summary: admin_pb2.MatchSummary | None = None
+        call = self._stub.RunMatch(request, metadata=self._metadata)
+        try:
+            async for update in call:
+                if update.WhichOneof("kind") == "event" and on_event is not None:
+                    on_event(update.event)
+                elif update.WhichOneof("kind") == "result":
+                    summary = update.result
+        except grpc.aio.AioRpcError as error:
+            raise BlockFailedError(str(_describe_rpc_error(self.address, "match", error))) from None
+        finally:
+            call.cancel()  # stops the match if we are cancelled
+        if summary is None:
+            raise BlockFailedError("a match's stream ended before its result")
+        if summary.status != MatchStatus.FINISHED:
+            raise BlockFailedError(
+                f"match {summary.match_id} ended {summary.status!r}, not finished "
+                f"(inspect it: brandeln matches show {summary.match_id})"
+            )
+        return summary

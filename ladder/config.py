@@ -31,6 +31,7 @@ A season file names the bots and how they play. Every error names the file and t
     name = "random"
     command = ["brandeln", "bot", "run", "random", "--tables", "{tables}"]
     tables = 4                 # seat sessions it opens (default: concurrency)
+    check = true               # run `brandeln bot check` on it before the season starts
 
     [[bots]]                   # a bot that connects by itself, by its registered bot id
     name = "mine"
@@ -109,11 +110,16 @@ class RatingParams:
 
 @dataclass(frozen=True, slots=True)
 class CommandBot:
-    """A bot the runner registers and launches; ``tables`` = seat sessions it opens."""
+    """A bot the runner registers and launches; ``tables`` = seat sessions it opens.
+
+    ``check``: `brandeln season run` runs `brandeln bot check` on it first and refuses to
+    start the season if a check fails.
+    """
 
     name: str
     command: tuple[str, ...]
     tables: int
+    check: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +176,7 @@ _TOP_KEYS: Final = (
 )
 _TIME_KEYS: Final = ("move_ms", "bank_ms", "max_strikes", "reconnect_ms")
 _RATING_KEYS: Final = ("mu", "sigma", "beta", "tau", "draw_probability")
-_BOT_KEYS: Final = ("name", "command", "tables", "bot_id", "token")
+_BOT_KEYS: Final = ("name", "command", "tables", "bot_id", "token", "check")
 
 
 class _Reader:
@@ -207,6 +213,14 @@ class _Reader:
         value = self.table[key]
         if not isinstance(value, str):
             raise self.error(key, f"expected a string, got {_describe(value)}")
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        if key not in self.table:
+            return default
+        value = self.table[key]
+        if not isinstance(value, bool):
+            raise self.error(key, f"expected true or false, got {_describe(value)}")
         return value
 
     def integer(
@@ -365,9 +379,14 @@ def _bots(top: _Reader, concurrency: int, players: int) -> tuple[BotSpec, ...]:
             )
         if reader.has("command") == reader.has("bot_id"):
             raise reader.error("command", "give exactly one of 'command' or 'bot_id'")
+        check = reader.boolean("check", False)
         if reader.has("bot_id"):
             if reader.has("tables"):
                 raise reader.error("tables", "only a command bot has tables (it opens them)")
+            if check:
+                raise reader.error(
+                    "check", "only a command bot can be checked first (the check starts it)"
+                )
             bot_id = reader.string("bot_id")
             if not bot_id:
                 raise reader.error("bot_id", "must not be empty")
@@ -375,7 +394,7 @@ def _bots(top: _Reader, concurrency: int, players: int) -> tuple[BotSpec, ...]:
         else:
             command = _command(reader)
             tables = reader.integer("tables", concurrency, low=1, high=1024)
-            bots.append(CommandBot(name=name, command=command, tables=tables))
+            bots.append(CommandBot(name=name, command=command, tables=tables, check=check))
     if len(bots) < players:
         raise top.error("bots", f"a table needs {players} bots and the season names {len(bots)}")
     return tuple(bots)

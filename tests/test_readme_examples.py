@@ -72,5 +72,7 @@ def test_the_readme_names_commands_that_exist() -> None:
         "brandeln ratings",
         "brandeln matches show",
         "brandeln matches verify",
+        "brandeln bot check",
+        "brandeln ab",
     ):
         assert command in README

@@ -96,7 +96,10 @@ function copyChoice(choice) {
 let tablesOpen = tables;
 
 function newTable(number) {
-  return { number, matchId: '', matchesPlayed: 0, failingSince: 0, delayMs: 100 };
+  return {
+    number, matchId: '', matchesPlayed: 0, failingSince: 0, delayMs: 100, openRequest: null,
+    retried: 0,
+  };
 }
 
 function connect(table) {
@@ -126,17 +129,30 @@ function connect(table) {
         break;
       case 'request': {
         const request = message.request;
+        table.openRequest = request;
         const choice = copyChoice(request.legal[decide(request)]);
         call.write({ action: { request_id: request.request_id, choice } });
         break;
       }
-      case 'rejected':
-        console.error(`rejected: ${message.rejected.code} ${message.rejected.reason}`);
+      case 'rejected': {
+        const rejected = message.rejected;
+        console.error(`rejected: ${rejected.code} ${rejected.reason}`);
+        // The request stays open (PROTOCOL.md): answer it once more with the first legal
+        // choice, which the referee always accepts; a stale request needs no answer.
+        const open = table.openRequest;
+        if (open && String(open.request_id) === String(rejected.request_id)
+            && rejected.code !== 'REJECT_CODE_STALE_REQUEST'
+            && table.retried !== open.request_id) {
+          table.retried = open.request_id;
+          call.write({ action: { request_id: open.request_id, choice: copyChoice(open.legal[0]) } });
+        }
         break;
+      }
       case 'match_ended':
         table.matchesPlayed += 1;
         console.error(`match ${table.matchId} ended: balances ${message.match_ended.balances.join(' ')}`);
         table.matchId = '';
+        table.openRequest = null;
         if (maxMatches && table.matchesPlayed >= maxMatches) {
           finished = true;
           call.end();

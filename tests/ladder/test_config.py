@@ -210,3 +210,22 @@ def test_the_example_and_packaged_season_files_are_valid() -> None:
     assert len(paths) >= 2
     for path in paths:
         assert load_season(path).bots, path
+
+
+def test_a_command_bot_may_ask_to_be_checked_first() -> None:
+    text = MINIMAL.replace('name = "a"\n', 'name = "a"\ncheck = true\n', 1)
+    config = parse_season(text, "s.toml")
+    checks = [bot.check for bot in config.bots if isinstance(bot, CommandBot)]
+    assert checks == [True, False, False, False]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ('name = "x"\nbot_id = "b1"\ncheck = true', "only a command bot can be checked"),
+        ('name = "x"\ncommand = "bot"\ncheck = "yes"', "expected true or false"),
+    ],
+)
+def test_check_errors_name_the_entry(entry: str, message: str) -> None:
+    with pytest.raises(SeasonConfigError, match=message):
+        parse_season(f"{MINIMAL}[[bots]]\n{entry}\n", "s.toml")

@@ -1,0 +1,256 @@
+"""`brandeln ab`: is bot B better than bot A? Seat substitution on the same deals, and an SPRT.
+
+Every deal is played twice against the same opponents: once with A in a seat, once with B in
+that seat, on the same cards. The deals come in duplicate blocks (ladder.duplicate): in
+rotation ``r`` the candidate's seat moves round the table and the suits are relabelled by the
+block's permutation for that rotation, exactly as a season plays them, so both versions see
+every seat's cards. Each deal gives one paired difference, B's chips minus A's in that seat,
+fed to the sequential test (ladder.sprt) until it decides or ``max_deals`` is reached.
+
+Like the season runner it reaches the referee only through Admin (ladder.admin_client), and
+starts command bots with ladder.bot_processes.
+
+>>> candidate_seat(("O1", "X", "O2", "O3"))
+1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from brandeln.v1 import admin_pb2, cards_pb2
+from ladder.admin_client import (
+    AdminClient,
+    suit_permutation_message,
+    time_control_message,
+)
+from ladder.bot_processes import BotProcess, start_bot, stop_bots
+from ladder.config import BotSpec, CommandBot, ExternalBot, TimeControl
+from ladder.duplicate import MatchPlan, plan_block
+from ladder.errors import BotStartError
+from ladder.sprt import Sprt, Verdict
+
+__all__ = ["AbConfig", "AbProgress", "AbResult", "candidate_seat", "run_ab"]
+
+CANDIDATE: Final = "X"  # the seat label A and B take turns in
+SESSION_POLL_S: Final = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class AbConfig:
+    """What to compare and how. ``against`` has one bot per other seat (players - 1)."""
+
+    a: BotSpec
+    b: BotSpec
+    against: tuple[BotSpec, ...]
+    ruleset: str = "standard"
+    players: int = 4
+    deals_per_match: int = 8
+    max_deals: int = 2000
+    seed: int = 1
+    pairs_at_once: int = 2  # rotations played at once (each is two matches)
+    time_control: TimeControl = field(default_factory=TimeControl)
+    connect_timeout_s: float = 60.0
+
+    @property
+    def bots(self) -> tuple[BotSpec, ...]:
+        return (self.a, self.b, *self.against)
+
+
+@dataclass(frozen=True, slots=True)
+class AbProgress:
+    deals: int
+    llr: float
+    bounds: tuple[float, float]
+    mean: float  # chips per deal, B - A
+
+
+@dataclass(frozen=True, slots=True)
+class AbResult:
+    verdict: Verdict
+    deals: int
+    llr: float
+    bounds: tuple[float, float]
+    mean: float
+    low: float
+    high: float
+    matches: int
+    seconds: float
+
+
+def candidate_seat(bots: Sequence[str]) -> int:
+    """The seat of the candidate (A or B) in a rotation's seating."""
+    return list(bots).index(CANDIDATE)
+
+
+async def run_ab(
+    config: AbConfig,
+    sprt: Sprt,
+    referee_address: str,
+    admin_token: str,
+    logs_dir: Path,
+    *,
+    progress: Callable[[AbProgress], None] | None = None,
+    root_certificates: bytes | None = None,
+) -> AbResult:
+    """Play paired deals until ``sprt`` decides or ``config.max_deals`` deals were compared."""
+    started = time.monotonic()
+    async with AdminClient(
+        referee_address, admin_token, root_certificates=root_certificates
+    ) as admin:
+        # A and B sit in one match of each pair, the opponents in both.
+        tables = {bot.name: config.pairs_at_once for bot in (config.a, config.b)}
+        tables.update({bot.name: 2 * config.pairs_at_once for bot in config.against})
+        bot_ids: dict[str, str] = {}
+        processes: list[BotProcess] = []
+        run_tag = secrets.token_hex(3)  # referee names stay unique on a shared referee
+        try:
+            for bot in config.bots:
+                if isinstance(bot, ExternalBot):
+                    bot_ids[bot.name] = bot.bot_id
+                    continue
+                bot_id, token = await admin.register_bot(f"{bot.name}@ab-{run_tag}")
+                bot_ids[bot.name] = bot_id
+                processes.append(
+                    await start_bot(
+                        bot.name,
+                        bot.command,
+                        server=referee_address,
+                        token=token,
+                        tables=tables[bot.name],
+                        log_path=logs_dir / f"{bot.name}.log",
+                    )
+                )
+            await _wait_for_sessions(admin, config, bot_ids, processes, tables)
+            matches = await _play(admin, config, sprt, bot_ids, progress)
+        finally:
+            await stop_bots(processes)
+    mean, low, high = sprt.chips_interval()
+    return AbResult(
+        verdict=sprt.verdict,
+        deals=sprt.n,
+        llr=sprt.llr,
+        bounds=sprt.bounds,
+        mean=mean,
+        low=low,
+        high=high,
+        matches=matches,
+        seconds=time.monotonic() - started,
+    )
+
+
+async def _play(
+    admin: AdminClient,
+    config: AbConfig,
+    sprt: Sprt,
+    bot_ids: dict[str, str],
+    progress: Callable[[AbProgress], None] | None,
+) -> int:
+    labels = (CANDIDATE, *(f"O{seat}" for seat in range(1, config.players)))
+    names = dict(zip(labels[1:], (bot.name for bot in config.against), strict=True))
+    plans = (
+        plan for block in range(2**31) for plan in plan_block(config.seed, block, labels).matches
+    )
+    matches = 0
+    while sprt.verdict is Verdict.UNDECIDED and sprt.n < config.max_deals:
+        batch = [next(plans) for _ in range(config.pairs_at_once)]
+        pairs = await asyncio.gather(
+            *(_pair(admin, config, plan, names, bot_ids) for plan in batch)
+        )
+        # Fed in a fixed order (the plans'), so a seed gives the same test whatever finished
+        # first; the test stops at the first deal that decides it.
+        for differences in pairs:
+            matches += 2
+            for difference in differences:
+                if sprt.verdict is not Verdict.UNDECIDED or sprt.n >= config.max_deals:
+                    break
+                sprt.add(difference)
+            if progress is not None:
+                mean, _, _ = sprt.chips_interval()
+                progress(AbProgress(sprt.n, sprt.llr, sprt.bounds, mean))
+    return matches
+
+
+async def _pair(
+    admin: AdminClient,
+    config: AbConfig,
+    plan: MatchPlan,
+    names: dict[str, str],
+    bot_ids: dict[str, str],
+) -> list[float]:
+    """One rotation played with A and with B in the candidate's seat: B - A, deal by deal."""
+    seat = candidate_seat(plan.bots)
+    with_a, with_b = await asyncio.gather(
+        _deal_payments(admin, config, plan, {**names, CANDIDATE: config.a.name}, bot_ids),
+        _deal_payments(admin, config, plan, {**names, CANDIDATE: config.b.name}, bot_ids),
+    )
+    deals = sorted(set(with_a) & set(with_b))  # a match may end early (a target reached)
+    return [float(with_b[deal][seat] - with_a[deal][seat]) for deal in deals]
+
+
+async def _deal_payments(
+    admin: AdminClient,
+    config: AbConfig,
+    plan: MatchPlan,
+    names: dict[str, str],
+    bot_ids: dict[str, str],
+) -> dict[int, tuple[int, ...]]:
+    """Each deal's payments by seat in the match ``plan`` with the bots ``names`` by label."""
+    request = admin_pb2.RunMatchRequest(
+        summary_updates=True,  # deal ends are all this needs
+        bot_ids=[bot_ids[names[label]] for label in plan.bots],
+        ruleset=config.ruleset,
+        deals=config.deals_per_match,
+        seed=plan.seed,
+        first_dealer=0,
+        time_control=time_control_message(config.time_control),
+        suit_permutation=suit_permutation_message(plan.suit_permutation),
+    )
+    payments: dict[int, tuple[int, ...]] = {}
+
+    def on_event(event: cards_pb2.GameEvent) -> None:
+        if event.WhichOneof("kind") == "deal_ended":
+            ended = event.deal_ended
+            payments[ended.deal_number] = tuple(ended.payments)
+
+    await admin.play(request, on_event)
+    return payments
+
+
+async def _wait_for_sessions(
+    admin: AdminClient,
+    config: AbConfig,
+    bot_ids: dict[str, str],
+    processes: Sequence[BotProcess],
+    tables: dict[str, int],
+) -> None:
+    deadline = time.monotonic() + config.connect_timeout_s
+    while True:
+        for process in processes:
+            if process.exited:
+                raise BotStartError(
+                    f"bot {process.name!r} exited with code {process.process.returncode} "
+                    f"before connecting; its log ({process.log_path}) ends:\n"
+                    f"{process.log_tail()}"
+                )
+        counts = await admin.session_counts()
+        missing = [
+            bot.name
+            for bot in config.bots
+            if (counts[bot_ids[bot.name]].connected if bot_ids[bot.name] in counts else 0)
+            < (tables[bot.name] if isinstance(bot, CommandBot) else 1)
+        ]
+        if not missing:
+            return
+        if time.monotonic() >= deadline:
+            raise BotStartError(
+                f"bots did not connect within {config.connect_timeout_s:g} s: "
+                + ", ".join(repr(name) for name in missing)
+            )
+        await asyncio.sleep(SESSION_POLL_S)

@@ -1,0 +1,10 @@
+"""A broken bot for `bot check`'s tests: it opens one session whatever BRANDELN_TABLES says."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository
+
+from tests.bots.broken.base import Breakage, main
+
+main(Breakage(one_table=True))
