@@ -41,9 +41,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-py# System packages the tests need (PostgreSQL's server, Chromium): installed when missing and
-# root, else named (those tests then skip, saying how to install them).
-test: $(STAMP)
+pytest: $(STAMP)
 	@bash scripts/system_deps.sh chromium
 	$(BIN)/python -m pytest
 
