@@ -13,6 +13,7 @@ its thread) and only when their file exists: the app never creates a database.
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -121,11 +122,14 @@ def open_stores(location: StorageLocation) -> Iterator[Stores]:
             raise DataError(str(error)) from None
         try:
             yield Stores(ladder, referees)
+        except UnknownSeasonError as error:
+            raise NotFoundError(str(error)) from None
         except (LadderError, StoreError) as error:
-            # A damaged row met while reading: the page says which, like the CLI.
-            if isinstance(error, UnknownSeasonError):
-                raise NotFoundError(str(error)) from None
             raise DataError(str(error)) from None
+        except (ValueError, sqlite3.DatabaseError) as error:
+            # A damaged row met while reading (a status no enum knows, a number that is not):
+            # the page says so rather than a trace.
+            raise DataError(f"{location.describe()}: a damaged record: {error}") from None
 
 
 # -- formatting -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@
                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
   function faded(hex) {
     var n = parseInt(hex.slice(1), 16);
-    return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + ",0.12)";
+    return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + ",0.08)";
   }
   var datasets = [];
   lines.forEach(function (line, i) {
