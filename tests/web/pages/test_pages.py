@@ -10,6 +10,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -182,7 +183,7 @@ def test_bot_figures_count_contracts_and_latency_from_a_log() -> None:
         "type": "header",
         "seats": [{"seat": s, "bot_id": f"b{s}"} for s in range(4)],
     }
-    records = [
+    records: list[dict[str, Any]] = [
         header,
         {"type": "deal", "deal_number": 1, "dealer": 0},
         {"type": "decision", "seq": 1, "seat": 1, "req": 1, "action": "brand", "ms": 30},

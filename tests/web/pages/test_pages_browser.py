@@ -144,9 +144,8 @@ def test_a_hostile_bot_name_shows_as_text_on_every_page_and_runs_nowhere(
         shown = page.get_by_text(HOSTILE, exact=True)
         assert shown.count() >= 1, path
         assert shown.first.is_visible(), path
-    labels = page.goto(f"{base_url}/seasons/{season}/ratings") and page.evaluate(
-        "window.brandelnCharts[0].data.datasets.map(d => d.brandelnLine)"
-    )
+    page.goto(f"{base_url}/seasons/{season}/ratings")
+    labels = page.evaluate("window.brandelnCharts[0].data.datasets.map(d => d.brandelnLine)")
     assert HOSTILE in labels  # the chart's legend got the name as text, through JSON
     page.goto(f"{base_url}/seasons/{season}/leaderboard")
     page.screenshot(path=str(screenshot_path("hostile-leaderboard")), full_page=True)
