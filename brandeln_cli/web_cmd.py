@@ -18,7 +18,13 @@ from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
 from brandeln_cli.terminal_text import markup
 
+DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+
+
+def web_address(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
+    """The pages' address, ``http://127.0.0.1:8000/`` by default."""
+    return f"http://{_url_host(host)}:{port}/"
 
 
 def web(
@@ -42,7 +48,7 @@ def web(
     ] = None,
     host: Annotated[
         str, typer.Option(help="Address to listen on (loopback: only this machine).")
-    ] = "127.0.0.1",
+    ] = DEFAULT_HOST,
     port: Annotated[int, typer.Option(help="Port to listen on (0: a free one).")] = DEFAULT_PORT,
 ) -> None:
     """Serve the seasons, leaderboards, rating charts, bots and matches as web pages.
@@ -67,7 +73,7 @@ def web(
     except OSError as error:
         raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound_port = listener.getsockname()[1]
-    address = f"http://{_url_host(host)}:{bound_port}/"
+    address = web_address(host, bound_port)
     console.print(
         f"Brandeln Arena web pages of {markup(location.describe())}: {address}", markup=True
     )
@@ -120,4 +126,4 @@ def _loopback(host: str) -> bool:
         return False
 
 
-__all__ = ["web"]
+__all__ = ["DEFAULT_PORT", "web", "web_address"]
