@@ -45,7 +45,7 @@ Handler = Callable[[Request], Response]
 class _Pages:
     """The page handlers, sharing the storage location and the templates."""
 
-    def __init__(self, location: StorageLocation, referee: str | None) -> None:
+    def __init__(self, location: StorageLocation, referee: data.RefereeLink | None) -> None:
         self.location = location
         self.referee = referee
         self.templates = Jinja2Templates(env=environment())
@@ -131,7 +131,7 @@ class _Pages:
     def match(self, request: Request) -> Response:
         match_id = request.path_params["match_id"]
         with data.open_stores(self.location) as stores:
-            view = data.match_view(stores, match_id)
+            view = data.match_view(stores, match_id, self.referee)
         return self.render(request, "match.html", {"match": view})
 
     # -- errors ---------------------------------------------------------------------------
@@ -170,11 +170,15 @@ def create_app(
 ) -> Starlette:
     """The app over ``location`` (checked first: :class:`DataError` if it cannot be served).
 
-    ``referee``/``admin_token``: a running referee's Admin service, for the pages that watch
-    it (``extra_routes``, e.g. the live table's, are mounted beside the pages).
+    ``referee``/``admin_token``: a running referee's Admin service: a match page asks it for
+    a match the local stores do not hold, and the pages that watch it (``extra_routes``, e.g.
+    the live table's) are mounted beside the pages.
     """
     data.check_location(location)
-    pages = _Pages(location, referee)
+    if referee is not None and not admin_token:
+        raise DataError("a referee needs its admin token")
+    link = None if referee is None or not admin_token else data.RefereeLink(referee, admin_token)
+    pages = _Pages(location, link)
     routes: list[BaseRoute] = [
         Route("/", pages.index, name="index"),
         Route("/seasons/{name}", pages.season, name="season"),

@@ -12,10 +12,11 @@ its thread) and only when their file exists: the app never creates a database.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import sqlite3
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,7 +29,10 @@ from arena.logschema import MatchLogError
 from arena.match_index import MatchRecord
 from arena.matchlog import public_events, read_log
 from arena.store import RefereeStore
-from ladder.errors import LadderError, UnknownSeasonError
+from arena.summaries import record_of
+from brandeln.v1 import admin_pb2
+from ladder.admin_client import AdminClient
+from ladder.errors import LadderError, RefereeError, RefereeNotFoundError, UnknownSeasonError
 from ladder.leaderboard import LeaderboardRow, season_leaderboard
 from ladder.storage import LadderStore, RecordedMatch, SeasonInfo, SeasonStatus
 
@@ -36,6 +40,7 @@ __all__ = [
     "BOT_STATS_MATCHES",
     "DataError",
     "NotFoundError",
+    "RefereeLink",
     "StorageLocation",
     "Stores",
     "check_location",
@@ -371,31 +376,77 @@ def find_match(stores: Stores, match_id: str) -> MatchRecord:
     raise NotFoundError(f"no match with id {match_id!r}")
 
 
+def _log_text(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise DataError(f"{name}, line {line}: not UTF-8 text") from None
+
+
+def parse_log(text: str, name: str) -> list[Record]:
+    """A log's records, validated; :class:`DataError` naming ``name``, the line and what is
+    wrong with it."""
+    try:
+        records = read_log(text, name)
+    except MatchLogError as error:
+        raise DataError(str(error)) from None
+    if not records or records[0]["type"] != "header":
+        raise DataError(f"{name}: the log has no header")
+    return records
+
+
 def read_match_log(record: MatchRecord) -> list[Record]:
-    """The match's log, validated; :class:`DataError` saying what is wrong with it."""
+    """The match's log from its file, validated; :class:`DataError` saying what is wrong."""
     try:
         data = Path(record.log_path).read_bytes()
     except OSError as error:
         raise DataError(f"the log of this match is unreadable: {error.strerror or error}") from None
+    return parse_log(_log_text(data, record.log_path), record.log_path)
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeLink:
+    """A running referee's Admin service (``--referee``, ``--admin-token``)."""
+
+    address: str
+    admin_token: str
+
+
+def remote_match(link: RefereeLink, match_id: str) -> tuple[MatchRecord, str]:
+    """A match the local stores do not hold, from the referee's ``GetMatch``: its index row
+    and its log's text. Blocking (the pages run in worker threads, each call on a loop of its
+    own)."""
+
+    async def get() -> admin_pb2.GetMatchResponse:
+        async with AdminClient(link.address, link.admin_token) as admin:
+            return await admin.get_match(match_id)
+
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise DataError(f"{record.log_path}, line {line}: not UTF-8 text") from None
-    try:
-        records = read_log(text, record.log_path)
-    except MatchLogError as error:
+        reply = asyncio.run(get())
+    except RefereeNotFoundError:
+        raise NotFoundError(f"no match with id {match_id!r} (nor at {link.address})") from None
+    except RefereeError as error:
         raise DataError(str(error)) from None
-    if not records or records[0]["type"] != "header":
-        raise DataError(f"{record.log_path}: the log has no header")
-    return records
+    return record_of(reply.summary), reply.log_jsonl
 
 
-def match_view(stores: Stores, match_id: str) -> MatchView:
-    record = find_match(stores, match_id)
+def match_view(stores: Stores, match_id: str, referee: RefereeLink | None = None) -> MatchView:
+    """The match from the local stores, else (``referee``) from the running referee."""
+    try:
+        record = find_match(stores, match_id)
+    except NotFoundError:
+        if referee is None:
+            raise
+        record, text = remote_match(referee, match_id)
+        return _view(record, lambda: parse_log(text, f"referee {referee.address}: {match_id}"))
+    return _view(record, lambda: read_match_log(record))
+
+
+def _view(record: MatchRecord, read: Callable[[], list[Record]]) -> MatchView:
     view = MatchView(record, match_row(record))
     try:
-        records = read_match_log(record)
+        records = read()
     except DataError as error:
         view.log_error = str(error)
         return view
