@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import math
 import sqlite3
+import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -557,6 +558,7 @@ def percentile(values: Sequence[int], share: float) -> int | None:
 
 
 _LOG_CACHE: OrderedDict[tuple[str, str, int, int], LogFigures] = OrderedDict()
+_LOG_CACHE_LOCK: Final = threading.Lock()  # pages are served by several worker threads
 
 
 def _figures_of(record: MatchRecord, bot_id: str) -> LogFigures:
@@ -568,14 +570,16 @@ def _figures_of(record: MatchRecord, bot_id: str) -> LogFigures:
     except OSError as error:
         raise DataError(f"the log is unreadable: {error.strerror or error}") from None
     key = (record.log_path, bot_id, stat.st_size, stat.st_mtime_ns)
-    cached = _LOG_CACHE.get(key)
-    if cached is not None:
-        _LOG_CACHE.move_to_end(key)
-        return cached
+    with _LOG_CACHE_LOCK:
+        cached = _LOG_CACHE.get(key)
+        if cached is not None:
+            _LOG_CACHE.move_to_end(key)
+            return cached
     figures = log_figures(read_match_log(record), bot_id)
-    _LOG_CACHE[key] = figures
-    while len(_LOG_CACHE) > _CACHED_LOGS:
-        _LOG_CACHE.popitem(last=False)
+    with _LOG_CACHE_LOCK:
+        _LOG_CACHE[key] = figures
+        while len(_LOG_CACHE) > _CACHED_LOGS:
+            _LOG_CACHE.popitem(last=False)
     return figures
 
 

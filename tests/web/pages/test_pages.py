@@ -333,3 +333,23 @@ def test_hostile_bot_text_is_escaped_on_every_page(
         escaped = html.escape(HOSTILE, quote=False)
         in_json = json.dumps(HOSTILE).replace("<", "\\u003c").replace(">", "\\u003e")
         assert escaped in page.text or in_json.strip('"') in page.text, path
+
+
+def test_a_match_still_being_played_shows_its_finished_deals_as_such(
+    data_copy: SeasonData,
+) -> None:
+    match_id = data_copy.match_ids(data_copy.season)[0]
+    log = next((data_copy.data / "embedded" / "logs").rglob(f"{match_id}.jsonl"))
+    lines = log.read_text().splitlines()
+    # What a running match's file holds: the header and its finished deals, no footer yet.
+    last_deal = max(n for n, line in enumerate(lines) if '"type":"deal"' in line)
+    log.write_text("\n".join(lines[:last_deal]) + "\n")
+    with sqlite3.connect(data_copy.data / "embedded" / "referee.db") as db:
+        db.execute("UPDATE matches SET status = 'running' WHERE match_id = ?", (match_id,))
+    db.close()
+    with client_of(data_copy.data) as client:
+        page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 200
+    assert "Being played: the deals below are those finished so far." in page.text
+    assert "the referee stopped" not in page.text
+    assert page.text.count('<tr id="deal-') == 3
