@@ -317,3 +317,63 @@ def bench_all(
     console.print(
         f"report written to {markup(str(out / 'report.md'))} and {markup(str(out / 'report.json'))}"
     )
+
+
+@bench_app.command("web")
+def web(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Smaller sizes (1k and 10k) and fewer requests.")
+    ] = False,
+    sizes: Annotated[
+        str | None,
+        typer.Option("--sizes", help="Comma-separated recorded-match counts [1000,100000]."),
+    ] = None,
+    requests: Annotated[
+        int | None, typer.Option("--requests", min=1, help="Requests per page and size [40].")
+    ] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """The web pages' times at 1k and 100k recorded matches (a real season's pages, the rest
+    of the stores filled with synthetic rows): leaderboard and match pages within 2x."""
+    import dataclasses  # noqa: PLC0415 - keep --help fast
+
+    from bench.web import WebBenchSettings, run_web_bench  # noqa: PLC0415
+
+    settings = WebBenchSettings.quick() if quick else WebBenchSettings()
+    if sizes is not None:
+        settings = dataclasses.replace(settings, sizes=_table_counts(sizes))
+    if requests is not None:
+        settings = dataclasses.replace(settings, requests=requests)
+    if len(settings.sizes) < 2:
+        raise typer.BadParameter("give at least two sizes to compare, e.g. 1000,100000")
+    figures = run_web_bench(settings, _say)
+    print_web_figures(figures)
+    _write_json(json_path, figures)
+
+
+def print_web_figures(figures: dict[str, Any]) -> None:
+    sizes = figures["sizes"]
+    table = Table(
+        title="web pages: median ms per request (in-process, stores opened per request)",
+        caption="ratio: median over the rounds of the largest size's time over the smallest's",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("page")
+    for size in sizes:
+        table.add_column(f"{size['matches']:,} matches", justify="right")
+    table.add_column("ratio", justify="right")
+    targets = set(figures["target"]["pages"])
+    for page, ratio in figures["ratios"].items():
+        name = f"{page} (target)" if page in targets else page
+        cells = [f"{size['pages'][page]['median']:.2f}" for size in sizes]
+        table.add_row(name, *cells, f"{ratio:.2f}")
+    console.print(table)
+    filled = ", ".join(f"{s['synthetic']:,} synthetic in {s['fill_s']:.1f} s" for s in sizes)
+    console.print(f"stores filled: {filled}")
+    met = "[green]met[/green]" if figures["target"]["met"] else "[red]missed[/red]"
+    console.print(
+        f"target: leaderboard and match pages at most {figures['target']['limit']:g}x "
+        f"at {sizes[-1]['matches']:,} matches what they take at {sizes[0]['matches']:,}: {met}"
+    )

@@ -15,6 +15,7 @@ from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings
 from brandeln_cli.season_cmd import demo, season_app
 from brandeln_cli.serve_cmd import serve
+from brandeln_cli.web_cmd import web
 
 app = typer.Typer(
     name="brandeln",
@@ -65,5 +66,6 @@ app.add_typer(season_app, name="season")
 app.command("ratings")(ratings)
 app.command("demo")(demo)
 app.command("ab")(ab)
+app.command("web")(web)
 app.add_typer(bench_app, name="bench")
 app.add_typer(admin_app, name="admin")

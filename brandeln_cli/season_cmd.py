@@ -29,7 +29,8 @@ from brandeln_cli.leaderboard_view import (
 )
 from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption
 from brandeln_cli.output import console, errors, fail, hint
-from brandeln_cli.terminal_text import json_text, markup, safe
+from brandeln_cli.terminal_text import json_text, markup, plain, safe
+from brandeln_cli.web_cmd import web_address
 
 # The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
 # pay for it.
@@ -343,4 +344,11 @@ def _print_summary(
     hint(
         "the leaderboard again",
         hints.command("ratings", "--season", summary.season, data=data),
+    )
+    # The web pages read the ladder database and the local referees' files (`brandeln web`).
+    hint("watch the season in the browser", hints.command("web", data=data))
+    console.print(
+        plain(f"  then open {web_address()}seasons/{summary.season}"),
+        highlight=False,
+        soft_wrap=True,
     )

@@ -79,6 +79,11 @@ def test_season_run_plays_the_season_and_prints_the_leaderboard(
     assert "μ-3σ" in output
     assert "inspect a match:\n  brandeln matches show match-" in output
     assert f"--referee {threaded_fake.address}" in output
+    # It ends by saying how to watch the season in the browser.
+    assert output.rstrip().endswith(
+        f"watch the season in the browser:\n  brandeln web --data {data}\n"
+        "  then open http://127.0.0.1:8000/seasons/test-season"
+    )
     assert (data / "ladder.db").is_file()
 
     table = runner.invoke(app, ["ratings", "--data", str(data)])

@@ -1,0 +1,129 @@
+"""`brandeln web`: the read-only web pages over the data folder, served by uvicorn.
+
+The web front is a package of its own (``web``), imported inside the command so `brandeln
+--help` does not pay for Starlette and Jinja2.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Annotated
+
+import typer
+
+from brandeln_cli import paths
+from brandeln_cli.options import DataOption, RefereeOption
+from brandeln_cli.output import fail
+from brandeln_cli.output import notes as console
+from brandeln_cli.terminal_text import markup
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def web_address(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
+    """The pages' address, ``http://127.0.0.1:8000/`` by default."""
+    return f"http://{_url_host(host)}:{port}/"
+
+
+def web(
+    data: DataOption = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="A database URL (postgresql://...) instead of the data folder's SQLite files.",
+        ),
+    ] = None,
+    referee: RefereeOption = None,
+    admin_token: Annotated[
+        str | None,
+        typer.Option(
+            "--admin-token",
+            envvar=paths.ADMIN_TOKEN_ENV,
+            show_envvar=True,
+            help="The referee's admin token, with --referee (better in the environment).",
+        ),
+    ] = None,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (loopback: only this machine).")
+    ] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option(help="Port to listen on (0: a free one).")] = DEFAULT_PORT,
+) -> None:
+    """Serve the seasons, leaderboards, rating charts, bots and matches as web pages.
+
+    Read-only: it reads the same files as `ratings` and `matches` (a season can run beside
+    it, pages show it as it goes). Open the address it prints in a browser.
+    """
+    if data is not None and db is not None:
+        raise fail("give --data or --db, not both", code=2)
+    if referee is not None and not admin_token:
+        raise fail(f"--referee needs the admin token (--admin-token or ${paths.ADMIN_TOKEN_ENV})")
+    from web.app import create_app  # noqa: PLC0415 - keep `brandeln --help` fast
+    from web.data import DataError, StorageLocation  # noqa: PLC0415
+
+    location = StorageLocation(data=None if db else (data or paths.data_dir()), db_url=db)
+    try:
+        app = create_app(location, referee=referee, admin_token=admin_token)
+    except DataError as error:
+        raise fail(str(error), code=2) from None
+    try:
+        listener = _listen(host, port)
+    except OSError as error:
+        raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+    bound_port = listener.getsockname()[1]
+    address = web_address(host, bound_port)
+    console.print(
+        f"Brandeln Arena web pages of {markup(location.describe())}: {address}", markup=True
+    )
+    if not _loopback(host):
+        console.print(
+            f"note: {markup(host)} is not loopback: anyone who reaches it can read the pages",
+            markup=True,
+        )
+    console.print("(read-only; Ctrl-C stops it)")
+    _serve(app, listener)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before uvicorn starts so the printed port is the real one
+    (``--port 0``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+        listener.listen(128)
+    except OSError:
+        listener.close()
+        raise
+    listener.set_inheritable(True)
+    return listener
+
+
+def _serve(app: object, listener: socket.socket) -> None:
+    import uvicorn  # noqa: PLC0415
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="off")  # type: ignore[arg-type]
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[listener])
+    finally:
+        listener.close()
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+__all__ = ["DEFAULT_PORT", "web", "web_address"]

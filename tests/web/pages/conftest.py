@@ -1,0 +1,127 @@
+"""The data of the page tests: two real short seasons, played once per test session.
+
+An embedded referee over loopback gRPC, real sample-bot processes (the season runner starts
+them), the ladder's runner recording every block. The second season seats a bot that connects
+by itself under the registered name ``<script>alert(1)</script>`` (its season name and its
+Hello name are that too), so every page has hostile text to escape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import shutil
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from arena.embedded import EmbeddedReferee
+from ladder.admin_client import AdminClient
+from ladder.config import ExternalBot, parse_season
+from ladder.runner import run_season
+from ladder.storage import LadderStore
+from tests.conftest import BotProcesses
+
+HOSTILE = "<script>alert(1)</script>"
+SEASON = "web-season"
+HOSTILE_SEASON = "hostile-season"
+BLOCKS = 4  # 16 matches, 8 more in the hostile season: one page of the index (25)
+
+
+def _season_text(name: str, bots: dict[str, str], *, blocks: int, concurrency: int) -> str:
+    listed = "".join(
+        f'[[bots]]\nname = "{bot}"\n'
+        f'command = ["python", "-m", "brandeln_cli", "bot", "run", {kind}]\n'
+        for bot, kind in bots.items()
+    )
+    return (
+        f'name = "{name}"\nseed = 11\nblocks = {blocks}\ndeals_per_match = 4\n'
+        f"concurrency = {concurrency}\nconnect_timeout_ms = 60000\n"
+        "[time_control]\nmove_ms = 200\nbank_ms = 60000\n" + listed
+    )
+
+
+@dataclass(frozen=True)
+class SeasonData:
+    """A data folder as `season run` leaves it (DATA/ladder.db, DATA/embedded/...)."""
+
+    data: Path
+    season: str
+    hostile_season: str
+    hostile_bot_id: str
+
+    def bot_ids(self, season: str) -> dict[str, str]:
+        with LadderStore.open(self.data / "ladder.db", create=False) as store:
+            return {
+                name: identity.bot_id
+                for name, identity in store.bot_identities(season).items()
+                if identity.bot_id
+            }
+
+    def match_ids(self, season: str) -> list[str]:
+        with LadderStore.open(self.data / "ladder.db", create=False) as store:
+            return [match.match_id for match in store.matches(season)]
+
+
+async def _play(data: Path, bots: BotProcesses) -> str:
+    sample = {
+        "random": '"random", "--seed", "1"',
+        "heuristic": '"heuristic"',
+        "random-2": '"random", "--seed", "2"',
+        "montecarlo": '"montecarlo", "--seed", "1"',
+    }
+    async with EmbeddedReferee(data / "embedded") as referee:
+        with LadderStore.open(data / "ladder.db") as store:
+            config = parse_season(_season_text(SEASON, sample, blocks=BLOCKS, concurrency=4))
+            await run_season(config, referee.address, referee.admin_token, store)
+
+            async with AdminClient(referee.address, referee.admin_token) as admin:
+                hostile_id, token = await admin.register_bot(HOSTILE)
+            bots.start(
+                ["-m", "brandeln_cli", "bot", "run", "random", "--seed", "3", "--tables", "1"],
+                name="hostile",
+                env={
+                    "BRANDELN_SERVER": referee.address,
+                    "BRANDELN_TOKEN": token,
+                    "BRANDELN_BOT_NAME": HOSTILE,
+                },
+            )
+            three = {name: kind for name, kind in sample.items() if name != "montecarlo"}
+            parsed = parse_season(
+                _season_text(HOSTILE_SEASON, three, blocks=2, concurrency=1)
+                + f'[[bots]]\nname = "placeholder"\nbot_id = "{hostile_id}"\n'
+            )
+            # A season file cannot name a bot so (names are letters, digits, . _ -), a
+            # program's season can: the config is built around the parser's check.
+            hostile = ExternalBot(name=HOSTILE, bot_id=hostile_id)
+            config = dataclasses.replace(parsed, bots=(*parsed.bots[:3], hostile))
+            await run_season(config, referee.address, referee.admin_token, store)
+    return hostile_id
+
+
+@pytest.fixture(scope="session")
+def season_data(tmp_path_factory: pytest.TempPathFactory) -> SeasonData:
+    root = tmp_path_factory.mktemp("web-season")
+    bots = BotProcesses(root)
+    try:
+        # In a thread of its own: Playwright's sync API may already run a loop in this one.
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            hostile_id = worker.submit(asyncio.run, _play(root / "data", bots)).result()
+    finally:
+        bots.stop()
+    return SeasonData(root / "data", SEASON, HOSTILE_SEASON, hostile_id)
+
+
+@pytest.fixture
+def data_copy(season_data: SeasonData, tmp_path: Path) -> SeasonData:
+    """A copy of the season data folder to damage, the referee's index pointing at its logs."""
+    data = tmp_path / "data"
+    shutil.copytree(season_data.data, data)
+    old, new = str(season_data.data), str(data)
+    with sqlite3.connect(data / "embedded" / "referee.db") as db:
+        db.execute("UPDATE matches SET log_path = replace(log_path, ?, ?)", (old, new))
+    db.close()
+    return dataclasses.replace(season_data, data=data)

@@ -1,0 +1,355 @@
+"""Every page over a real season's data, through Starlette's TestClient: what it shows, a
+clear 404 for unknown ids, and a clear line (not a trace) for damaged data."""
+
+from __future__ import annotations
+
+import doctest
+import html
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+import web.app
+import web.data
+from ladder.leaderboard import season_leaderboard
+from ladder.storage import LadderStore
+from tests.web.pages.conftest import BLOCKS, HOSTILE, SeasonData
+from web.app import StorageLocation, create_app
+from web.data import DataError
+
+
+def client_of(data: Path) -> TestClient:
+    return TestClient(create_app(StorageLocation(data=data)), raise_server_exceptions=False)
+
+
+@pytest.fixture
+def client(season_data: SeasonData) -> Iterator[TestClient]:
+    with client_of(season_data.data) as opened:
+        yield opened
+
+
+def text_of(page: str) -> str:
+    """The page's text as a reader sees it (tags dropped, entities decoded, spaces joined)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def match_links(page: str) -> list[str]:
+    return re.findall(r'class="match-id" href="/matches/([^"]+)"', page)
+
+
+def test_web_modules_doctests_pass() -> None:
+    for module in (web.app, web.data):
+        assert doctest.testmod(module).failed == 0
+
+
+def test_index_lists_the_seasons_with_status_and_blocks_and_the_newest_matches(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    text = text_of(page.text)
+    assert f"{season_data.season} finished {BLOCKS} / {BLOCKS}" in text
+    assert f"{season_data.hostile_season} finished 2 / 2" in text
+    every = season_data.match_ids(season_data.season) + season_data.match_ids(
+        season_data.hostile_season
+    )
+    assert sorted(match_links(page.text)) == sorted(every)  # 24 matches: one page
+
+
+def test_matches_are_paged_newest_first(season_data: SeasonData) -> None:
+    location = StorageLocation(data=season_data.data)
+    with web.data.open_stores(location) as stores:
+        pages = []
+        for number in (1, 2, 3):
+            rows, paging = web.data.recent_matches(stores, number, per_page=8)
+            pages.append((rows, paging))
+        every = [row for store in stores.referees for row in store.matches(limit=100)]
+    ids = [row.match_id for rows, _ in pages for row in rows]
+    assert (
+        ids == [m.match_id for m in sorted(every, key=lambda m: (m.started_at, m.match_id))][::-1]
+    )
+    assert [(p.has_previous, p.has_next) for _, p in pages] == [
+        (False, True),
+        (True, True),
+        (True, False),
+    ]
+    assert len(pages[2][0]) == 8
+
+
+def test_leaderboard_shows_the_figures_of_brandeln_ratings(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    page = client.get(f"/seasons/{season_data.season}/leaderboard")
+    assert page.status_code == 200
+    with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
+        rows = season_leaderboard(store, season_data.season)
+    ids = season_data.bot_ids(season_data.season)
+    body = page.text.split("<tbody>")[1]
+    cells = [text_of(row) for row in body.split("<tr>")[1:]]
+    assert len(cells) == len(rows) == 4
+    for cell, row in zip(cells, rows, strict=True):
+        interval = row.chips_per_deal
+        assert interval is not None
+        assert interval.half_width is not None
+        assert cell.startswith(
+            f"{row.rank} {row.bot} {row.conservative:.2f} {row.mu:.2f} {row.sigma:.2f} "
+            f"{row.blocks} {interval.mean:+.2f} ±{interval.half_width:.2f}"
+        )
+        assert f'href="/bots/{ids[row.bot]}"' in page.text
+    assert "/static/vendor/tablesort/tablesort.min.js" in page.text
+
+
+def test_rating_history_embeds_every_bot_and_block_from_the_stored_history(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    page = client.get(f"/seasons/{season_data.season}/ratings")
+    assert page.status_code == 200
+    found = re.search(r'<script type="application/json" id="rating-data">(.*?)</script>', page.text)
+    assert found is not None
+    lines = json.loads(found.group(1))
+    with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
+        history = store.rating_history(season_data.season)
+    assert sorted(line["label"] for line in lines) == sorted({bot for _, bot, _ in history})
+    for line in lines:
+        stored = [(i + 1, r) for i, bot, r in history if bot == line["label"]]
+        blocks = list(range(1, BLOCKS + 1))
+        assert [p["x"] for p in line["points"]] == [x for x, _ in stored] == blocks
+        assert [p["mu"] for p in line["points"]] == [round(r.mu, 4) for _, r in stored]
+        assert [p["sigma"] for p in line["points"]] == [round(r.sigma, 4) for _, r in stored]
+    assert "/static/vendor/chart.js/chart.umd.min.js" in page.text
+
+
+def test_season_page_shows_progress_and_every_block_with_its_matches(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    page = client.get(f"/seasons/{season_data.season}")
+    assert page.status_code == 200
+    text = text_of(page.text)
+    assert f"{BLOCKS} of {BLOCKS} blocks played" in text
+    assert all(f"Block {n}" in text for n in range(1, BLOCKS + 1))
+    assert sorted(match_links(page.text)) == sorted(season_data.match_ids(season_data.season))
+    assert 'http-equiv="refresh"' not in page.text  # finished: nothing to watch
+
+
+def test_a_running_season_page_refreshes_itself(data_copy: SeasonData) -> None:
+    # A season whose run is under way: more blocks planned than played, status running (the
+    # test stands in for a runner whose season file now says `blocks = 6`).
+    with sqlite3.connect(data_copy.data / "ladder.db") as db:
+        db.execute(
+            "UPDATE seasons SET blocks_planned = 6, status = 'running' WHERE name = ?",
+            (data_copy.season,),
+        )
+    db.close()
+    with client_of(data_copy.data) as client:
+        page = client.get(f"/seasons/{data_copy.season}")
+    assert page.status_code == 200
+    assert '<meta http-equiv="refresh" content="5">' in page.text
+    assert f"{BLOCKS} of 6 blocks played" in text_of(page.text)
+    assert "2 more block(s) to play" in text_of(page.text)
+
+
+def test_bot_page_shows_seasons_matches_and_figures_from_the_logs(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    bot_id = season_data.bot_ids(season_data.season)["heuristic"]
+    page = client.get(f"/bots/{bot_id}")
+    matches = 4 * BLOCKS
+    assert page.status_code == 200
+    text = text_of(page.text)
+    assert f"{season_data.season} as heuristic" in text
+    assert sorted(match_links(page.text)) == sorted(season_data.match_ids(season_data.season))
+    assert f"From the logs of its {matches} newest match(es)" in text
+    # 4 deals a match: each counts once, as soloist or defender (a passed-out deal has no
+    # soloist).
+    solo = re.search(r"chips/deal as soloist \S+ (\d+) deals", text)
+    defend = re.search(r"chips/deal as defender \S+ (\d+) deals", text)
+    assert solo is not None
+    assert defend is not None
+    assert int(solo.group(1)) + int(defend.group(1)) <= 4 * matches
+    assert re.search(r"decision latency p50 / p95 \d+ ms / \d+ ms [1-9]\d* decisions", text)
+    assert "strikes 0" in text
+    assert "forfeits 0" in text
+    assert '<canvas id="rating-chart"' in page.text
+
+
+def test_bot_figures_count_contracts_and_latency_from_a_log() -> None:
+    header = {
+        "type": "header",
+        "seats": [{"seat": s, "bot_id": f"b{s}"} for s in range(4)],
+    }
+    records: list[dict[str, Any]] = [
+        header,
+        {"type": "deal", "deal_number": 1, "dealer": 0},
+        {"type": "decision", "seq": 1, "seat": 1, "req": 1, "action": "brand", "ms": 30},
+        {"type": "decision", "seq": 2, "seat": 2, "req": 2, "action": "pass", "ms": 5},
+        {"type": "decision", "seq": 3, "seat": 1, "req": 3, "action": "brandle", "ms": 10},
+        {"type": "decision", "seq": 4, "seat": 1, "req": 0, "action": "pass", "ms": 0},
+        *[
+            {
+                "type": "event",
+                "seq": 9,
+                "deal": 1,
+                "kind": "deal_ended",
+                "soloist": soloist,
+                "contract": "brandle",
+                "trump": None,
+                "passed_out": False,
+                "tricks_won": [0, 3, 0, 0],
+                "made": made,
+                "payments": payments,
+            }
+            for soloist, made, payments in (
+                (1, True, [-2, 6, -2, -2]),
+                (3, False, [4, 4, 4, -12]),
+            )
+        ],
+    ]
+    figures = web.data.log_figures(records, "b1")
+    assert (figures.soloist_chips, figures.soloist_deals) == (6, 1)
+    assert (figures.defender_chips, figures.defender_deals) == (4, 1)
+    assert dict(figures.bids) == {"brand": 1, "brandle": 1}  # a pass is no bid
+    assert (figures.played["brandle"], figures.made["brandle"]) == (1, 1)
+    assert sorted(figures.latencies) == [10, 30]  # req 0: no request was sent
+
+
+def test_match_page_shows_seats_result_and_one_row_per_deal(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    match_id = season_data.match_ids(season_data.season)[0]
+    page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 200
+    with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
+        recorded = next(m for m in store.matches(season_data.season) if m.match_id == match_id)
+    seats = text_of(page.text.split('id="seats"')[1].split("</table>")[0])
+    for seat, balance in enumerate(recorded.balances):
+        assert f" {seat} {recorded.bots[seat]}@{season_data.season} " in f" {seats} "
+        assert f"{balance:+d}" in seats
+    assert page.text.count('<tr id="deal-') == recorded.deals_played == 4
+    deals = page.text.split('id="deals"')[1].split("</table>")[0]
+    for row in deals.split('<tr id="deal-')[1:]:
+        chips = [int(c) for c in re.findall(r'<td class="num">([+-]\d+)</td>', row)]
+        assert len(chips) == 4
+        assert sum(chips) == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/seasons/no-such-season", "no season named 'no-such-season'"),
+        ("/seasons/no-such-season/leaderboard", "no season named 'no-such-season'"),
+        ("/seasons/no-such-season/ratings", "no season named 'no-such-season'"),
+        ("/bots/bot_000000000000", "no bot with id 'bot_000000000000'"),
+        ("/matches/m_0000", "no match with id 'm_0000'"),
+        ("/no/such/page", "no such page"),
+    ],
+)
+def test_unknown_ids_get_a_clear_404_page(client: TestClient, path: str, says: str) -> None:
+    page = client.get(path)
+    assert page.status_code == 404
+    assert "Not found" in page.text
+    assert says in html.unescape(page.text)
+    assert "Traceback" not in page.text
+
+
+def test_a_corrupted_log_shows_a_clear_error_line_on_the_match_page(
+    data_copy: SeasonData,
+) -> None:
+    match_id = data_copy.match_ids(data_copy.season)[0]
+    log = next((data_copy.data / "embedded" / "logs").rglob(f"{match_id}.jsonl"))
+    lines = log.read_text().splitlines()
+    lines[2] = lines[2][: len(lines[2]) // 2]  # a line cut in half
+    log.write_text("\n".join(lines) + "\n")
+    with client_of(data_copy.data) as client:
+        page = client.get(f"/matches/{match_id}")
+        bot = client.get(f"/bots/{data_copy.bot_ids(data_copy.season)['random']}")
+    assert page.status_code == 200
+    error = re.search(r'<p class="error" id="log-error">(.*?)</p>', page.text)
+    assert error is not None
+    assert f"{log}, line 3: not JSON" in html.unescape(error.group(1))
+    assert "Traceback" not in page.text
+    assert text_of(page.text).count("@web-season") >= 4  # the seats still come from the index
+    # The bot page reads the other logs and names the one it could not.
+    assert bot.status_code == 200
+    assert f"log not read: {match_id}: {log}, line 3: not JSON" in html.unescape(bot.text)
+    assert f"From the logs of its {4 * BLOCKS - 1} newest match(es)" in text_of(bot.text)
+
+
+def test_a_damaged_ladder_database_is_a_clear_error_page(data_copy: SeasonData) -> None:
+    with sqlite3.connect(data_copy.data / "ladder.db") as db:
+        db.execute("UPDATE seasons SET status = 'exploded'")
+    db.close()
+    with client_of(data_copy.data) as client:
+        page = client.get("/")
+    assert page.status_code == 500
+    assert "The data cannot be read" in page.text
+    assert "Traceback" not in page.text
+    assert "exploded" in page.text
+
+
+def test_a_folder_with_no_data_yet_says_how_to_make_some(tmp_path: Path) -> None:
+    with client_of(tmp_path) as client:
+        page = client.get("/")
+    assert page.status_code == 200
+    assert "No seasons yet" in page.text
+    assert "brandeln demo" in page.text
+    assert not any(tmp_path.iterdir())  # read-only: no database is created
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("postgresql://arena@db.example/brandeln", "PostgreSQL storage is not available"),
+        ("sqlite:///tmp/x.db", "--db takes a postgresql:// URL"),
+    ],
+)
+def test_a_database_url_is_refused_until_the_stores_speak_postgresql(url: str, says: str) -> None:
+    with pytest.raises(DataError, match=re.escape(says)):
+        create_app(StorageLocation(db_url=url))
+
+
+def test_hostile_bot_text_is_escaped_on_every_page(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    season = season_data.hostile_season
+    match_id = season_data.match_ids(season)[0]
+    pages = [
+        "/",
+        f"/seasons/{season}",
+        f"/seasons/{season}/leaderboard",
+        f"/seasons/{season}/ratings",
+        f"/bots/{season_data.hostile_bot_id}",
+        f"/matches/{match_id}",
+    ]
+    for path in pages:
+        page = client.get(path)
+        assert page.status_code == 200, path
+        assert HOSTILE not in page.text, path
+        escaped = html.escape(HOSTILE, quote=False)
+        in_json = json.dumps(HOSTILE).replace("<", "\\u003c").replace(">", "\\u003e")
+        assert escaped in page.text or in_json.strip('"') in page.text, path
+
+
+def test_a_match_still_being_played_shows_its_finished_deals_as_such(
+    data_copy: SeasonData,
+) -> None:
+    match_id = data_copy.match_ids(data_copy.season)[0]
+    log = next((data_copy.data / "embedded" / "logs").rglob(f"{match_id}.jsonl"))
+    lines = log.read_text().splitlines()
+    # What a running match's file holds: the header and its finished deals, no footer yet.
+    last_deal = max(n for n, line in enumerate(lines) if '"type":"deal"' in line)
+    log.write_text("\n".join(lines[:last_deal]) + "\n")
+    with sqlite3.connect(data_copy.data / "embedded" / "referee.db") as db:
+        db.execute("UPDATE matches SET status = 'running' WHERE match_id = ?", (match_id,))
+    db.close()
+    with client_of(data_copy.data) as client:
+        page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 200
+    assert "Being played: the deals below are those finished so far." in page.text
+    assert "the referee stopped" not in page.text
+    assert page.text.count('<tr id="deal-') == 3

@@ -1,0 +1,68 @@
+"""With --referee, a match page asks the running referee (Admin.GetMatch) for a match the
+local files do not hold: a real referee over loopback gRPC, serving a played season's data."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.embedded import EmbeddedReferee
+from tests.web.pages.conftest import SeasonData
+from web.app import StorageLocation, create_app
+from web.data import DataError
+
+
+@contextmanager
+def running_referee(data: Path) -> Iterator[EmbeddedReferee]:
+    """An embedded referee on a loop of its own thread (the test client has another)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="test-referee", daemon=True)
+    thread.start()
+    referee = EmbeddedReferee(data)
+    try:
+        asyncio.run_coroutine_threadsafe(referee.start(), loop).result(timeout=30)
+        try:
+            yield referee
+        finally:
+            asyncio.run_coroutine_threadsafe(referee.stop(), loop).result(timeout=30)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+
+
+def test_a_match_only_the_running_referee_holds_is_read_through_admin(
+    data_copy: SeasonData, tmp_path: Path
+) -> None:
+    match_id = data_copy.match_ids(data_copy.season)[0]
+    nothing_local = tmp_path / "empty"
+    nothing_local.mkdir()
+    with running_referee(data_copy.data / "embedded") as referee:
+        app = create_app(
+            StorageLocation(data=nothing_local),
+            referee=referee.address,
+            admin_token=referee.admin_token,
+        )
+        with TestClient(app, raise_server_exceptions=False) as client:
+            page = client.get(f"/matches/{match_id}")
+            unknown = client.get("/matches/m_0000000000000000")
+    assert page.status_code == 200
+    assert page.text.count('<tr id="deal-') == 4
+    assert f"random@{data_copy.season}" in page.text
+    assert 'id="log-error"' not in page.text
+    assert unknown.status_code == 404
+    assert f"no match with id 'm_0000000000000000' (nor at {referee.address})" in html.unescape(
+        unknown.text
+    )
+
+
+def test_a_referee_without_its_admin_token_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="admin token"):
+        create_app(StorageLocation(data=tmp_path), referee="127.0.0.1:1")

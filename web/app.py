@@ -1,0 +1,204 @@
+"""The web app: read-only pages over the ladder's and the referees' stores.
+
+>>> from pathlib import Path
+>>> app = create_app(StorageLocation(data=Path("brandeln-data")))
+>>> sorted(route.name for route in app.routes if route.name)[:3]
+['bot', 'index', 'leaderboard']
+
+Pages (server-rendered; a little JavaScript sorts the leaderboard and draws the rating charts
+with vendored libraries):
+
+- ``/``: the seasons and the newest matches;
+- ``/seasons/NAME``: its progress (refreshing itself while it runs) and schedule;
+- ``/seasons/NAME/leaderboard``: the figures of ``brandeln ratings``, sortable;
+- ``/seasons/NAME/ratings``: every bot's μ with its ±3σ band over the blocks;
+- ``/bots/BOT_ID``: its seasons, matches, chips as soloist and defender, contracts, latency;
+- ``/matches/MATCH_ID``: seats, result, one row per deal (and the replay, where plugged in).
+
+Each request opens the stores in the thread that serves it (:func:`web.data.open_stores`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from web import data
+from web.data import DataError, NotFoundError, StorageLocation
+from web.templating import STATIC_DIR, environment
+
+__all__ = ["RUNNING_REFRESH_S", "StorageLocation", "create_app"]
+
+RUNNING_REFRESH_S: Final = 5  # a running season's page reloads itself this often
+
+Handler = Callable[[Request], Response]
+
+
+class _Pages:
+    """The page handlers, sharing the storage location and the templates."""
+
+    def __init__(self, location: StorageLocation, referee: data.RefereeLink | None) -> None:
+        self.location = location
+        self.referee = referee
+        self.templates = Jinja2Templates(env=environment())
+
+    def render(
+        self, request: Request, name: str, context: dict[str, Any], status: int = 200
+    ) -> Response:
+        root = str(request.scope.get("root_path", "")).rstrip("/")
+        context = {
+            "root_path": root,
+            "static_prefix": f"{root}/static",
+            "location": self.location.describe(),
+            **context,
+        }
+        return self.templates.TemplateResponse(request, name, context, status_code=status)
+
+    def index(self, request: Request) -> Response:
+        page = data.page_number(request.query_params.get("page"))
+        with data.open_stores(self.location) as stores:
+            seasons = data.seasons(stores)
+            matches, paging = data.recent_matches(stores, page)
+        return self.render(
+            request, "index.html", {"seasons": seasons, "matches": matches, "paging": paging}
+        )
+
+    def season(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        page = data.page_number(request.query_params.get("page"))
+        with data.open_stores(self.location) as stores:
+            info = data.season_info(stores, name)
+            blocks, paging = data.schedule(stores, name, page)
+            links = data.bot_links(stores, name)
+        return self.render(
+            request,
+            "season.html",
+            {
+                "season": info,
+                "blocks": blocks,
+                "paging": paging,
+                "links": links,
+                "refresh": RUNNING_REFRESH_S if info.running else None,
+            },
+        )
+
+    def leaderboard(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        with data.open_stores(self.location) as stores:
+            info = data.season_info(stores, name)
+            rows = data.leaderboard(stores, name)
+            links = data.bot_links(stores, name)
+        return self.render(
+            request, "leaderboard.html", {"season": info, "rows": rows, "links": links}
+        )
+
+    def ratings(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        with data.open_stores(self.location) as stores:
+            info = data.season_info(stores, name)
+            series = data.rating_series(stores, name)
+            links = data.bot_links(stores, name)
+        return self.render(
+            request,
+            "ratings.html",
+            {"season": info, "chart": data.chart_data(series), "links": links},
+        )
+
+    def bot(self, request: Request) -> Response:
+        bot_id = request.path_params["bot_id"]
+        page = data.page_number(request.query_params.get("page"))
+        with data.open_stores(self.location) as stores:
+            view = data.bot_view(stores, bot_id, page)
+            series = data.bot_rating_series(stores, view.seasons)
+        return self.render(
+            request,
+            "bot.html",
+            {
+                "bot": view,
+                "chart": data.chart_data(series),
+                "stats_matches": data.BOT_STATS_MATCHES,
+            },
+        )
+
+    def match(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        with data.open_stores(self.location) as stores:
+            view = data.match_view(stores, match_id, self.referee)
+        return self.render(request, "match.html", {"match": view})
+
+    # -- errors ---------------------------------------------------------------------------
+
+    def not_found(self, request: Request, exc: Exception) -> Response:
+        message = str(exc) if isinstance(exc, NotFoundError) else "no such page"
+        return self.render(
+            request, "error.html", {"title": "Not found", "message": message}, status=404
+        )
+
+    def data_error(self, request: Request, exc: Exception) -> Response:
+        return self.render(
+            request,
+            "error.html",
+            {"title": "The data cannot be read", "message": str(exc)},
+            status=500,
+        )
+
+    def http_error(self, request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 404:
+            return self.not_found(request, exc)
+        detail = exc.detail if isinstance(exc, HTTPException) else "error"
+        return self.render(
+            request, "error.html", {"title": "Error", "message": detail}, status=status
+        )
+
+
+def create_app(
+    location: StorageLocation,
+    *,
+    referee: str | None = None,
+    admin_token: str | None = None,
+    extra_routes: Sequence[BaseRoute] = (),
+    debug: bool = False,
+) -> Starlette:
+    """The app over ``location`` (checked first: :class:`DataError` if it cannot be served).
+
+    ``referee``/``admin_token``: a running referee's Admin service: a match page asks it for
+    a match the local stores do not hold, and the pages that watch it (``extra_routes``, e.g.
+    the live table's) are mounted beside the pages.
+    """
+    data.check_location(location)
+    if referee is not None and not admin_token:
+        raise DataError("a referee needs its admin token")
+    link = None if referee is None or not admin_token else data.RefereeLink(referee, admin_token)
+    pages = _Pages(location, link)
+    routes: list[BaseRoute] = [
+        Route("/", pages.index, name="index"),
+        Route("/seasons/{name}", pages.season, name="season"),
+        Route("/seasons/{name}/leaderboard", pages.leaderboard, name="leaderboard"),
+        Route("/seasons/{name}/ratings", pages.ratings, name="ratings"),
+        Route("/bots/{bot_id}", pages.bot, name="bot"),
+        Route("/matches/{match_id}", pages.match, name="match"),
+        *extra_routes,
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+    app = Starlette(
+        debug=debug,
+        routes=routes,
+        exception_handlers={
+            NotFoundError: pages.not_found,
+            DataError: pages.data_error,
+            HTTPException: pages.http_error,
+        },
+    )
+    app.state.location = location
+    app.state.referee = referee
+    app.state.admin_token = admin_token
+    return app
