@@ -31,8 +31,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from arena.logrecords import MatchStatus
 from web import data
 from web.data import DataError, NotFoundError, StorageLocation
+from web.live import RefereeLiveSource, live_routes
+from web.replay_model import match_model
 from web.templating import STATIC_DIR, environment
 
 __all__ = ["RUNNING_REFRESH_S", "StorageLocation", "create_app"]
@@ -132,7 +135,11 @@ class _Pages:
         match_id = request.path_params["match_id"]
         with data.open_stores(self.location) as stores:
             view = data.match_view(stores, match_id, self.referee)
-        return self.render(request, "match.html", {"match": view})
+        # The replay steps through the deals the log holds (a running match: those so far);
+        # the live table follows a running match when the app watches a referee.
+        replay = match_model(view.records) if view.records else None
+        live = self.referee is not None and view.record.status is MatchStatus.RUNNING
+        return self.render(request, "match.html", {"match": view, "replay": replay, "live": live})
 
     # -- errors ---------------------------------------------------------------------------
 
@@ -179,6 +186,8 @@ def create_app(
         raise DataError("a referee needs its admin token")
     link = None if referee is None or not admin_token else data.RefereeLink(referee, admin_token)
     pages = _Pages(location, link)
+    if referee is not None and admin_token:
+        extra_routes = [*live_routes(RefereeLiveSource(referee, admin_token)), *extra_routes]
     routes: list[BaseRoute] = [
         Route("/", pages.index, name="index"),
         Route("/seasons/{name}", pages.season, name="season"),

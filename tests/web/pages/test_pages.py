@@ -22,6 +22,7 @@ from ladder.storage import LadderStore
 from tests.web.pages.conftest import BLOCKS, HOSTILE, SeasonData
 from web.app import StorageLocation, create_app
 from web.data import DataError
+from web.replay_model import match_model
 
 
 def client_of(data: Path) -> TestClient:
@@ -236,6 +237,27 @@ def test_match_page_shows_seats_result_and_one_row_per_deal(
         chips = [int(c) for c in re.findall(r'<td class="num">([+-]\d+)</td>', row)]
         assert len(chips) == 4
         assert sum(chips) == 0
+
+
+def test_match_page_embeds_the_replay_of_its_log(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    match_id = season_data.match_ids(season_data.season)[0]
+    page = client.get(f"/matches/{match_id}")
+    embedded = page.text.split('<script type="application/json" id="replay-data">')[1]
+    model = json.loads(html.unescape(embedded.split("</script>")[0]))
+    with web.data.open_stores(StorageLocation(data=season_data.data)) as stores:
+        view = web.data.match_view(stores, match_id, None)
+    assert model == match_model(view.records)
+    assert model["deals"]
+    assert 'src="/static/replay.js"' in page.text
+    assert 'id="live-link"' not in page.text  # no referee watched: no live table
+
+
+def test_with_a_referee_the_app_mounts_the_live_table(season_data: SeasonData) -> None:
+    app = create_app(StorageLocation(data=season_data.data), referee="127.0.0.1:9", admin_token="t")
+    paths = {getattr(route, "path", "") for route in app.routes}
+    assert {"/live/{match_id}", "/live/{match_id}/events"} <= paths
 
 
 @pytest.mark.parametrize(

@@ -151,3 +151,24 @@ def test_a_hostile_bot_name_shows_as_text_on_every_page_and_runs_nowhere(
     page.screenshot(path=str(screenshot_path("hostile-leaderboard")), full_page=True)
     assert dialogs == []
     assert errors == []
+
+
+def test_the_match_page_replays_its_deals_step_by_step(
+    page: Page, base_url: str, season_data: SeasonData, dialogs: list[str]
+) -> None:
+    # The app's match page carries the replay of web/replay_model.py under its deal table.
+    errors = page_errors(page)
+    match_id = season_data.match_ids(season_data.season)[0]
+    page.goto(f"{base_url}/matches/{match_id}#deal=2&step=0")
+    replay = page.locator("#replay")
+    assert (replay.get_attribute("data-deal"), replay.get_attribute("data-step")) == ("2", "0")
+    cards_before = page.locator(".rp-hand [data-card]").count()
+    for step in range(1, 40):
+        page.keyboard.press("ArrowRight")
+        if replay.get_attribute("data-deal") != "2":
+            break
+        assert replay.get_attribute("data-step") == str(step)
+    assert cards_before > 0
+    assert page.evaluate("location.hash").startswith("#deal=")
+    assert errors == []
+    assert dialogs == []
