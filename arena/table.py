@@ -21,6 +21,7 @@ from arena import codec
 from arena.audience import Audience
 from arena.clock import Clock
 from arena.decision import Decider, Decision
+from arena.latency import latency_of, was_asked
 from arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
 from arena.logrecords import (
     BotLogRecord,
@@ -89,6 +90,8 @@ class Table:
         self.started_at = now_ms()
         self.ended_at = 0
         self.penalties: list[Penalty] = []
+        # Each seat's decision times, for the summary's latency (arena.latency).
+        self.decision_ms: list[list[int]] = [[] for _ in self.seats]
         self._seq = itertools.count(1)
         self.decider = Decider(clock, tc, self.limits, self._penalize, self.bot_log)
         self.audience = Audience()
@@ -233,6 +236,8 @@ class Table:
             seat.send(self._deal_started(seat.index))
         while (to_act := state.to_act) is not None:
             decision = await self._decide(self.seats[to_act], state)
+            if was_asked(decision.outcome, decision.latency_ms):
+                self.decision_ms[to_act].append(decision.latency_ms)
             # Kept until its event is numbered (_publish writes it).
             self._decision = DecisionRecord(
                 to_act,
@@ -328,6 +333,7 @@ class Table:
             deals_played=self.deals_played,
             started_at=self.started_at,
             ended_at=self.ended_at,
+            latency=[latency_of(times) for times in self.decision_ms],
         )
 
     def current_summary(self) -> codec.MatchSummary:

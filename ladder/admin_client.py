@@ -22,7 +22,7 @@ from grpc import aio
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
 from engine.cards import Suit
 from ladder.config import SeasonConfig, TimeControl
-from ladder.duplicate import MatchOutcome, MatchPlan
+from ladder.duplicate import DecisionLatency, MatchOutcome, MatchPlan
 from ladder.errors import (
     BlockFailedError,
     BotNameTakenError,
@@ -36,6 +36,7 @@ __all__ = [
     "AdminClient",
     "MatchStatus",
     "SessionCount",
+    "latency_of",
     "suit_permutation_message",
     "time_control_message",
     "time_control_of",
@@ -91,6 +92,14 @@ def time_control_of(message: cards_pb2.TimeControl) -> TimeControl:
         bank_ms=message.bank_ms,
         max_strikes=message.max_strikes,
         reconnect_ms=message.reconnect_ms,
+    )
+
+
+def latency_of(summary: admin_pb2.MatchSummary) -> tuple[DecisionLatency, ...]:
+    """The summary's latency by seat (empty from a referee that does not report it)."""
+    return tuple(
+        DecisionLatency(seat.decisions, seat.p50_ms, seat.p95_ms, seat.max_ms)
+        for seat in summary.latency
     )
 
 
@@ -350,4 +359,5 @@ class AdminClient:
             forfeited=frozenset(summary.forfeited),
             deals_played=summary.deals_played or tally.deals_ended,
             tallies=tally.seats(summary.strikes),
+            latency=latency_of(summary),
         )
