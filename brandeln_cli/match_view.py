@@ -89,7 +89,7 @@ def match_overview(records: Sequence[Record]) -> RenderableType:
     for column in ("chips", "rank", "strikes", "forfeited"):
         fixed(result, column, right=True)
     # Its own table: beside the result it would leave a long bot name too little room.
-    timing = compact_table(title="decision time (ms: median, 95th percentile, slowest)")
+    timing = compact_table(title="decision time (ms)")
     for column in ("seat", "decisions", "p50", "p95", "max"):
         fixed(timing, column, right=True)
     for seat, times in enumerate(latency):

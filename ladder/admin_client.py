@@ -11,7 +11,7 @@ also the ladder's one place that turns ladder values into protobuf messages and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
@@ -278,6 +278,23 @@ class AdminClient:
         except grpc.aio.AioRpcError as error:
             raise _call_error(self.address, error) from None
 
+    async def watch_match(self, match_id: str) -> AsyncIterator[cards_pb2.GameEvent]:
+        """A running match's public events, from its first, live, until it ends.
+
+        Raises :class:`RefereeNotFoundError` when no match of that id is running (a finished
+        one is read with :meth:`get_match`), :class:`RefereeCallError` for any other error.
+        """
+        call = self._stub.WatchMatch(
+            admin_pb2.WatchMatchRequest(match_id=match_id), metadata=self._metadata
+        )
+        try:
+            async for event in call:
+                yield event
+        except grpc.aio.AioRpcError as error:
+            raise _call_error(self.address, error) from None
+        finally:
+            call.cancel()  # a no-op once the stream ended; stops it if the reader goes away
+
     async def session_counts(self) -> dict[str, SessionCount]:
         """The connected seat sessions, counted per bot id."""
         try:
@@ -300,11 +317,15 @@ class AdminClient:
         bot_ids: dict[str, str],
         *,
         on_deal: Callable[[], None] | None = None,
+        on_started: Callable[[str], None] | None = None,
+        where: str | None = None,
     ) -> MatchOutcome:
         """Play one match of a block through ``RunMatch`` and return its outcome.
 
         ``bot_ids`` maps season bot names to referee bot ids. ``on_deal`` is called after every
-        ``DealEnded``. Raises :class:`BlockFailedError` when the match does not finish.
+        ``DealEnded``, ``on_started`` with the match id once it started. ``where`` names the
+        match in errors (default: its block and rotation). Raises :class:`BlockFailedError`
+        when the match does not finish.
         """
         request = admin_pb2.RunMatchRequest(
             summary_updates=True,  # the tally needs contracts, deal ends and penalties only
@@ -321,13 +342,16 @@ class AdminClient:
         tally = MatchTally(config.players)
         summary: admin_pb2.MatchSummary | None = None
         match_id = ""
-        where = f"block {plan.block} rotation {plan.rotation} ({', '.join(plan.bots)})"
+        if where is None:
+            where = f"block {plan.block} rotation {plan.rotation} ({', '.join(plan.bots)})"
         call = self._stub.RunMatch(request, metadata=self._metadata)
         try:
             async for update in call:
                 kind = update.WhichOneof("kind")
                 if kind == "started":
                     match_id = update.started.match_id
+                    if on_started is not None:
+                        on_started(match_id)
                 elif kind == "event":
                     tally.add(update.event)
                     if on_deal is not None and update.event.WhichOneof("kind") == "deal_ended":
