@@ -71,8 +71,7 @@ def decisions_table(rows: list[LeaderboardRow]) -> Table:
 
     table = compact_table(
         title="decisions (ms)",
-        caption="p50/p95 = median and 95th percentile decision time (means over matches) · "
-        "strikes = timeouts, illegal actions and protocol errors",
+        caption="p50, p95: means over matches · max: slowest",
     )
     fixed(table, "#", right=True)
     folding(table, "bot", min_width=8)

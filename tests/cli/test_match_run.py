@@ -123,3 +123,38 @@ def test_a_bad_bot_argument_is_a_one_line_error_before_anything_starts(
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "embedded").exists()  # no referee was started
+
+
+def test_on_a_running_referee_a_registered_bot_plays_beside_command_bots(tmp_path: Path) -> None:
+    from tests.conftest import BotProcesses  # noqa: PLC0415
+    from tests.faults.referee_process import ADMIN_TOKEN, RefereeUnderTest  # noqa: PLC0415
+
+    served = RefereeUnderTest.serve(tmp_path / "served")
+    bots = BotProcesses(tmp_path)
+    try:
+        where = ["--referee", served.address, "--admin-token", ADMIN_TOKEN]
+        added = runner.invoke(app, ["bots", "add", "mine", "--json", *where[:2]],
+                              env={"BRANDELN_ADMIN_TOKEN": ADMIN_TOKEN})  # fmt: skip
+        assert added.exit_code == 0, added.output
+        mine = json.loads(added.stdout)
+        bots.start([MINIMAL_BOT, served.address, mine["token"], "first"], name="mine")
+        result = match_run(
+            tmp_path, "random", mine["bot_id"], "heuristic", "random",
+            "--deals", "4", "--seed", "3", *where,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert "mine" in result.output
+        assert "status: finished" in result.output
+        match_id = played_id(result.output)
+        assert f"--referee {served.address}" in result.output  # the hints name the referee
+        # Identities of their own on a shared referee: no other run's token is rotated away.
+        listed = runner.invoke(app, ["bots", "list", "--json", *where[:2]],
+                               env={"BRANDELN_ADMIN_TOKEN": ADMIN_TOKEN})  # fmt: skip
+        names = [bot["name"] for bot in json.loads(listed.stdout)]
+        assert any(re.fullmatch(r"random@match-[0-9a-f]{6}", name) for name in names), names
+        replay = runner.invoke(app, ["watch", match_id, *where])
+        assert replay.exit_code == 0, replay.output
+        assert f"match {match_id} finished" in replay.output
+    finally:
+        bots.stop()
+        served.terminate()
