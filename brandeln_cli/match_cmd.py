@@ -105,8 +105,7 @@ def run(
     if registered and referee is None:
         raise fail(
             f"{', '.join(registered)}: a registered bot connects by itself, so it plays on a "
-            "running referee: start one (`brandeln serve`), connect the bot, and add "
-            "--referee HOST:PORT",
+            f"running referee: {_served_referee(data)}",
             code=2,
         )
     if referee is not None and not admin_token:
@@ -122,6 +121,21 @@ def run(
     )
     if not as_json:
         _print_hints(match_id, data, referee, ca)
+
+
+def _served_referee(data: Path | None) -> str:
+    """How to reach the referee of the data folder (``brandeln serve``), for the error above."""
+    from arena.datalock import current_holder  # noqa: PLC0415
+    from arena.errors import StoreError  # noqa: PLC0415
+
+    try:
+        holder = current_holder(paths.referee_db(data))
+    except StoreError:  # an unreadable lock file: say what to do without it
+        holder = None
+    if holder is not None and holder.address:
+        address = holder.address
+        return f"the one of this data folder listens on {address}: add --referee {address}"
+    return "start one (`brandeln serve`), connect the bot to it, and add --referee HOST:PORT"
 
 
 def _play(

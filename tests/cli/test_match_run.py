@@ -138,6 +138,11 @@ def test_on_a_running_referee_a_registered_bot_plays_beside_command_bots(tmp_pat
         assert added.exit_code == 0, added.output
         mine = json.loads(added.stdout)
         bots.start([MINIMAL_BOT, served.address, mine["token"], "first"], name="mine")
+        # Without --referee the error says where the data folder's referee listens.
+        seats = ["random", mine["bot_id"], "heuristic", "random"]
+        hinted = match_run(tmp_path / "served", *seats)
+        assert hinted.exit_code == 2
+        assert f"add --referee {served.address}" in hinted.stderr
         result = match_run(
             tmp_path, "random", mine["bot_id"], "heuristic", "random",
             "--deals", "4", "--seed", "3", *where,
