@@ -43,7 +43,8 @@ async def follow(
     from ladder.admin_client import MatchStatus  # noqa: PLC0415
     from ladder.errors import RefereeNotFoundError  # noqa: PLC0415
 
-    reply = await admin.get_match(match_id)
+    reply = await _get_match(admin, match_id)
+    match_id = reply.summary.match_id
     records = read_log(reply.log_jsonl, f"the log of match {match_id}")
     _start(printer, records)
     if reply.summary.status == MatchStatus.RUNNING:
@@ -63,6 +64,23 @@ async def follow(
             printer.event(record)
     printer.result(reply.summary)
     return reply.summary
+
+
+async def _get_match(admin: AdminClient, match_id: str) -> admin_pb2.GetMatchResponse:
+    """The match ``match_id`` names: its id, or a unique prefix of one."""
+    from brandeln_cli.sources import PREFIX_CANDIDATES_SHOWN, unique_match_id  # noqa: PLC0415
+    from ladder.errors import RefereeNotFoundError  # noqa: PLC0415
+
+    try:
+        return await admin.get_match(match_id)
+    except RefereeNotFoundError:
+        listed = await admin.list_matches(
+            match_id_prefix=match_id, limit=PREFIX_CANDIDATES_SHOWN + 1
+        )
+        found = unique_match_id(match_id, [match.match_id for match in listed])
+        if found is None:
+            raise
+        return await admin.get_match(found)
 
 
 def _start(printer: WatchPrinter, records: list[dict[str, Any]]) -> None:
@@ -101,6 +119,7 @@ def _follow_remote(
 ) -> None:
     import asyncio  # noqa: PLC0415
 
+    from brandeln_cli.sources import SourceError  # noqa: PLC0415
     from ladder.admin_client import AdminClient  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
 
@@ -115,7 +134,7 @@ def _follow_remote(
 
     try:
         asyncio.run(run())
-    except LadderError as error:
+    except (LadderError, SourceError) as error:  # SourceError: an ambiguous id prefix
         raise fail(str(error)) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
