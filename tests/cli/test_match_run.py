@@ -71,14 +71,14 @@ def test_a_three_player_match_seats_three_and_json_has_each_seats_latency(tmp_pa
         assert seat["latency"]["p50_ms"] <= seat["latency"]["p95_ms"] <= seat["latency"]["max_ms"]
 
 
-def test_a_cmd_bot_and_a_command_after_dashes_play_with_the_seasons_environment(
+def test_a_cmd_bot_a_command_after_dashes_and_the_bridge_sample_play_one_match(
     tmp_path: Path,
 ) -> None:
     # minimal_bot.py takes the address and token as arguments: the placeholders a season
     # file's command may use are filled in the same way.
     result = match_run(
         tmp_path,
-        "random",
+        "bridge",
         "heuristic",
         f"cmd:python {MINIMAL_BOT} {{server}} {{token}} first",
         "--deals", "4", "--seed", "2",
@@ -86,6 +86,7 @@ def test_a_cmd_bot_and_a_command_after_dashes_play_with_the_seasons_environment(
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "minimal_bot@match" in result.output
+    assert "bridge@match" in result.output
     assert "minimal_bot-2@match" in result.output
     assert "status: finished" in result.output
 
