@@ -114,9 +114,9 @@ async def test_a_live_match_is_followed_while_it_plays_and_shows_no_hidden_card(
     assert output.count("settled") == 4
     assert f"match {match_id} finished" in output
     assert all(len(line) <= WIDTH for line in output.splitlines())
-    # The referee's result says how long each seat took (the seat that waited is slowest).
+    # The referee's result says how long each seat took to decide, by seat.
     assert [seat.decisions > 0 for seat in result.latency] == [True] * 4
-    assert max(result.latency, key=lambda seat: seat.max_ms) == result.latency[1]
+    assert all(seat.p50_ms <= seat.p95_ms <= seat.max_ms for seat in result.latency)
 
 
 def test_match_run_watch_follows_the_match_it_starts_then_watch_replays_it(
