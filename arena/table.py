@@ -23,6 +23,7 @@ from arena.clock import Clock
 from arena.decision import Decider, Decision
 from arena.errors import CloseReason
 from arena.faults import FaultPolicy, offered_choices
+from arena.latency import latency_of, was_asked
 from arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
 from arena.logrecords import (
     BotLogRecord,
@@ -95,6 +96,8 @@ class Table:
         self.started_at = now_ms()
         self.ended_at = 0
         self.penalties: list[Penalty] = []
+        # Each seat's decision times, for the summary's latency (arena.latency).
+        self.decision_ms: list[list[int]] = [[] for _ in self.seats]
         self._seq = itertools.count(1)
         self.decider = Decider(
             clock,
@@ -266,6 +269,8 @@ class Table:
                     decision.outcome,
                     decision.latency_ms,
                 )
+            if was_asked(decision.outcome, decision.latency_ms):
+                self.decision_ms[to_act].append(decision.latency_ms)
             # Kept until its event is numbered (_publish writes it).
             self._decision = DecisionRecord(
                 to_act,
@@ -366,6 +371,7 @@ class Table:
             deals_played=self.deals_played,
             started_at=self.started_at,
             ended_at=self.ended_at,
+            latency=[latency_of(times) for times in self.decision_ms],
         )
 
     def current_summary(self) -> codec.MatchSummary:

@@ -60,6 +60,38 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
     return table
 
 
+def decisions_table(rows: list[LeaderboardRow]) -> Table:
+    """Each bot's decision time and strikes, in the leaderboard's order (fits 80 columns).
+
+    Over a season, p50 and p95 are the decision-weighted means of the matches' percentiles
+    (``ladder.duplicate.DecisionLatency``); max is the slowest decision. ``-``: no decision
+    time recorded (blocks stored before the ladder kept it, or a referee that does not say).
+    """
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415 - --help
+
+    table = compact_table(
+        title="decisions (ms)",
+        caption="p50, p95: means over matches · max: slowest",
+    )
+    fixed(table, "#", right=True)
+    folding(table, "bot", min_width=8)
+    for header in ("decisions", "p50", "p95", "max", "strikes"):
+        fixed(table, header, right=True)
+    for row in rows:
+        latency = row.latency
+        known = latency.decisions > 0
+        table.add_row(
+            str(row.rank),
+            plain(row.bot),
+            str(latency.decisions) if known else "-",
+            str(latency.p50_ms) if known else "-",
+            str(latency.p95_ms) if known else "-",
+            str(latency.max_ms) if known else "-",
+            str(row.strikes),
+        )
+    return table
+
+
 def season_title(info: SeasonInfo) -> str:
     """``season NAME (RULESET): F of P blocks``, and how its last run ended unless finished;
     as rich markup (its name and ruleset escaped)."""

@@ -11,11 +11,13 @@ from bench.cli import bench_app
 from brandeln_cli.ab_cmd import ab
 from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bot_cmd import bot_app
+from brandeln_cli.match_cmd import match_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings
 from brandeln_cli.season_cmd import demo, season_app
 from brandeln_cli.serve_cmd import serve
 from brandeln_cli.web_cmd import web
+from brandeln_cli.watch_cmd import watch
 
 app = typer.Typer(
     name="brandeln",
@@ -60,6 +62,8 @@ def main(
 
 app.command()(serve)
 app.add_typer(matches_app, name="matches")
+app.add_typer(match_app, name="match")
+app.command("watch")(watch)
 app.add_typer(bots_app, name="bots")
 app.add_typer(bot_app, name="bot")
 app.add_typer(season_app, name="season")

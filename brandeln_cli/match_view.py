@@ -18,6 +18,7 @@ from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
+from arena.latency import log_latency
 from arena.matchlog import public_events
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import markup, plain, safe
@@ -75,10 +76,11 @@ def _deal_rows(records: Sequence[Record]) -> list[Record]:
 
 
 def match_overview(records: Sequence[Record]) -> RenderableType:
-    """The match: seats and result, and one row per deal."""
+    """The match: seats and result (with each seat's decision time), and one row per deal."""
     header = records[0]
     names = _seat_names(header)
     footer = _footer(records)
+    latency = log_latency(records, len(names))
     result = compact_table(
         title=f"match {markup(header['match_id'])} ({markup(header['ruleset'])})"
     )
@@ -86,6 +88,16 @@ def match_overview(records: Sequence[Record]) -> RenderableType:
     folding(result, "bot")
     for column in ("chips", "rank", "strikes", "forfeited"):
         fixed(result, column, right=True)
+    # Its own table: beside the result it would leave a long bot name too little room.
+    timing = compact_table(title="decision time (ms)")
+    for column in ("seat", "decisions", "p50", "p95", "max"):
+        fixed(timing, column, right=True)
+    for seat, times in enumerate(latency):
+        if times.decisions:
+            figures = (str(times.p50_ms), str(times.p95_ms), str(times.max_ms))
+        else:
+            figures = ("-", "-", "-")
+        timing.add_row(str(seat), str(times.decisions), *figures)
     for seat, entry in enumerate(header["seats"]):
         name = _bot_cell(entry)
         if footer is None:
@@ -125,20 +137,28 @@ def match_overview(records: Sequence[Record]) -> RenderableType:
             _MADE[ended["made"]],
             *(f"{p:+d}" for p in ended["payments"]),
         )
-    return Group(result, _wrapping(f"status: {status}"), deals)
+    return Group(result, _wrapping(f"status: {status}"), timing, deals)
 
 
 def match_overview_json(records: Sequence[Record]) -> Record:
     """The overview as data: the seats with their result, and one entry per deal."""
     header = records[0]
     footer = _footer(records)
+    latency = log_latency(records, len(header["seats"]))
     seats = []
     for seat, entry in enumerate(header["seats"]):
+        times = latency[seat]
         row: Record = {
             "seat": seat,
             "bot_id": entry["bot_id"],
             "bot_name": entry["bot_name"],
             "hello_name": entry.get("hello_name", ""),
+            "latency": {
+                "decisions": times.decisions,
+                "p50_ms": times.p50_ms,
+                "p95_ms": times.p95_ms,
+                "max_ms": times.max_ms,
+            },
         }
         if footer is not None:
             ranks = footer.get("ranks") or []

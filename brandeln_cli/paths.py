@@ -7,7 +7,8 @@ Layout of a data folder DATA:
 - ``DATA/embedded/referee.db``, ``DATA/embedded/logs/``: the embedded referee of ``season run``
   and ``demo``, kept apart so that it never touches the served referee's token, sessions or
   matches (``matches list/show`` read both);
-- ``DATA/ladder.db``: the seasons, whichever referee played them.
+- ``DATA/ladder.db``: the seasons, whichever referee played them;
+- ``DATA/match/bots/``: the output of ``match run``'s command bots.
 """
 
 from __future__ import annotations
@@ -39,3 +40,8 @@ def embedded_dir(base: Path | None = None) -> Path:
 def ladder_db(base: Path | None = None) -> Path:
     """The ladder database in the data folder: ``DATA/ladder.db``."""
     return (base or data_dir()) / "ladder.db"
+
+
+def match_bots_dir(base: Path | None = None) -> Path:
+    """Where ``match run`` writes its command bots' output: ``DATA/match/bots/<bot>.log``."""
+    return (base or data_dir()) / "match" / "bots"

@@ -7,7 +7,12 @@ from typing import Annotated
 import typer
 
 from brandeln_cli import paths
-from brandeln_cli.leaderboard_view import leaderboard_document, leaderboard_table, season_title
+from brandeln_cli.leaderboard_view import (
+    decisions_table,
+    leaderboard_document,
+    leaderboard_table,
+    season_title,
+)
 from brandeln_cli.options import DataOption, JsonOption
 from brandeln_cli.output import console, fail
 from brandeln_cli.terminal_text import json_text
@@ -21,7 +26,8 @@ def ratings(
     as_json: JsonOption = False,
 ) -> None:
     """A season's leaderboard: rank, bot, conservative rating μ-3σ, μ, σ, blocks, chips per
-    deal with a 95% confidence interval, contracts made, timeouts and illegal actions.
+    deal with a 95% confidence interval, contracts made, timeouts and illegal actions; then
+    each bot's decision time (p50, p95, max in ms) and strikes.
 
     Chips per deal and its interval come from one sample per duplicate block (the block is the
     independent unit: its rotations replay the same cards).
@@ -45,3 +51,4 @@ def ratings(
         typer.echo(json_text(leaderboard_document(info, rows)))
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
+    console.print(decisions_table(rows), soft_wrap=False)

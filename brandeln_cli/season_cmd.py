@@ -22,6 +22,7 @@ from rich.table import Column
 import sample_bots
 from brandeln_cli import paths
 from brandeln_cli.leaderboard_view import (
+    decisions_table,
     leaderboard_document,
     leaderboard_table,
     season_line,
@@ -207,6 +208,7 @@ def play(
         typer.echo(json_text(document))
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
+    console.print(decisions_table(rows), soft_wrap=False)
     _print_summary(summary, data, referee, ca)
 
 

@@ -22,7 +22,7 @@ from grpc import aio
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
 from engine.cards import Suit
 from ladder.config import SeasonConfig, TimeControl
-from ladder.duplicate import MatchOutcome, MatchPlan
+from ladder.duplicate import DecisionLatency, MatchOutcome, MatchPlan
 from ladder.errors import (
     BlockFailedError,
     BotNameTakenError,
@@ -36,6 +36,7 @@ __all__ = [
     "AdminClient",
     "MatchStatus",
     "SessionCount",
+    "latency_of",
     "suit_permutation_message",
     "time_control_message",
     "time_control_of",
@@ -91,6 +92,14 @@ def time_control_of(message: cards_pb2.TimeControl) -> TimeControl:
         bank_ms=message.bank_ms,
         max_strikes=message.max_strikes,
         reconnect_ms=message.reconnect_ms,
+    )
+
+
+def latency_of(summary: admin_pb2.MatchSummary) -> tuple[DecisionLatency, ...]:
+    """The summary's latency by seat (empty from a referee that does not report it)."""
+    return tuple(
+        DecisionLatency(seat.decisions, seat.p50_ms, seat.p95_ms, seat.max_ms)
+        for seat in summary.latency
     )
 
 
@@ -286,7 +295,7 @@ class AdminClient:
         except grpc.aio.AioRpcError as error:
             raise _call_error(self.address, error) from None
         finally:
-            call.cancel()  # a no-op once the stream ended
+            call.cancel()  # a no-op once the stream ended; stops it if the reader goes away
 
     async def session_counts(self) -> dict[str, SessionCount]:
         """The connected seat sessions, counted per bot id."""
@@ -310,11 +319,15 @@ class AdminClient:
         bot_ids: dict[str, str],
         *,
         on_deal: Callable[[], None] | None = None,
+        on_started: Callable[[str], None] | None = None,
+        where: str | None = None,
     ) -> MatchOutcome:
         """Play one match of a block through ``RunMatch`` and return its outcome.
 
         ``bot_ids`` maps season bot names to referee bot ids. ``on_deal`` is called after every
-        ``DealEnded``. Raises :class:`BlockFailedError` when the match does not finish.
+        ``DealEnded``, ``on_started`` with the match id once it started. ``where`` names the
+        match in errors (default: its block and rotation). Raises :class:`BlockFailedError`
+        when the match does not finish.
         """
         request = admin_pb2.RunMatchRequest(
             summary_updates=True,  # the tally needs contracts, deal ends and penalties only
@@ -331,13 +344,16 @@ class AdminClient:
         tally = MatchTally(config.players)
         summary: admin_pb2.MatchSummary | None = None
         match_id = ""
-        where = f"block {plan.block} rotation {plan.rotation} ({', '.join(plan.bots)})"
+        if where is None:
+            where = f"block {plan.block} rotation {plan.rotation} ({', '.join(plan.bots)})"
         call = self._stub.RunMatch(request, metadata=self._metadata)
         try:
             async for update in call:
                 kind = update.WhichOneof("kind")
                 if kind == "started":
                     match_id = update.started.match_id
+                    if on_started is not None:
+                        on_started(match_id)
                 elif kind == "event":
                     tally.add(update.event)
                     if on_deal is not None and update.event.WhichOneof("kind") == "deal_ended":
@@ -369,6 +385,7 @@ class AdminClient:
             forfeited=frozenset(summary.forfeited),
             deals_played=summary.deals_played or tally.deals_ended,
             tallies=tally.seats(summary.strikes),
+            latency=latency_of(summary),
         )
 
     async def play(

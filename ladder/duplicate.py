@@ -36,11 +36,13 @@ __all__ = [
     "IDENTITY",
     "BlockPlan",
     "BotBlockResult",
+    "DecisionLatency",
     "MatchOutcome",
     "MatchPlan",
     "SeatTally",
     "block_results",
     "block_seed",
+    "combine_latency",
     "plan_block",
     "plan_season",
     "rank_block",
@@ -137,6 +139,39 @@ class SeatTally:
 
 
 @dataclass(frozen=True, slots=True)
+class DecisionLatency:
+    """How long a bot took to decide (``MatchSummary.latency``), over one match or more.
+
+    Over one match the referee's nearest-rank percentiles; over several (a block, a season)
+    ``p50_ms``/``p95_ms`` are the decision-weighted means of the matches' percentiles, an
+    estimate (the ladder keeps no single decision times), and ``max_ms`` is exact.
+    """
+
+    decisions: int = 0
+    p50_ms: int = 0
+    p95_ms: int = 0
+    max_ms: int = 0
+
+
+def combine_latency(parts: Iterable[DecisionLatency]) -> DecisionLatency:
+    """Several matches' latencies as one (see :class:`DecisionLatency`).
+
+    >>> combine_latency([DecisionLatency(10, 4, 9, 20), DecisionLatency(30, 8, 13, 15)])
+    DecisionLatency(decisions=40, p50_ms=7, p95_ms=12, max_ms=20)
+    """
+    asked = [part for part in parts if part.decisions]
+    decisions = sum(part.decisions for part in asked)
+    if not decisions:
+        return DecisionLatency()
+    return DecisionLatency(
+        decisions=decisions,
+        p50_ms=round(sum(part.p50_ms * part.decisions for part in asked) / decisions),
+        p95_ms=round(sum(part.p95_ms * part.decisions for part in asked) / decisions),
+        max_ms=max(part.max_ms for part in asked),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class MatchOutcome:
     """A finished match as the ladder records it."""
 
@@ -146,6 +181,7 @@ class MatchOutcome:
     forfeited: frozenset[int]  # seats
     deals_played: int
     tallies: tuple[SeatTally, ...] = field(default=())  # by seat; empty = nothing counted
+    latency: tuple[DecisionLatency, ...] = field(default=())  # by seat; empty = not reported
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +198,7 @@ class BotBlockResult:
     strikes: int
     contracts_bid: int
     contracts_made: int
+    latency: DecisionLatency = DecisionLatency()  # over its N matches
 
 
 _TALLY_FIELDS: Final = tuple(f.name for f in fields(SeatTally))
@@ -190,8 +227,11 @@ def block_results(plan: BlockPlan, outcomes: Sequence[MatchOutcome]) -> dict[str
         bot: dict.fromkeys(("chips", "deals", *_TALLY_FIELDS), 0) for bot in plan.bots
     }
     forfeited: set[str] = set()
+    latency: dict[str, list[DecisionLatency]] = {bot: [] for bot in plan.bots}
     for outcome in outcomes:
         for seat, bot in enumerate(outcome.plan.bots):
+            if outcome.latency:
+                latency[bot].append(outcome.latency[seat])
             total = totals[bot]
             total["chips"] += outcome.balances[seat]
             total["deals"] += outcome.deals_played
@@ -214,6 +254,7 @@ def block_results(plan: BlockPlan, outcomes: Sequence[MatchOutcome]) -> dict[str
             strikes=total["strikes"],
             contracts_bid=total["contracts_bid"],
             contracts_made=total["contracts_made"],
+            latency=combine_latency(latency[bot]),
         )
         for bot, total in totals.items()
     }

@@ -15,11 +15,11 @@ the order is total and stable). Statistics cover the rated blocks (see
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from ladder.duplicate import BotBlockResult
+from ladder.duplicate import BotBlockResult, DecisionLatency, combine_latency
 from ladder.stats import MeanInterval, chips_per_deal, made_percent
 from ladder.storage import LadderStore, RatingRow
 
@@ -44,6 +44,8 @@ class LeaderboardRow:
     timeouts: int
     illegal: int
     forfeits: int  # blocks in which it forfeited a match
+    strikes: int = 0  # every penalty: timeouts, illegal actions, protocol errors
+    latency: DecisionLatency = field(default_factory=DecisionLatency)  # decisions 0: none
 
     @property
     def made_percent(self) -> float | None:
@@ -73,16 +75,33 @@ class LeaderboardRow:
             "timeouts": self.timeouts,
             "illegal_actions": self.illegal,
             "forfeits": self.forfeits,
+            "strikes": self.strikes,
+            "latency": None
+            if not self.latency.decisions
+            else {
+                "decisions": self.latency.decisions,
+                "p50_ms": self.latency.p50_ms,
+                "p95_ms": self.latency.p95_ms,
+                "max_ms": self.latency.max_ms,
+            },
         }
 
 
 def leaderboard(
-    ratings: Sequence[RatingRow], results: Sequence[tuple[int, BotBlockResult]]
+    ratings: Sequence[RatingRow],
+    results: Sequence[tuple[int, BotBlockResult]],
+    latency: Mapping[tuple[int, str], DecisionLatency] | None = None,
 ) -> list[LeaderboardRow]:
-    """The leaderboard from current ratings and per-block results."""
+    """The leaderboard from current ratings and per-block results.
+
+    ``latency`` by (block, bot) (:meth:`LadderStore.latency`) overrides the results' own.
+    """
     by_bot: dict[str, list[BotBlockResult]] = defaultdict(list)
-    for _, result in results:
+    latency_by_bot: dict[str, list[DecisionLatency]] = defaultdict(list)
+    for block, result in results:
         by_bot[result.bot].append(result)
+        stored = None if latency is None else latency.get((block, result.bot))
+        latency_by_bot[result.bot].append(stored or result.latency)
     ordered = sorted(ratings, key=lambda row: (-row.rating.conservative, -row.rating.mu, row.bot))
     rows = []
     for position, row in enumerate(ordered, start=1):
@@ -103,6 +122,8 @@ def leaderboard(
                 timeouts=sum(r.timeouts for r in played),
                 illegal=sum(r.illegal for r in played),
                 forfeits=sum(1 for r in played if r.forfeited),
+                strikes=sum(r.strikes for r in played),
+                latency=combine_latency(latency_by_bot.get(row.bot, [])),
             )
         )
     return rows
@@ -110,4 +131,8 @@ def leaderboard(
 
 def season_leaderboard(store: LadderStore, season: str) -> list[LeaderboardRow]:
     """The leaderboard of a stored season."""
-    return leaderboard(store.ratings(season), store.results(season, rated_only=True))
+    return leaderboard(
+        store.ratings(season),
+        store.results(season, rated_only=True),
+        store.latency(season, rated_only=True),
+    )

@@ -32,7 +32,8 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeVar
@@ -46,7 +47,14 @@ from ladder.rating_order import record_and_rate
 from ladder.ratings import RatingModel
 from ladder.storage import LadderStore, SeasonStatus, token_hash
 
-__all__ = ["ProgressCallback", "SeasonProgress", "SeasonSummary", "run_season"]
+__all__ = [
+    "ProgressCallback",
+    "SeasonProgress",
+    "SeasonSummary",
+    "launched_bots",
+    "run_season",
+    "while_bots_run",
+]
 
 MAX_NAME_SUFFIX: Final = 100
 SESSION_POLL_S: Final = 0.1
@@ -163,24 +171,53 @@ async def _play_pending(
             if identity.token_hash
         )
         bot_ids, tokens = await _identities(admin, config, store)
-        processes: list[BotProcess] = []
-        try:
-            for bot in config.bots:
-                if isinstance(bot, CommandBot):
-                    processes.append(
-                        await start_bot(
-                            bot.name,
-                            bot.command,
-                            server=referee_address,
-                            token=tokens[bot.name],
-                            tables=bot.tables,
-                            log_path=logs_dir / f"{bot.name}.log",
-                        )
+        async with launched_bots(
+            admin, config, referee_address, bot_ids, tokens, logs_dir
+        ) as processes:
+            await while_bots_run(run.play(admin, pending, bot_ids), processes)
+
+
+@asynccontextmanager
+async def launched_bots(
+    admin: AdminClient,
+    config: SeasonConfig,
+    referee_address: str,
+    bot_ids: Mapping[str, str],
+    tokens: Mapping[str, str],
+    logs_dir: Path,
+) -> AsyncIterator[list[BotProcess]]:
+    """Start ``config``'s command bots (token by bot name), wait until every bot has its
+    sessions connected, and stop the processes on the way out, whatever happens.
+
+    Also for one match (``ladder.one_match``): any ``SeasonConfig`` describing its bots.
+    Raises :class:`BotStartError` when a bot cannot start, exits, or does not connect.
+    """
+    processes: list[BotProcess] = []
+    try:
+        for bot in config.bots:
+            if isinstance(bot, CommandBot):
+                processes.append(
+                    await start_bot(
+                        bot.name,
+                        bot.command,
+                        server=referee_address,
+                        token=tokens[bot.name],
+                        tables=bot.tables,
+                        log_path=logs_dir / f"{bot.name}.log",
                     )
-            await _wait_for_sessions(admin, config, bot_ids, processes)
-            await _first_done(run.play(admin, pending, bot_ids), _watch_processes(processes))
-        finally:
-            await stop_bots(processes)
+                )
+        await _wait_for_sessions(admin, config, bot_ids, processes)
+        yield processes
+    finally:
+        await stop_bots(processes)
+
+
+async def while_bots_run(
+    main: Awaitable[_T], processes: Sequence[BotProcess], what: str = "the season"
+) -> _T:
+    """``main``'s result, unless a bot process exits first: then :class:`BotStartError`
+    (``bot 'x' exited with code N during <what>``) and ``main`` is cancelled."""
+    return await _first_done(main, _watch_processes(processes, what))
 
 
 class _SeasonRun:
@@ -331,7 +368,7 @@ async def _identities(
 async def _wait_for_sessions(
     admin: AdminClient,
     config: SeasonConfig,
-    bot_ids: dict[str, str],
+    bot_ids: Mapping[str, str],
     processes: Sequence[BotProcess],
 ) -> None:
     """Wait until every command bot has ``tables`` sessions and every other bot one."""
@@ -366,8 +403,8 @@ async def _wait_for_sessions(
         await asyncio.sleep(SESSION_POLL_S)
 
 
-async def _watch_processes(processes: Sequence[BotProcess]) -> None:
-    """Raise :class:`BotStartError` as soon as a bot process exits during the season."""
+async def _watch_processes(processes: Sequence[BotProcess], what: str) -> None:
+    """Raise :class:`BotStartError` as soon as a bot process exits during ``what``."""
     if not processes:
         await asyncio.Event().wait()  # nothing to watch: wait to be cancelled
     waits = {asyncio.ensure_future(bot.process.wait()): bot for bot in processes}
@@ -378,13 +415,13 @@ async def _watch_processes(processes: Sequence[BotProcess]) -> None:
             future.cancel()
     bot = waits[next(iter(done))]
     raise BotStartError(
-        f"bot {bot.name!r} exited with code {bot.process.returncode} during the season; "
+        f"bot {bot.name!r} exited with code {bot.process.returncode} during {what}; "
         f"its log ({bot.log_path}) ends:\n{bot.log_tail()}"
     )
 
 
-async def _first_done(main: Awaitable[None], watcher: Awaitable[None]) -> None:
-    """Run ``main`` while ``watcher`` may fail it; return when ``main`` returns."""
+async def _first_done(main: Awaitable[_T], watcher: Awaitable[None]) -> _T:
+    """Run ``main`` while ``watcher`` may fail it; return what ``main`` returns."""
     main_task = asyncio.ensure_future(main)
     watch_task = asyncio.ensure_future(watcher)
     try:
@@ -393,7 +430,7 @@ async def _first_done(main: Awaitable[None], watcher: Awaitable[None]) -> None:
             main_task.cancel()
             await asyncio.gather(main_task, return_exceptions=True)
             watch_task.result()  # raises the watcher's error
-        main_task.result()
+        return main_task.result()
     finally:
         for task in (main_task, watch_task):
             task.cancel()

@@ -38,7 +38,7 @@ from typing import Any, Final
 from datastore.private_files import private_sqlite
 from datastore.sqlite_schema import missing_schema
 from ladder.config import ExternalBot, SeasonConfig
-from ladder.duplicate import BlockPlan, BotBlockResult, MatchOutcome
+from ladder.duplicate import BlockPlan, BotBlockResult, DecisionLatency, MatchOutcome
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
 from ladder.ratings import Rating
 
@@ -165,6 +165,24 @@ _STATUS_COLUMNS: Final = (
     "UPDATE seasons SET status = 'finished' WHERE blocks_planned <="
     " (SELECT count(*) FROM blocks b WHERE b.season_id = seasons.season_id)",
 )
+
+# Decision latency per bot per block (MatchSummary.latency, combined over the block's matches):
+# a table of its own, created where it is missing, so the schema version and the other tables
+# stay as they are and an older program still opens the file. Blocks stored before it have no
+# row here: their bots' latency is unknown, not zero.
+_LATENCY_TABLE: Final = """
+CREATE TABLE IF NOT EXISTS result_latency (
+    season_id   INTEGER NOT NULL,
+    block_index INTEGER NOT NULL,
+    bot         TEXT NOT NULL,
+    decisions   INTEGER NOT NULL,
+    p50_ms      INTEGER NOT NULL,
+    p95_ms      INTEGER NOT NULL,
+    max_ms      INTEGER NOT NULL,
+    PRIMARY KEY (season_id, block_index, bot),
+    FOREIGN KEY (season_id, block_index) REFERENCES blocks(season_id, block_index)
+)
+"""
 
 _V1_LACKS: Final = frozenset({"season_bots.token_hash", "seasons.status", "seasons.status_detail"})
 
@@ -369,6 +387,7 @@ class LadderStore:
             self._create_schema()
         elif version < SCHEMA_VERSION:
             self._upgrade(memory)
+        db.execute(_LATENCY_TABLE)
 
     def _create_schema(self) -> None:
         """The schema and its version together, in one transaction. The version is read again
@@ -672,6 +691,23 @@ class LadderStore:
                         for r in results.values()
                     ],
                 )
+                db.executemany(
+                    "INSERT INTO result_latency (season_id, block_index, bot, decisions,"
+                    " p50_ms, p95_ms, max_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            season_id,
+                            plan.index,
+                            r.bot,
+                            r.latency.decisions,
+                            r.latency.p50_ms,
+                            r.latency.p95_ms,
+                            r.latency.max_ms,
+                        )
+                        for r in results.values()
+                        if r.latency.decisions
+                    ],
+                )
                 self._store_ratings(db, season_id, rated)
                 db.execute(
                     "UPDATE seasons SET updated_at = ? WHERE season_id = ?",
@@ -771,6 +807,30 @@ class LadderStore:
             )
             for row in rows
         ]
+
+    def latency(
+        self, season: str, *, rated_only: bool = False
+    ) -> dict[tuple[int, str], DecisionLatency]:
+        """Each bot's decision latency by (block index, bot), where it was recorded.
+
+        ``rated_only`` as in :meth:`results`.
+        """
+        season_id = self.season(season).season_id
+        rated = (
+            " AND block_index < (SELECT next_to_rate FROM seasons WHERE season_id = ?)"
+            if rated_only
+            else ""
+        )
+        rows = self._db.execute(
+            f"SELECT * FROM result_latency WHERE season_id = ?{rated}",
+            (season_id, season_id) if rated_only else (season_id,),
+        )
+        return {
+            (row["block_index"], row["bot"]): DecisionLatency(
+                row["decisions"], row["p50_ms"], row["p95_ms"], row["max_ms"]
+            )
+            for row in rows
+        }
 
     def rating_history(self, season: str) -> list[tuple[int, str, Rating]]:
         """Every (block index, bot, rating after that block), in block order."""

@@ -10,6 +10,7 @@ import enum
 from collections.abc import Sequence
 
 from arena.codec.values import card_from_pb, cards_to_pb, ruleset_to_pb
+from arena.latency import SeatLatency
 from arena.logrecords import MatchStatus, Penalty
 from arena.timecontrol import TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
@@ -139,7 +140,9 @@ def match_summary(
     deals_played: int,
     started_at: int,
     ended_at: int,
+    latency: Sequence[SeatLatency] = (),
 ) -> admin_pb2.MatchSummary:
+    """The wire summary; ``latency`` by seat (empty where the decisions are not at hand)."""
     return admin_pb2.MatchSummary(
         match_id=match_id,
         ruleset=ruleset_id,
@@ -153,6 +156,15 @@ def match_summary(
         ended_at=ended_at,
         bot_names=bot_names,
         strikes=strikes,
+        latency=[
+            admin_pb2.SeatLatency(
+                decisions=seat.decisions,
+                p50_ms=seat.p50_ms,
+                p95_ms=seat.p95_ms,
+                max_ms=seat.max_ms,
+            )
+            for seat in latency
+        ],
     )
 
 

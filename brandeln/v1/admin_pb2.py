@@ -26,7 +26,7 @@ from brandeln.v1 import bot_pb2 as brandeln_dot_v1_dot_bot__pb2
 from brandeln.v1 import cards_pb2 as brandeln_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62randeln/v1/admin.proto\x12\x0b\x62randeln.v1\x1a\x15\x62randeln/v1/bot.proto\x1a\x17\x62randeln/v1/cards.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x15\n\x13ListSessionsRequest\"x\n\x0bSessionInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x10\n\x08match_id\x18\x05 \x01(\t\x12\x12\n\nhello_name\x18\x06 \x01(\t\"B\n\x14ListSessionsResponse\x12*\n\x08sessions\x18\x01 \x03(\x0b\x32\x18.brandeln.v1.SessionInfo\"=\n\tFixedDeal\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12 \n\x05hands\x18\x02 \x03(\x0b\x32\x11.brandeln.v1.Hand\"\x8b\x03\n\x0fRunMatchRequest\x12\x0f\n\x07\x62ot_ids\x18\x01 \x03(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\r\n\x05\x64\x65\x61ls\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12+\n\x0b\x66ixed_deals\x18\x06 \x03(\x0b\x32\x16.brandeln.v1.FixedDeal\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.brandeln.v1.TimeControl\x12+\n\x10suit_permutation\x18\x08 \x03(\x0e\x32\x11.brandeln.v1.Suit\x12\x14\n\x0cseat_wait_ms\x18\t \x01(\r\x12:\n\x07options\x18\n \x03(\x0b\x32).brandeln.v1.RunMatchRequest.OptionsEntry\x12\x17\n\x0fsummary_updates\x18\x0b \x01(\x08\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x99\x01\n\x0bMatchUpdate\x12,\n\x07started\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchStartedH\x00\x12\'\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x16.brandeln.v1.GameEventH\x00\x12+\n\x06result\x18\x03 \x01(\x0b\x32\x19.brandeln.v1.MatchSummaryH\x00\x42\x06\n\x04kind\"\xe6\x01\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x0f\n\x07\x62ot_ids\x18\x03 \x03(\t\x12\x10\n\x08\x62\x61lances\x18\x04 \x03(\x03\x12\r\n\x05ranks\x18\x05 \x03(\r\x12\x11\n\tforfeited\x18\x06 \x03(\r\x12\x0e\n\x06status\x18\x07 \x01(\t\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x08 \x01(\r\x12\x12\n\nstarted_at\x18\t \x01(\x03\x12\x10\n\x08\x65nded_at\x18\n \x01(\x03\x12\x11\n\tbot_names\x18\x0b \x03(\t\x12\x0f\n\x07strikes\x18\x0c \x03(\r\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"L\n\x12ListMatchesRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x17\n\x0fmatch_id_prefix\x18\x03 \x01(\t\"A\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.brandeln.v1.MatchSummary\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Q\n\x10GetMatchResponse\x12*\n\x07summary\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchSummary\x12\x11\n\tlog_jsonl\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"L\n\x07\x42otInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\x03\x12\x0f\n\x07revoked\x18\x04 \x01(\x08\"6\n\x10ListBotsResponse\x12\"\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x14.brandeln.v1.BotInfo\"\'\n\x15RotateBotTokenRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\"7\n\x16RotateBotTokenResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t2\xfb\x04\n\x05\x41\x64min\x12P\n\x0bRegisterBot\x12\x1f.brandeln.v1.RegisterBotRequest\x1a .brandeln.v1.RegisterBotResponse\x12S\n\x0cListSessions\x12 .brandeln.v1.ListSessionsRequest\x1a!.brandeln.v1.ListSessionsResponse\x12\x44\n\x08RunMatch\x12\x1c.brandeln.v1.RunMatchRequest\x1a\x18.brandeln.v1.MatchUpdate0\x01\x12\x46\n\nWatchMatch\x12\x1e.brandeln.v1.WatchMatchRequest\x1a\x16.brandeln.v1.GameEvent0\x01\x12P\n\x0bListMatches\x12\x1f.brandeln.v1.ListMatchesRequest\x1a .brandeln.v1.ListMatchesResponse\x12G\n\x08GetMatch\x12\x1c.brandeln.v1.GetMatchRequest\x1a\x1d.brandeln.v1.GetMatchResponse\x12G\n\x08ListBots\x12\x1c.brandeln.v1.ListBotsRequest\x1a\x1d.brandeln.v1.ListBotsResponse\x12Y\n\x0eRotateBotToken\x12\".brandeln.v1.RotateBotTokenRequest\x1a#.brandeln.v1.RotateBotTokenResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62randeln/v1/admin.proto\x12\x0b\x62randeln.v1\x1a\x15\x62randeln/v1/bot.proto\x1a\x17\x62randeln/v1/cards.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x15\n\x13ListSessionsRequest\"x\n\x0bSessionInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x10\n\x08match_id\x18\x05 \x01(\t\x12\x12\n\nhello_name\x18\x06 \x01(\t\"B\n\x14ListSessionsResponse\x12*\n\x08sessions\x18\x01 \x03(\x0b\x32\x18.brandeln.v1.SessionInfo\"=\n\tFixedDeal\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12 \n\x05hands\x18\x02 \x03(\x0b\x32\x11.brandeln.v1.Hand\"\x8b\x03\n\x0fRunMatchRequest\x12\x0f\n\x07\x62ot_ids\x18\x01 \x03(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\r\n\x05\x64\x65\x61ls\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12+\n\x0b\x66ixed_deals\x18\x06 \x03(\x0b\x32\x16.brandeln.v1.FixedDeal\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.brandeln.v1.TimeControl\x12+\n\x10suit_permutation\x18\x08 \x03(\x0e\x32\x11.brandeln.v1.Suit\x12\x14\n\x0cseat_wait_ms\x18\t \x01(\r\x12:\n\x07options\x18\n \x03(\x0b\x32).brandeln.v1.RunMatchRequest.OptionsEntry\x12\x17\n\x0fsummary_updates\x18\x0b \x01(\x08\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x99\x01\n\x0bMatchUpdate\x12,\n\x07started\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchStartedH\x00\x12\'\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x16.brandeln.v1.GameEventH\x00\x12+\n\x06result\x18\x03 \x01(\x0b\x32\x19.brandeln.v1.MatchSummaryH\x00\x42\x06\n\x04kind\"\x91\x02\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x0f\n\x07\x62ot_ids\x18\x03 \x03(\t\x12\x10\n\x08\x62\x61lances\x18\x04 \x03(\x03\x12\r\n\x05ranks\x18\x05 \x03(\r\x12\x11\n\tforfeited\x18\x06 \x03(\r\x12\x0e\n\x06status\x18\x07 \x01(\t\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x08 \x01(\r\x12\x12\n\nstarted_at\x18\t \x01(\x03\x12\x10\n\x08\x65nded_at\x18\n \x01(\x03\x12\x11\n\tbot_names\x18\x0b \x03(\t\x12\x0f\n\x07strikes\x18\x0c \x03(\r\x12)\n\x07latency\x18\r \x03(\x0b\x32\x18.brandeln.v1.SeatLatency\"P\n\x0bSeatLatency\x12\x11\n\tdecisions\x18\x01 \x01(\r\x12\x0e\n\x06p50_ms\x18\x02 \x01(\r\x12\x0e\n\x06p95_ms\x18\x03 \x01(\r\x12\x0e\n\x06max_ms\x18\x04 \x01(\r\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"L\n\x12ListMatchesRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x17\n\x0fmatch_id_prefix\x18\x03 \x01(\t\"A\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.brandeln.v1.MatchSummary\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Q\n\x10GetMatchResponse\x12*\n\x07summary\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchSummary\x12\x11\n\tlog_jsonl\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"L\n\x07\x42otInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\x03\x12\x0f\n\x07revoked\x18\x04 \x01(\x08\"6\n\x10ListBotsResponse\x12\"\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x14.brandeln.v1.BotInfo\"\'\n\x15RotateBotTokenRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\"7\n\x16RotateBotTokenResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t2\xfb\x04\n\x05\x41\x64min\x12P\n\x0bRegisterBot\x12\x1f.brandeln.v1.RegisterBotRequest\x1a .brandeln.v1.RegisterBotResponse\x12S\n\x0cListSessions\x12 .brandeln.v1.ListSessionsRequest\x1a!.brandeln.v1.ListSessionsResponse\x12\x44\n\x08RunMatch\x12\x1c.brandeln.v1.RunMatchRequest\x1a\x18.brandeln.v1.MatchUpdate0\x01\x12\x46\n\nWatchMatch\x12\x1e.brandeln.v1.WatchMatchRequest\x1a\x16.brandeln.v1.GameEvent0\x01\x12P\n\x0bListMatches\x12\x1f.brandeln.v1.ListMatchesRequest\x1a .brandeln.v1.ListMatchesResponse\x12G\n\x08GetMatch\x12\x1c.brandeln.v1.GetMatchRequest\x1a\x1d.brandeln.v1.GetMatchResponse\x12G\n\x08ListBots\x12\x1c.brandeln.v1.ListBotsRequest\x1a\x1d.brandeln.v1.ListBotsResponse\x12Y\n\x0eRotateBotToken\x12\".brandeln.v1.RotateBotTokenRequest\x1a#.brandeln.v1.RotateBotTokenResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -54,27 +54,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHUPDATE']._serialized_start=853
   _globals['_MATCHUPDATE']._serialized_end=1006
   _globals['_MATCHSUMMARY']._serialized_start=1009
-  _globals['_MATCHSUMMARY']._serialized_end=1239
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1241
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1278
-  _globals['_LISTMATCHESREQUEST']._serialized_start=1280
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1356
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1358
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1423
-  _globals['_GETMATCHREQUEST']._serialized_start=1425
-  _globals['_GETMATCHREQUEST']._serialized_end=1460
-  _globals['_GETMATCHRESPONSE']._serialized_start=1462
-  _globals['_GETMATCHRESPONSE']._serialized_end=1543
-  _globals['_LISTBOTSREQUEST']._serialized_start=1545
-  _globals['_LISTBOTSREQUEST']._serialized_end=1562
-  _globals['_BOTINFO']._serialized_start=1564
-  _globals['_BOTINFO']._serialized_end=1640
-  _globals['_LISTBOTSRESPONSE']._serialized_start=1642
-  _globals['_LISTBOTSRESPONSE']._serialized_end=1696
-  _globals['_ROTATEBOTTOKENREQUEST']._serialized_start=1698
-  _globals['_ROTATEBOTTOKENREQUEST']._serialized_end=1737
-  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_start=1739
-  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_end=1794
-  _globals['_ADMIN']._serialized_start=1797
-  _globals['_ADMIN']._serialized_end=2432
+  _globals['_MATCHSUMMARY']._serialized_end=1282
+  _globals['_SEATLATENCY']._serialized_start=1284
+  _globals['_SEATLATENCY']._serialized_end=1364
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1366
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1403
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1405
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1481
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1483
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1548
+  _globals['_GETMATCHREQUEST']._serialized_start=1550
+  _globals['_GETMATCHREQUEST']._serialized_end=1585
+  _globals['_GETMATCHRESPONSE']._serialized_start=1587
+  _globals['_GETMATCHRESPONSE']._serialized_end=1668
+  _globals['_LISTBOTSREQUEST']._serialized_start=1670
+  _globals['_LISTBOTSREQUEST']._serialized_end=1687
+  _globals['_BOTINFO']._serialized_start=1689
+  _globals['_BOTINFO']._serialized_end=1765
+  _globals['_LISTBOTSRESPONSE']._serialized_start=1767
+  _globals['_LISTBOTSRESPONSE']._serialized_end=1821
+  _globals['_ROTATEBOTTOKENREQUEST']._serialized_start=1823
+  _globals['_ROTATEBOTTOKENREQUEST']._serialized_end=1862
+  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_start=1864
+  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_end=1919
+  _globals['_ADMIN']._serialized_start=1922
+  _globals['_ADMIN']._serialized_end=2557
 # @@protoc_insertion_point(module_scope)

@@ -332,6 +332,7 @@ class MatchSummary(_message.Message):
     ENDED_AT_FIELD_NUMBER: _builtins.int
     BOT_NAMES_FIELD_NUMBER: _builtins.int
     STRIKES_FIELD_NUMBER: _builtins.int
+    LATENCY_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match id."""
     ruleset: _builtins.str
@@ -368,6 +369,12 @@ class MatchSummary(_message.Message):
     def strikes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Strikes per seat (extension)."""
 
+    @_builtins.property
+    def latency(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatLatency]:
+        """How long each seat took to decide, by seat (extension): filled in RunMatch's result;
+        empty in ListMatches and GetMatch, whose log holds every decision's time (`ms`).
+        """
+
     def __init__(
         self,
         *,
@@ -383,14 +390,51 @@ class MatchSummary(_message.Message):
         ended_at: _builtins.int = ...,
         bot_names: _abc.Iterable[_builtins.str] | None = ...,
         strikes: _abc.Iterable[_builtins.int] | None = ...,
+        latency: _abc.Iterable[Global___SeatLatency] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["balances", b"balances", "bot_ids", b"bot_ids", "bot_names", b"bot_names", "deals_played", b"deals_played", "ended_at", b"ended_at", "forfeited", b"forfeited", "match_id", b"match_id", "ranks", b"ranks", "ruleset", b"ruleset", "started_at", b"started_at", "status", b"status", "strikes", b"strikes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["balances", b"balances", "bot_ids", b"bot_ids", "bot_names", b"bot_names", "deals_played", b"deals_played", "ended_at", b"ended_at", "forfeited", b"forfeited", "latency", b"latency", "match_id", b"match_id", "ranks", b"ranks", "ruleset", b"ruleset", "started_at", b"started_at", "status", b"status", "strikes", b"strikes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchSummary: _TypeAlias = MatchSummary  # noqa: Y015
+
+@_typing.final
+class SeatLatency(_message.Message):
+    """One seat's decision times in a match (extension): every decision the referee asked it for,
+    timeouts included (they count the time it was given), none played for it after a forfeit.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    P50_MS_FIELD_NUMBER: _builtins.int
+    P95_MS_FIELD_NUMBER: _builtins.int
+    MAX_MS_FIELD_NUMBER: _builtins.int
+    decisions: _builtins.int
+    """Decisions asked."""
+    p50_ms: _builtins.int
+    """The median decision time, milliseconds (nearest rank)."""
+    p95_ms: _builtins.int
+    """The 95th percentile, milliseconds (nearest rank)."""
+    max_ms: _builtins.int
+    """The slowest decision, milliseconds."""
+    def __init__(
+        self,
+        *,
+        decisions: _builtins.int = ...,
+        p50_ms: _builtins.int = ...,
+        p95_ms: _builtins.int = ...,
+        max_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "max_ms", b"max_ms", "p50_ms", b"p50_ms", "p95_ms", b"p95_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLatency: _TypeAlias = SeatLatency  # noqa: Y015
 
 @_typing.final
 class WatchMatchRequest(_message.Message):

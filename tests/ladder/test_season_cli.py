@@ -278,7 +278,9 @@ def test_a_season_at_80_columns_cuts_nothing_and_keeps_every_column(
         assert "…" not in output
         too_wide = [line for line in output.splitlines() if len(line) > 80]
         assert not too_wide, too_wide
-    board = shown[0]
+    # The leaderboard, then each bot's decision time and strikes (fitting 80 columns too).
+    board, decisions = shown[0].split("decisions (ms)")
+    assert [line.split()[0] for line in decisions.splitlines()[2:6]] == ["1", "2", "3", "4"]
     header = next(line for line in board.splitlines() if "μ-3σ" in line)
     assert header.split()[:2] == ["#", "bot"]
     assert header.split()[-3:] == ["made", "t/o", "ill."]

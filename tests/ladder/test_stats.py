@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,8 @@ from ladder.storage import RatingRow
 
 
 def result(bot: str, chips: int, deals: int, **counts: int) -> BotBlockResult:
-    fields = dict.fromkeys(("timeouts", "illegal", "strikes", "contracts_bid", "contracts_made"), 0)
+    names = ("timeouts", "illegal", "strikes", "contracts_bid", "contracts_made")
+    fields: dict[str, Any] = dict.fromkeys(names, 0)
     fields.update(counts)
     return BotBlockResult(bot=bot, rank=1, chips=chips, deals=deals, forfeited=False, **fields)
 
