@@ -16,8 +16,8 @@ from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings
 from brandeln_cli.season_cmd import demo, season_app
 from brandeln_cli.serve_cmd import serve
-from brandeln_cli.web_cmd import web
 from brandeln_cli.watch_cmd import watch
+from brandeln_cli.web_cmd import web
 
 app = typer.Typer(
     name="brandeln",
