@@ -28,7 +28,7 @@ from engine.rulesets import Contract, Goal, Ruleset
 from engine.settlement import contract_payments
 from engine.trick_rules import duties_for
 from sample_bots.montecarlo import Deal, MonteCarloBot, Playout, card_index, engine_suit
-from sample_bots.sdk import PASS, Answer
+from sample_bots.sdk import Answer
 
 LEVEL_SAMPLES: Final = {1: 4, 2: 8, 3: 16, 4: 32, 5: 64}
 DEFAULT_LEVEL: Final = 3
@@ -65,6 +65,7 @@ class ExpertBot(MonteCarloBot):
 
     name = "expert"
     version = "1.0"
+    bid_margin = BID_MARGIN  # search_bid is montecarlo's, on this evaluate_contract
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
@@ -164,19 +165,3 @@ class ExpertBot(MonteCarloBot):
             return super().evaluate_contract(request, ruleset, contract_id, trumps, deadline)
         win, lose = made_payoff(ruleset, contract, True), made_payoff(ruleset, contract, False)
         return [(m * win + (samples - m) * lose) / samples for m in made]
-
-    def search_bid(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
-        """Bid the contract whose expected chips, less a margin, beat passing (0)."""
-        bids = [(i, c.bid.contract) for i, c in enumerate(request.legal) if c.bid.contract != PASS]
-        end = self.deadline(request)
-        best, best_score = 0, 0.0  # index 0 is "pass"
-        for number, (index, contract_id) in enumerate(bids):
-            contract = ruleset.contract(contract_id)
-            trumps: list[Suit | None] = list(Suit) if contract.trump else [None]
-            now = time.monotonic()
-            slice_end = now + (end - now) / (len(bids) - number)
-            scores = self.evaluate_contract(request, ruleset, contract_id, trumps, slice_end)
-            score = max(scores) - BID_MARGIN * contract.value
-            if score > best_score:
-                best, best_score = index, score
-        return best

@@ -168,6 +168,7 @@ class MonteCarloBot(HeuristicBot):
     name = "montecarlo"
     version = "1.0"
     decide_in_thread = True
+    bid_margin = BID_MARGIN  # of the contract's value V, over passing
 
     def __init__(
         self, seed: int | None = None, think_ms: int = MAX_THINK_MS, max_samples: int = 0
@@ -392,7 +393,7 @@ class MonteCarloBot(HeuristicBot):
             now = time.monotonic()
             slice_end = now + (end - now) / (len(bids) - number)
             scores = self.evaluate_contract(request, ruleset, contract_id, trumps, slice_end)
-            score = max(scores) - BID_MARGIN * contract.value
+            score = max(scores) - self.bid_margin * contract.value
             if score > best_score:
                 best, best_score = index, score
         return best
