@@ -1,3 +1,4 @@
+# ruff: noqa
 """Engines (STAND-IN for pg-ladder's datastore commit: same API, replaced on cherry-pick)."""
 
 from __future__ import annotations

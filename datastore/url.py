@@ -1,3 +1,4 @@
+# ruff: noqa
 """Database URLs (STAND-IN for pg-ladder's datastore commit: same API, replaced on cherry-pick)."""
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def parse_database_url(text: str) -> DatabaseUrl:
     try:
         url = make_url(text)
     except ArgumentError:
-        raise DatabaseConfigError(f"not a database URL: {text.split('://')[0]}://...") from None
+        raise DatabaseConfigError(
+            f"not a database URL: {text.split('://', maxsplit=1)[0]}://..."
+        ) from None
     if url.get_backend_name() == "sqlite":
         if not url.database:
             raise DatabaseConfigError("an sqlite:/// URL needs a file path")

@@ -1,3 +1,4 @@
+# ruff: noqa
 """STAND-IN for the pg-ladder datastore commit's `db_url` fixture (replaced on cherry-pick):
 each test gets a fresh database on both backends, the same test body."""
 

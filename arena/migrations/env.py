@@ -1,0 +1,33 @@
+"""Alembic's environment for the referee side: online only, on a connection given to it."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import Connection, create_engine
+
+from arena.schema import METADATA, SIDE
+
+
+def _run(connection: Connection) -> None:
+    schema = SIDE if connection.dialect.name == "postgresql" else None
+    if schema is not None:
+        # Alembic's ALTER TABLE does not go through the engine's schema_translate_map: the
+        # referee's tables are found (and made) in its schema by the search path instead.
+        connection.exec_driver_sql(f'SET search_path TO "{schema}"')
+    context.configure(
+        connection=connection,
+        target_metadata=METADATA,
+        version_table_schema=schema,
+        render_as_batch=connection.dialect.name == "sqlite",
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+connection = context.config.attributes.get("connection")
+if connection is not None:
+    _run(connection)
+else:  # the alembic command line, on sqlalchemy.url
+    engine = create_engine(context.config.get_main_option("sqlalchemy.url") or "")
+    with engine.begin() as own:
+        _run(own)
