@@ -101,7 +101,9 @@ class FileLogStore:
 class Transactor(Protocol):
     """What runs one short transaction, retried while the database is unreachable."""
 
-    def transact(self, fn: Callable[[Connection], T], what: str) -> T: ...
+    def transact(self, fn: Callable[[Connection], T], what: str, *, write: bool = True) -> T: ...
+
+    def read(self, fn: Callable[[Connection], T], what: str) -> T: ...
 
 
 class _DatabaseSink:
@@ -160,7 +162,7 @@ class DatabaseLogStore:
             )
             return [(int(chunk), bytes(body)) for chunk, body in rows]
 
-        chunks = self._db.transact(select, f"read the log of match {match_id}")
+        chunks = self._db.read(select, f"read the log of match {match_id}")
         for expected, (chunk, _) in enumerate(chunks):
             if chunk != expected:
                 raise StoreError(

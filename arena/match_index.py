@@ -70,7 +70,10 @@ class MatchIndex:
     where: str
     referee_id: str
 
-    def transact(self, fn: Callable[[Connection], T], what: str) -> T:
+    def transact(self, fn: Callable[[Connection], T], what: str, *, write: bool = True) -> T:
+        raise NotImplementedError
+
+    def read(self, fn: Callable[[Connection], T], what: str) -> T:
         raise NotImplementedError
 
     def _gone(self, conn: Connection, referee_ids: set[str | None]) -> list[str | None]:
@@ -102,7 +105,7 @@ class MatchIndex:
 
     def match(self, match_id: str) -> MatchRecord:
         query = select(*_COLUMNS).where(MATCHES.c.match_id == match_id)
-        row = self.transact(lambda conn: conn.execute(query).first(), "read a match")
+        row = self.read(lambda conn: conn.execute(query).first(), "read a match")
         if row is None:
             raise NotFoundError(f"no match with id {match_id!r}")
         return _match_from_row(tuple(row), self.where)
@@ -118,7 +121,7 @@ class MatchIndex:
             # substr, not LIKE: "_" in every match id is a LIKE wildcard.
             query = query.where(func.substr(MATCHES.c.match_id, 1, len(id_prefix)) == id_prefix)
         query = query.order_by(MATCHES.c.started_at.desc(), MATCHES.c.match_id.desc()).limit(limit)
-        rows = self.transact(lambda conn: conn.execute(query).all(), "list matches")
+        rows = self.read(lambda conn: conn.execute(query).all(), "list matches")
         return [_match_from_row(tuple(row), self.where) for row in rows]
 
     def mark_running_aborted(self) -> int:

@@ -31,7 +31,7 @@ from typing import TypeVar
 
 import sqlalchemy
 from sqlalchemy import Connection, func, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
 from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError, StoreError
 from arena.limits import ProtocolLimits
@@ -40,7 +40,7 @@ from arena.match_index import MatchIndex, MatchRecord, dialect_insert
 from arena.migrations import SCRIPT_LOCATION
 from arena.names import check_name
 from arena.schema import BOTS, SESSION_NUMBERS, SESSIONS, SETTINGS, SIDE
-from datastore.engine import open_engine
+from datastore.engine import open_engine, write_transaction
 from datastore.errors import DatabaseError, explain
 from datastore.migrations import upgrade
 from datastore.retry import retrying
@@ -69,10 +69,8 @@ CREATE TABLE matches (match_id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, bot_ids 
 CREATE TABLE match_bots (match_id TEXT NOT NULL REFERENCES matches(match_id),
     bot_id TEXT NOT NULL, PRIMARY KEY (match_id, bot_id));
 """
-_STAMP_V1 = (
-    "CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)",
-    "INSERT INTO alembic_version VALUES ('0001')",
-)
+# Today's files are stamped with the revision of their schema, then upgraded.
+LEGACY_REVISIONS = {SCHEMA_VERSION_1: "0001"}
 
 _KEEP_PER_BOT = ProtocolLimits.closed_sessions_kept_per_bot
 
@@ -173,33 +171,28 @@ class RefereeStore(MatchIndex):
         # This process's rows (sessions, matches) on a database several referees may share.
         self.referee_id = f"r_{uuid.uuid4().hex[:16]}"
         self._liveness: Connection | None = None
-        stamp_v1 = False
-        if self.url.backend is Backend.SQLITE:
-            assert self.url.path is not None
-            stamp_v1 = _check_sqlite_file(self.url.path)
+        if self.url.backend is Backend.SQLITE and self.url.path is not None:
+            _check_sqlite_file(self.url.path)
         try:
             self.engine = open_engine(self.url, side=SIDE)
         except DatabaseError as error:
-            raise StoreError(str(error)) from None
-        except (OSError, SQLAlchemyError) as error:
-            raise StoreError(f"cannot open the referee database {self.where}: {error}") from None
+            raise StoreError(_named(str(error), self.where)) from None
         try:
-            if stamp_v1:
-                with self.engine.begin() as conn:
-                    for statement in _STAMP_V1:
-                        conn.exec_driver_sql(statement)
-            upgrade(self.engine, side=SIDE, script_location=SCRIPT_LOCATION)
+            upgrade(
+                self.engine,
+                self.url,
+                side=SIDE,
+                script_location=SCRIPT_LOCATION,
+                legacy_revisions=LEGACY_REVISIONS,
+            )
             if self.url.backend is Backend.POSTGRESQL:
                 self._hold_liveness_lock()
         except DatabaseError as error:
             self.engine.dispose()
-            raise StoreError(
-                f"{self.where}: {error}" if self.where not in str(error) else str(error)
-            ) from None
+            raise StoreError(_named(str(error), self.where)) from None
         except SQLAlchemyError as error:
             self.engine.dispose()
-            problem = explain(error, self.url)
-            raise StoreError(f"{self.where}: not a usable referee database ({problem})") from None
+            raise StoreError(_named(str(explain(error, self.url)), self.where)) from None
         self.logs: LogStore
         if self.url.backend is Backend.POSTGRESQL:
             self.logs = DatabaseLogStore(self, self.where)
@@ -221,23 +214,26 @@ class RefereeStore(MatchIndex):
         return self.url.backend is Backend.POSTGRESQL
 
     # --- transactions ----------------------------------------------------------------------
-    def transact(self, fn: Callable[[Connection], T], what: str) -> T:
-        """Run ``fn`` in one transaction, retried with backoff while the database cannot be
-        reached; StoreError once it gives up (IntegrityError goes through: it is an answer)."""
+    def transact(self, fn: Callable[[Connection], T], what: str, *, write: bool = True) -> T:
+        """Run ``fn`` in one transaction (a write one takes SQLite's write lock first),
+        retried with backoff while the database cannot be reached or another process holds
+        it; StoreError once it gives up, naming what it was doing."""
 
         def attempt() -> T:
-            try:
-                with self.engine.begin() as conn:
+            if write:
+                with write_transaction(self.engine) as conn:
                     return fn(conn)
-            except IntegrityError:
-                raise
-            except SQLAlchemyError as error:
-                raise explain(error, self.url) from None
+            with self.engine.connect() as conn, conn.begin():
+                return fn(conn)
 
         try:
-            return retrying(attempt, what=what, sleep=self._sleep)
+            return retrying(attempt, what=what, url=self.url, sleep=self._sleep)
         except DatabaseError as error:
             raise StoreError(f"cannot {what}: {error}") from None
+
+    def read(self, fn: Callable[[Connection], T], what: str) -> T:
+        """:meth:`transact` for a read-only transaction."""
+        return self.transact(fn, what, write=False)
 
     def _hold_liveness_lock(self) -> None:
         """Hold a session-level advisory lock on this referee's id for as long as it runs: a
@@ -281,7 +277,7 @@ class RefereeStore(MatchIndex):
             ).scalar()
             return None if value is None else str(value)
 
-        return self.transact(read, "read the admin token")
+        return self.read(read, "read the admin token")
 
     def set_admin_token(self, token: str) -> None:
         row = {"key": "admin_token_hash", "value": hash_token(token)}
@@ -308,10 +304,18 @@ class RefereeStore(MatchIndex):
             "token_hash": hash_token(token),
             "created_at": record.created_at,
         }
-        try:
-            self.transact(lambda conn: conn.execute(BOTS.insert().values(row)), "register a bot")
-        except IntegrityError:
-            raise BotNameTakenError(f"a bot named {name!r} is already registered") from None
+
+        def insert(conn: Connection) -> bool:
+            insert = dialect_insert(conn, BOTS).values(row).on_conflict_do_nothing()
+            if conn.execute(insert.returning(BOTS.c.bot_id)).first() is not None:
+                return True
+            # Nothing inserted: the name is taken, or this very row is there already (a retry
+            # after a commit whose answer was lost).
+            mine = select(BOTS.c.bot_id).where(BOTS.c.token_hash == row["token_hash"])
+            return conn.execute(mine).first() is not None
+
+        if not self.transact(insert, "register a bot"):
+            raise BotNameTakenError(f"a bot named {name!r} is already registered")
         return record, token
 
     def _bots(self, where: sqlalchemy.ColumnElement[bool] | None = None) -> list[BotRecord]:
@@ -323,7 +327,7 @@ class RefereeStore(MatchIndex):
         def read(conn: Connection) -> list[BotRecord]:
             return [BotRecord(r[0], r[1], int(r[2]), bool(r[3])) for r in conn.execute(query)]
 
-        return self.transact(read, "read the bots")
+        return self.read(read, "read the bots")
 
     def bot_for_token(self, token: str) -> BotRecord | None:
         found = self._bots(BOTS.c.token_hash == hash_token(token))
@@ -416,7 +420,7 @@ class RefereeStore(MatchIndex):
         restarted referee numbers its sessions on from there instead of reusing ids."""
         number = sqlalchemy.cast(func.substr(SESSIONS.c.session_id, 2), sqlalchemy.BigInteger)
         query = select(func.max(number)).where(SESSIONS.c.session_id.like("s%"))
-        return int(self.transact(lambda conn: conn.execute(query).scalar(), "read sessions") or 0)
+        return int(self.read(lambda conn: conn.execute(query).scalar(), "read sessions") or 0)
 
     def close_open_sessions(self, keep_per_bot: int = _KEEP_PER_BOT) -> int:
         """At start-up: sessions left open by a referee that died are over (and, as at every
@@ -444,10 +448,15 @@ class RefereeStore(MatchIndex):
         """SQLite's integrity check (PostgreSQL keeps its own: always True there)."""
         if self.shared:
             return True
-        result = self.transact(
+        result = self.read(
             lambda conn: conn.exec_driver_sql("PRAGMA integrity_check").scalar(), "check"
         )
         return bool(result == "ok")
+
+
+def _named(message: str, where: str) -> str:
+    """``message``, naming the database if it does not yet."""
+    return message if where in message else f"{where}: {message}"
 
 
 def _lock_key(referee_id: str) -> int:

@@ -10,10 +10,6 @@ from arena.schema import METADATA, SIDE
 
 def _run(connection: Connection) -> None:
     schema = SIDE if connection.dialect.name == "postgresql" else None
-    if schema is not None:
-        # Alembic's ALTER TABLE does not go through the engine's schema_translate_map: the
-        # referee's tables are found (and made) in its schema by the search path instead.
-        connection.exec_driver_sql(f'SET search_path TO "{schema}"')
     context.configure(
         connection=connection,
         target_metadata=METADATA,

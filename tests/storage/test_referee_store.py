@@ -96,3 +96,10 @@ def test_a_restart_aborts_what_the_dead_referee_left_running(
     assert second.close_open_sessions() == 1
     assert second.match("m_run").status is MatchStatus.ABORTED
     second.close()
+
+
+def test_unknown_bots_are_not_found(store: RefereeStore) -> None:
+    with pytest.raises(NotFoundError):
+        store.revoke_bot("bot_nobody")
+    with pytest.raises(NotFoundError):
+        store.rotate_token("bot_nobody")

@@ -6,8 +6,8 @@
 - the session number sequence (PostgreSQL) and the indexes ``matches list`` needs at 100k rows;
 - ``sessions_bot`` for a file of version 1 made before that index existed.
 
-On SQLite ``user_version`` becomes 2, so the code of schema version 1 refuses the file
-("newer than this referee's") instead of running on a schema it does not know.
+(On SQLite ``datastore.migrations.upgrade`` sets ``user_version`` 2, so the code of schema
+version 1 refuses a migrated file instead of running on a schema it does not know.)
 
 Revision ID: 0002
 Revises: 0001
@@ -40,5 +40,3 @@ def upgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name == "postgresql":
         op.execute(sa.schema.CreateSequence(sa.Sequence("session_numbers")))
-    elif bind.dialect.name == "sqlite":
-        op.execute("PRAGMA user_version = 2")
