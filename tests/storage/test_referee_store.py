@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError
 from arena.logrecords import MatchStatus
-from arena.store import MatchRecord, RefereeStore
+from arena.store import MatchRecord, RefereeStore, hash_token
 
 
-def record(match_id: str, started_at: int, bots: tuple[str, ...], status: MatchStatus) -> MatchRecord:
+def record(
+    match_id: str, started_at: int, bots: tuple[str, ...], status: MatchStatus
+) -> MatchRecord:
     return MatchRecord(
         match_id=match_id,
         ruleset="brandeln-4",
@@ -30,7 +33,7 @@ def record(match_id: str, started_at: int, bots: tuple[str, ...], status: MatchS
 
 
 @pytest.fixture
-def store(db_url: str, tmp_path: Path) -> RefereeStore:
+def store(db_url: str, tmp_path: Path) -> Iterator[RefereeStore]:
     opened = RefereeStore(db_url, tmp_path / "logs")
     yield opened
     opened.close()
@@ -57,8 +60,7 @@ def test_admin_token_is_replaced(store: RefereeStore) -> None:
     assert store.admin_token_hash() is None
     store.set_admin_token("one")
     store.set_admin_token("two")
-    first = store.admin_token_hash()
-    assert first is not None and first != "two"
+    assert store.admin_token_hash() == hash_token("two")
 
 
 def test_match_index_upserts_and_lists_newest_first(store: RefereeStore) -> None:
@@ -83,9 +85,7 @@ def test_sessions_are_closed_and_pruned(store: RefereeStore) -> None:
     assert store.last_session_number() == 5
 
 
-def test_a_restart_aborts_what_the_dead_referee_left_running(
-    db_url: str, tmp_path: Path
-) -> None:
+def test_a_restart_aborts_what_the_dead_referee_left_running(db_url: str, tmp_path: Path) -> None:
     first = RefereeStore(db_url, tmp_path / "logs")
     bot, _ = first.register_bot("alice")
     first.record_match(record("m_run", 1, ("b1", "b2", "b3", "b4"), MatchStatus.RUNNING))
