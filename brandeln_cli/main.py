@@ -10,6 +10,7 @@ import typer
 from bench.cli import bench_app
 from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bot_cmd import bot_app
+from brandeln_cli.db_cmd import db_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings
 from brandeln_cli.season_cmd import demo, season_app
@@ -65,3 +66,4 @@ app.command("ratings")(ratings)
 app.command("demo")(demo)
 app.add_typer(bench_app, name="bench")
 app.add_typer(admin_app, name="admin")
+app.add_typer(db_app, name="db")
