@@ -457,10 +457,7 @@ def _database_errors() -> Iterator[None]:
         import sqlalchemy.exc  # noqa: PLC0415
 
         if isinstance(error, sqlalchemy.exc.SQLAlchemyError):
-            url = getattr(error, "_brandeln_url", None)
-            raise CopyError(
-                str(explain(error, url)) if url else str(error).splitlines()[0]
-            ) from None
+            raise CopyError(str(error).splitlines()[0]) from None
         raise
 
 

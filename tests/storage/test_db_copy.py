@@ -80,10 +80,10 @@ def test_a_copy_to_postgresql_and_back_holds_every_row_and_log(
     original = {row[0]: row for row in _rows(source, "matches")}
     copied = {row[0]: row for row in _rows(copy, "matches")}
     assert original.keys() == copied.keys()
-    for match_id, row in original.items():
+    for key, row in original.items():
         # The same row but where its log is: the copy's own file.
-        assert copied[match_id][:12] == row[:12]
-        assert copied[match_id][12] == str(back.resolve() / "logs" / f"{match_id}.jsonl")
+        assert copied[key][:12] == row[:12]
+        assert copied[key][12] == str(back.resolve() / "logs" / f"{key}.jsonl")
     assert _logs(copy) == logs
 
 
