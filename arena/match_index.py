@@ -97,7 +97,12 @@ class MatchIndex:
             )
             conn.execute(
                 dialect_insert(conn, MATCH_BOTS)
-                .values([{"match_id": match.match_id, "bot_id": b} for b in set(match.bot_ids)])
+                .values(
+                    [
+                        {"match_id": match.match_id, "bot_id": b, "started_at": match.started_at}
+                        for b in sorted(set(match.bot_ids))
+                    ]
+                )
                 .on_conflict_do_nothing()
             )
 
@@ -113,14 +118,20 @@ class MatchIndex:
     def matches(self, bot_id: str = "", limit: int = 50, id_prefix: str = "") -> list[MatchRecord]:
         """Newest first; only ``bot_id``'s matches, and only ids starting with ``id_prefix``."""
         query = select(*_COLUMNS)
+        # Newest first along an index: matches(started_at), or match_bots(bot, started_at).
+        newest: tuple[sqlalchemy.ColumnElement[Any], ...] = (
+            MATCHES.c.started_at.desc(),
+            MATCHES.c.match_id.desc(),
+        )
         if bot_id:
             query = query.join(MATCH_BOTS, MATCH_BOTS.c.match_id == MATCHES.c.match_id).where(
                 MATCH_BOTS.c.bot_id == bot_id
             )
+            newest = (MATCH_BOTS.c.started_at.desc(), MATCH_BOTS.c.match_id.desc())
         if id_prefix:
             # substr, not LIKE: "_" in every match id is a LIKE wildcard.
             query = query.where(func.substr(MATCHES.c.match_id, 1, len(id_prefix)) == id_prefix)
-        query = query.order_by(MATCHES.c.started_at.desc(), MATCHES.c.match_id.desc()).limit(limit)
+        query = query.order_by(*newest).limit(limit)
         rows = self.read(lambda conn: conn.execute(query).all(), "list matches")
         return [_match_from_row(tuple(row), self.where) for row in rows]
 
