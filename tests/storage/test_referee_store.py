@@ -6,9 +6,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 
 from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError
 from arena.logrecords import MatchStatus
+from arena.schema import METADATA
 from arena.store import MatchRecord, RefereeStore, hash_token
 
 
@@ -106,11 +109,6 @@ def test_unknown_bots_are_not_found(store: RefereeStore) -> None:
 
 
 def test_the_migrations_build_exactly_the_tables_of_the_schema(store: RefereeStore) -> None:
-    from alembic.autogenerate import compare_metadata
-    from alembic.migration import MigrationContext
-
-    from arena.schema import METADATA
-
     with store.engine.connect() as conn:
         schema = "referee" if store.shared else None
         context = MigrationContext.configure(
