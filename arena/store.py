@@ -19,6 +19,7 @@ only what referees that are gone left running.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 import sqlite3
@@ -35,6 +36,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError, StoreError
 from arena.limits import ProtocolLimits
+from arena.logrecords import MatchStatus
 from arena.logstore import DatabaseLogStore, FileLogStore, LogStore
 from arena.match_index import MatchIndex, MatchRecord, dialect_insert
 from arena.migrations import SCRIPT_LOCATION
@@ -238,9 +240,37 @@ class RefereeStore(MatchIndex):
     def _hold_liveness_lock(self) -> None:
         """Hold a session-level advisory lock on this referee's id for as long as it runs: a
         referee that finds the lock free knows the owner of those rows is gone."""
-        self._liveness = self.engine.connect()
-        self._liveness.execute(select(func.pg_advisory_lock(_lock_key(self.referee_id))))
-        self._liveness.commit()
+        connection = self.engine.connect()
+        try:
+            connection.execute(select(func.pg_advisory_lock(_lock_key(self.referee_id))))
+            connection.commit()
+        except BaseException:
+            connection.close()
+            raise
+        self._liveness = connection
+
+    def record_match(self, match: MatchRecord) -> None:
+        if match.status is MatchStatus.RUNNING:
+            self._refresh_liveness()
+        super().record_match(match)
+
+    def _refresh_liveness(self) -> None:
+        """Take the advisory lock again if its connection was lost (a server restart, a cut
+        network): while it is not held, a referee starting up would count this one as gone."""
+        if not self.shared:
+            return
+        if self._liveness is not None:
+            try:
+                self._liveness.execute(select(1))
+                self._liveness.commit()
+                return
+            except SQLAlchemyError:
+                with contextlib.suppress(SQLAlchemyError):
+                    self._liveness.close()
+                self._liveness = None
+        # Unreachable now: the next match's start tries again (its own write will retry).
+        with contextlib.suppress(SQLAlchemyError):
+            self._hold_liveness_lock()
 
     def _gone(self, conn: Connection, referee_ids: set[str | None]) -> list[str | None]:
         """Of ``referee_ids``, those no live referee holds (None: rows of an older version or

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import psycopg
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 from arena.embedded import EmbeddedReferee
 from arena.logrecords import MatchStatus
 from arena.replay import replay_log
+from arena.store import RefereeStore
 from brandeln.v1 import admin_pb2
 from brandeln_cli.main import app
 from tests import pg_server
@@ -143,3 +145,14 @@ async def test_a_match_is_recorded_whole_while_its_connections_are_cut(
         assert report.reproduced, report.problems
         assert report.deals_replayed == 12
         await admin.close()
+        # Its advisory lock went with a cut connection; the next match's start takes it again,
+        # so a referee starting now still counts this one alive and leaves its match running.
+        await asyncio.to_thread(_cut_connections, postgres, name)
+        store = referee.referee.store
+        store.record_match(replace(record, match_id="m_still_running", status=MatchStatus.RUNNING))
+        other = RefereeStore(url)
+        try:
+            assert other.mark_running_aborted() == 0
+        finally:
+            other.close()
+        assert store.match("m_still_running").status is MatchStatus.RUNNING
