@@ -95,15 +95,13 @@ class MatchIndex:
                     set_={name: insert.excluded[name] for name in _UPDATED},
                 )
             )
+            # executemany of one cached statement (a multi-row VALUES is compiled anew).
             conn.execute(
-                dialect_insert(conn, MATCH_BOTS)
-                .values(
-                    [
-                        {"match_id": match.match_id, "bot_id": b, "started_at": match.started_at}
-                        for b in sorted(set(match.bot_ids))
-                    ]
-                )
-                .on_conflict_do_nothing()
+                dialect_insert(conn, MATCH_BOTS).on_conflict_do_nothing(),
+                [
+                    {"match_id": match.match_id, "bot_id": b, "started_at": match.started_at}
+                    for b in sorted(set(match.bot_ids))
+                ],
             )
 
         self.transact(write, f"record match {match.match_id}")
