@@ -18,7 +18,7 @@ from typing import IO, Protocol, TypeVar
 import sqlalchemy
 from sqlalchemy import Connection
 
-from arena.errors import StoreError
+from arena.errors import DamagedLogError, StoreError
 from arena.schema import MATCH_LOGS
 from datastore.private_files import open_private, private_dir
 
@@ -165,10 +165,10 @@ class DatabaseLogStore:
         chunks = self._db.read(select, f"read the log of match {match_id}")
         for expected, (chunk, _) in enumerate(chunks):
             if chunk != expected:
-                raise StoreError(
+                raise DamagedLogError(
                     f"{self.where}: the log of match {match_id} is damaged (its piece "
                     f"{expected} is missing)"
                 )
         if not chunks:
-            raise StoreError(f"{self.where}: the log of match {match_id} is missing")
+            raise DamagedLogError(f"{self.where}: the log of match {match_id} is missing")
         return b"".join(body for _, body in chunks)

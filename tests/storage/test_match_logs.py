@@ -9,6 +9,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 import sqlalchemy
 from typer.testing import CliRunner
@@ -131,6 +132,28 @@ async def test_get_match_reads_the_log_from_the_referees_store(
     assert exported.stdout == reply.log_jsonl
     on_postgresql = db_url.startswith("postgresql")
     assert (tmp_path / "referee" / "logs").exists() != on_postgresql
+
+
+async def test_get_match_of_a_log_missing_a_piece_is_data_loss(
+    bot_processes: BotProcesses, pg_url: str, tmp_path: Path
+) -> None:
+    async with EmbeddedReferee(tmp_path / "referee", database=pg_url) as referee:
+        admin, result = await _played_match(referee, bot_processes, deals=2)
+        engine = _engine(pg_url)
+        with engine.begin() as db:
+            db.exec_driver_sql(
+                f"DELETE FROM referee.match_logs WHERE match_id = '{result.match_id}' AND chunk = 1"
+            )
+        engine.dispose()
+        try:
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await admin.stub.GetMatch(
+                    admin_pb2.GetMatchRequest(match_id=result.match_id), metadata=admin.metadata
+                )
+        finally:
+            await admin.close()
+    assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+    assert f"the log of match {result.match_id} is damaged" in str(refused.value.details())
 
 
 async def test_verify_names_a_damaged_or_cut_log_in_the_database_in_one_line(
