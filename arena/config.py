@@ -26,8 +26,10 @@ class AdminTokenScope(enum.Enum):
 class RefereeConfig:
     """Where the referee keeps its state, and its defaults."""
 
-    db_path: Path
-    logs_dir: Path
+    db_path: Path  # the SQLite file, unless ``database`` names another
+    logs_dir: Path  # an SQLite referee's match logs (a PostgreSQL one keeps them in it)
+    # A database URL (``postgresql://...``, ``sqlite:///PATH``) in place of ``db_path``.
+    database: str | None = None
     admin_token: str | None = None  # None: keep the stored one, or generate one on first start
     admin_token_scope: AdminTokenScope = AdminTokenScope.STORED
     time_control: TimeControlSettings = field(default_factory=TimeControlSettings)

@@ -45,7 +45,10 @@ class EmbeddedReferee:
         time_control: TimeControlSettings | None = None,
         clock: Clock | None = None,
         faults: FaultPolicy | None = None,
+        database: str | None = None,
     ) -> None:
+        """``database``: a database URL (PostgreSQL, shared with other referees) in place of
+        ``data_dir/referee.db``; its logs are then kept in it and no lock file is taken."""
         self.data_dir = Path(data_dir)
         self.host = host
         self.port = port
@@ -58,10 +61,15 @@ class EmbeddedReferee:
             admin_token=self.admin_token,
             admin_token_scope=AdminTokenScope.THIS_RUN,
             time_control=time_control or TimeControlSettings(),
+            database=database,
         )
         self.clock = clock
         self.faults = faults  # test-only hooks (arena.faults), in this process only
-        self.lock = RefereeLock(self.config.db_path, "an embedded referee (season run)")
+        self.lock = (
+            RefereeLock(self.config.db_path, "an embedded referee (season run)")
+            if database is None
+            else None
+        )
         self.referee: Referee | None = None
         self.server: grpc.aio.Server | None = None
 
@@ -70,7 +78,8 @@ class EmbeddedReferee:
         return f"{self.host}:{self.port}"
 
     async def start(self) -> EmbeddedReferee:
-        self.lock.acquire()  # before the database is opened: its recovery would harm a live one
+        if self.lock is not None:
+            self.lock.acquire()  # before the file is opened: its recovery would harm a live one
         try:
             self.referee = Referee(self.config, self.clock, self.faults)
             self.server, self.port = await create_server(
@@ -80,9 +89,11 @@ class EmbeddedReferee:
             if self.referee is not None:
                 self.referee.close()
                 self.referee = None
-            self.lock.release_after_failure()
+            if self.lock is not None:
+                self.lock.release_after_failure()
             raise
-        self.lock.announce(self.address)
+        if self.lock is not None:
+            self.lock.announce(self.address)
         return self
 
     async def stop(self, grace: float = 1.0) -> None:
@@ -95,7 +106,8 @@ class EmbeddedReferee:
         if self.referee is not None:
             self.referee.close()
             self.referee = None
-        self.lock.release()
+        if self.lock is not None:
+            self.lock.release()
 
     async def __aenter__(self) -> EmbeddedReferee:
         return await self.start()

@@ -12,6 +12,7 @@ __all__ = [
     "BotRevokedError",
     "CloseReason",
     "CorruptDataError",
+    "DamagedLogError",
     "DataInUseError",
     "HelloTimeoutError",
     "InvalidRequestError",
@@ -88,6 +89,10 @@ class CorruptDataError(ArenaError):
     """Stored data (a match log) is damaged and cannot be served as it is."""
 
 
+class DamagedLogError(StoreError):
+    """A match log in the database has a piece missing, or none at all (``arena.logstore``)."""
+
+
 class DataInUseError(StoreError):
     """Another live referee owns this database (see ``arena.datalock``)."""
 
@@ -122,6 +127,7 @@ _CODES: dict[type[ArenaError] | CloseReason, grpc.StatusCode] = {
     ShuttingDownError: grpc.StatusCode.UNAVAILABLE,
     StoreError: grpc.StatusCode.INTERNAL,
     CorruptDataError: grpc.StatusCode.DATA_LOSS,
+    DamagedLogError: grpc.StatusCode.DATA_LOSS,
 }
 
 

@@ -6,17 +6,43 @@ A part of :class:`arena.store.RefereeStore` (its base class), kept apart by topi
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlalchemy
+from sqlalchemy import Connection, func, select, update
 
 from arena.errors import NotFoundError, StoreError
 from arena.logrecords import MatchStatus
+from arena.schema import MATCH_BOTS, MATCHES
 
-__all__ = ["MatchIndex", "MatchRecord"]
+__all__ = ["MatchIndex", "MatchRecord", "dialect_insert", "match_row"]
+
+T = TypeVar("T")
+
+# The columns of a MatchRecord, in its order (the table has referee_id besides).
+_COLUMNS = [
+    MATCHES.c[name]
+    for name in (
+        "match_id",
+        "ruleset",
+        "bot_ids",
+        "bot_names",
+        "balances",
+        "ranks",
+        "forfeited",
+        "strikes",
+        "status",
+        "deals_played",
+        "started_at",
+        "ended_at",
+        "log_path",
+    )
+]
+# What a later record_match of the same match changes (the rest is set at its start).
+_UPDATED = ("balances", "ranks", "forfeited", "strikes", "status", "deals_played", "ended_at")
 
 
 @dataclass(frozen=True)
@@ -39,76 +65,132 @@ class MatchRecord:
 
 
 class MatchIndex:
-    """The match index's queries; the store gives the connection and its transactions."""
+    """The match index's queries; the store gives the transactions."""
 
-    path: Path
-    _db: sqlite3.Connection
+    where: str
+    referee_id: str
 
-    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+    def transact(self, fn: Callable[[Connection], T], what: str, *, write: bool = True) -> T:
+        raise NotImplementedError
+
+    def read(self, fn: Callable[[Connection], T], what: str) -> T:
+        raise NotImplementedError
+
+    def _gone(self, conn: Connection, referee_ids: set[str | None]) -> list[str | None]:
         raise NotImplementedError
 
     def record_match(self, match: MatchRecord) -> None:
-        """Insert or update a match's index row (running, then finished or aborted)."""
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO matches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT(match_id) DO UPDATE SET balances=excluded.balances, "
-                "ranks=excluded.ranks, forfeited=excluded.forfeited, strikes=excluded.strikes, "
-                "status=excluded.status, deals_played=excluded.deals_played, "
-                "ended_at=excluded.ended_at",
-                (
-                    match.match_id,
-                    match.ruleset,
-                    json.dumps(match.bot_ids),
-                    json.dumps(match.bot_names),
-                    json.dumps(match.balances),
-                    json.dumps(match.ranks),
-                    json.dumps(match.forfeited),
-                    json.dumps(match.strikes),
-                    match.status,
-                    match.deals_played,
-                    match.started_at,
-                    match.ended_at,
-                    match.log_path,
-                ),
+        """Insert or update a match's index row (running, then finished or aborted).
+
+        Idempotent (an upsert), so a retry after a commit whose answer was lost changes
+        nothing."""
+        row = match_row(match)
+        row["referee_id"] = self.referee_id
+
+        def write(conn: Connection) -> None:
+            insert = dialect_insert(conn, MATCHES).values(row)
+            conn.execute(
+                insert.on_conflict_do_update(
+                    index_elements=["match_id"],
+                    set_={name: insert.excluded[name] for name in _UPDATED},
+                )
             )
-            db.executemany(
-                "INSERT OR IGNORE INTO match_bots(match_id, bot_id) VALUES(?,?)",
-                [(match.match_id, bot_id) for bot_id in match.bot_ids],
+            # executemany of one cached statement (a multi-row VALUES is compiled anew).
+            conn.execute(
+                dialect_insert(conn, MATCH_BOTS).on_conflict_do_nothing(),
+                [
+                    {"match_id": match.match_id, "bot_id": b, "started_at": match.started_at}
+                    for b in sorted(set(match.bot_ids))
+                ],
             )
 
+        self.transact(write, f"record match {match.match_id}")
+
     def match(self, match_id: str) -> MatchRecord:
-        row = self._db.execute("SELECT * FROM matches WHERE match_id=?", (match_id,)).fetchone()
+        query = select(*_COLUMNS).where(MATCHES.c.match_id == match_id)
+        row = self.read(lambda conn: conn.execute(query).first(), "read a match")
         if row is None:
             raise NotFoundError(f"no match with id {match_id!r}")
-        return _match_from_row(row, self.path)
+        return _match_from_row(tuple(row), self.where)
 
     def matches(self, bot_id: str = "", limit: int = 50, id_prefix: str = "") -> list[MatchRecord]:
         """Newest first; only ``bot_id``'s matches, and only ids starting with ``id_prefix``."""
-        # substr, not LIKE: "_" in every match id is a LIKE wildcard.
-        prefix = "substr(m.match_id, 1, ?) = ?"
-        prefix_args = (len(id_prefix), id_prefix)
+        query = select(*_COLUMNS)
+        # Newest first along an index: matches(started_at), or match_bots(bot, started_at).
+        newest: tuple[sqlalchemy.ColumnElement[Any], ...] = (
+            MATCHES.c.started_at.desc(),
+            MATCHES.c.match_id.desc(),
+        )
         if bot_id:
-            rows = self._db.execute(
-                "SELECT m.* FROM matches m JOIN match_bots b USING(match_id) WHERE b.bot_id=? "
-                f"AND {prefix} ORDER BY m.started_at DESC, m.match_id DESC LIMIT ?",
-                (bot_id, *prefix_args, limit),
-            ).fetchall()
-        else:
-            rows = self._db.execute(
-                f"SELECT * FROM matches m WHERE {prefix} "
-                "ORDER BY started_at DESC, match_id DESC LIMIT ?",
-                (*prefix_args, limit),
-            ).fetchall()
-        return [_match_from_row(row, self.path) for row in rows]
+            query = query.join(MATCH_BOTS, MATCH_BOTS.c.match_id == MATCHES.c.match_id).where(
+                MATCH_BOTS.c.bot_id == bot_id
+            )
+            newest = (MATCH_BOTS.c.started_at.desc(), MATCH_BOTS.c.match_id.desc())
+        if id_prefix:
+            # substr, not LIKE: "_" in every match id is a LIKE wildcard.
+            query = query.where(func.substr(MATCHES.c.match_id, 1, len(id_prefix)) == id_prefix)
+        query = query.order_by(*newest).limit(limit)
+        rows = self.read(lambda conn: conn.execute(query).all(), "list matches")
+        return [_match_from_row(tuple(row), self.where) for row in rows]
 
     def mark_running_aborted(self) -> int:
-        """At start-up: matches left 'running' by a referee that died were aborted."""
-        with self._transaction() as db:
-            return db.execute(
-                "UPDATE matches SET status='aborted', ended_at=? WHERE status='running'",
-                (int(time.time() * 1000),),
-            ).rowcount
+        """At start-up: matches left 'running' by a referee that died were aborted (on a shared
+        database, only those of referees that are gone: another live one's play on)."""
+
+        def mark(conn: Connection) -> int:
+            owners = conn.execute(
+                select(MATCHES.c.referee_id)
+                .where(MATCHES.c.status == MatchStatus.RUNNING.value)
+                .distinct()
+            )
+            gone = self._gone(conn, {row[0] for row in owners})
+            if not gone:
+                return 0
+            named = [owner for owner in gone if owner is not None]
+            owned = []
+            if named:
+                owned.append(MATCHES.c.referee_id.in_(named))
+            if None in gone:
+                owned.append(MATCHES.c.referee_id.is_(None))
+            return int(
+                conn.execute(
+                    update(MATCHES)
+                    .where(MATCHES.c.status == MatchStatus.RUNNING.value, sqlalchemy.or_(*owned))
+                    .values(status=MatchStatus.ABORTED.value, ended_at=int(time.time() * 1000))
+                ).rowcount
+            )
+
+        return self.transact(mark, "mark the matches of a stopped referee aborted")
+
+
+def match_row(match: MatchRecord) -> dict[str, Any]:
+    """A MatchRecord as the index row's columns (the tuples as JSON text)."""
+    return {
+        "match_id": match.match_id,
+        "ruleset": match.ruleset,
+        "bot_ids": json.dumps(match.bot_ids),
+        "bot_names": json.dumps(match.bot_names),
+        "balances": json.dumps(match.balances),
+        "ranks": json.dumps(match.ranks),
+        "forfeited": json.dumps(match.forfeited),
+        "strikes": json.dumps(match.strikes),
+        "status": match.status.value,
+        "deals_played": match.deals_played,
+        "started_at": match.started_at,
+        "ended_at": match.ended_at,
+        "log_path": match.log_path,
+    }
+
+
+def dialect_insert(conn: Connection, table: sqlalchemy.Table) -> Any:
+    """The dialect's INSERT with ON CONFLICT (PostgreSQL's and SQLite's speak alike)."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert  # noqa: PLC0415
+
+        return pg_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert  # noqa: PLC0415
+
+    return sqlite_insert(table)
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -119,12 +201,12 @@ def _strs(text: str) -> tuple[str, ...]:
     return tuple(str(x) for x in json.loads(text))
 
 
-def _match_from_row(row: Sequence[object], path: Path) -> MatchRecord:
+def _match_from_row(row: Sequence[object], where: str) -> MatchRecord:
     try:
         return _decode_match_row(row)
     except (ValueError, TypeError) as error:
         raise StoreError(
-            f"{path}: the index row of match {row[0]!r} is damaged ({error})"
+            f"{where}: the index row of match {row[0]!r} is damaged ({error})"
         ) from None
 
 

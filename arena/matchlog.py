@@ -33,11 +33,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import IO, Any
+from typing import TYPE_CHECKING, Any
 
 from arena.logschema import MatchLogError, validate_records
-from datastore.private_files import open_private, private_dir
 from engine.cards import format_cards
 from engine.dealing import Deal
 from engine.events import (
@@ -60,6 +58,9 @@ __all__ = [
     "read_log",
     "running_log",
 ]
+
+if TYPE_CHECKING:
+    from arena.logstore import LogSink
 
 Record = dict[str, Any]
 
@@ -108,77 +109,71 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
 class MatchLogWriter:
-    """Appends a match's records to its JSONL file (0600, in a 0700 folder).
+    """Appends a match's records to its log (:mod:`arena.logstore`: a 0600 file, or chunks in
+    the referee's PostgreSQL database).
 
     A deal's records are held in memory from :meth:`start_deal` to :meth:`end_deal` and only
-    then written and flushed, its ``deal`` record (every hand) first: while a deal is live its
-    hands are nowhere on disk, however much a bot logs, and the file always ends with a whole
-    deal. :attr:`committed` counts the bytes on disk, so a reader of a running match's file can
+    then appended, its ``deal`` record (every hand) first: while a deal is live its hands are
+    nowhere in the store, however much a bot logs, and the log always ends with a whole deal.
+    :attr:`committed` counts the bytes in the store, so a reader of a running match's log can
     stop at the last finished deal.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        private_dir(path.parent)
-        self._file: IO[str] | None = open_private(path)
+    def __init__(self, sink: LogSink) -> None:
+        self._sink: LogSink | None = sink
         self._held: list[str] | None = None  # the live deal's lines, its deal record first
-        self._pending = 0  # bytes written to the file object, not yet flushed
-        self.committed = 0  # bytes flushed to the file (lines are ASCII: characters = bytes)
+        self._pending: list[str] = []  # lines written, not yet appended to the store
+        self.committed = 0  # bytes in the store (lines are ASCII: characters = bytes)
 
     def write(self, record: Mapping[str, Any]) -> None:
-        if self._file is None:
+        if self._sink is None:
             return
         line = _ENCODER.encode(record) + "\n"
         if self._held is not None:
             self._held.append(line)
         else:
-            self._file.write(line)
-            self._pending += len(line)
+            self._pending.append(line)
 
     def start_deal(self, record: Mapping[str, Any]) -> None:
         """Hold the deal's record, and every record written after it, until :meth:`end_deal`."""
-        if self._file is None:
+        if self._sink is None:
             return
         self._release()
         self._held = [_ENCODER.encode(record) + "\n"]
 
     def end_deal(self) -> None:
-        """The deal ended (``DealEnded`` is published): write it and flush, so a finished deal
-        is on disk."""
+        """The deal ended (``DealEnded`` is published): append it, so a finished deal is in
+        the store."""
         self._release()
         self.flush()
 
     def _release(self) -> None:
         held, self._held = self._held, None
-        if held and self._file is not None:
-            text = "".join(held)
-            self._file.write(text)
-            self._pending += len(text)
+        if held:
+            self._pending += held
 
     def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-            self.committed += self._pending
-            self._pending = 0
+        """Append what was written since the last flush, as one piece."""
+        if self._sink is not None and self._pending:
+            data = "".join(self._pending).encode()
+            self._sink.append(data)
+            self._pending = []
+            self.committed += len(data)
 
     def close(self) -> None:
-        """Write what is held (a deal cut short: the match is over, its cards may be told),
-        flush and close."""
-        if self._file is not None:
+        """Append what is held (a deal cut short: the match is over, its cards may be told)
+        and close."""
+        if self._sink is not None:
             self._release()
             self.flush()
-            self._file.close()
-            self._file = None
+            self._sink.close()
+            self._sink = None
 
 
-def running_log(path: Path, committed: int, header: Mapping[str, Any]) -> bytes:
-    """A running match's log up to its last finished deal (blocking: run it in a thread).
-
-    The file's first ``committed`` bytes (a flush under way is not read half) behind the header
-    held in memory; the seed is only in the footer, so nothing in it tells a deal to come.
-    """
-    with path.open("rb") as file:
-        data = file.read(committed)
+def running_log(data: bytes, header: Mapping[str, Any]) -> bytes:
+    """A running match's log up to its last finished deal, from the first ``committed`` bytes
+    of its store (``data``) behind the header held in memory; the seed is only in the footer,
+    so nothing in it tells a deal to come."""
     _, _, deals = data.partition(b"\n")
     return _ENCODER.encode(header).encode() + b"\n" + deals
 

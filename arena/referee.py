@@ -11,7 +11,6 @@ import hmac
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 from arena import codec
 from arena.clock import Clock, SystemClock
@@ -70,14 +69,12 @@ class Referee:
         # Test-only (arena.faults): set in-process by `bot check` and tests, never from a peer.
         self.faults = faults
         self.clock: Clock = clock or SystemClock()
-        self.store = RefereeStore(config.db_path)
-        # The logs hold every finished deal's hands: 0700, a folder left by an older version too.
-        private_dir(config.logs_dir)
-        aborted = self.store.mark_running_aborted()
-        self.recovered_aborted = aborted
-        self.store.close_open_sessions(keep_per_bot=config.limits.closed_sessions_kept_per_bot)
-        # Session ids go on from the last run's: the session history must not collide.
-        self.lobby = Lobby(first_session_number=self.store.last_session_number() + 1)
+        self.store = RefereeStore(config.database or config.db_path, config.logs_dir)
+        try:
+            self._recover()
+        except BaseException:
+            self.store.close()
+            raise
         self.tables: dict[str, Table] = {}
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)
@@ -98,6 +95,21 @@ class Referee:
         elif self.store.admin_token_hash() is None:
             self.generated_admin_token = new_token()
             self.store.set_admin_token(self.generated_admin_token)
+
+    def _recover(self) -> None:
+        config = self.config
+        if not self.store.shared:
+            # The logs hold every finished deal's hands: 0700, a folder left by an older
+            # version too. (A PostgreSQL referee keeps them in the database.)
+            private_dir(config.logs_dir)
+        self.recovered_aborted = self.store.mark_running_aborted()
+        self.store.close_open_sessions(keep_per_bot=config.limits.closed_sessions_kept_per_bot)
+        if self.store.shared:
+            # Several referees share the database: the sequence numbers every one's sessions.
+            self.lobby = Lobby(next_number=self.store.next_session_number)
+        else:
+            # Session ids go on from the last run's: the session history must not collide.
+            self.lobby = Lobby(first_session_number=self.store.last_session_number() + 1)
 
     # --- auth ------------------------------------------------------------------------------
     def check_admin(self, token: str | None) -> None:
@@ -266,9 +278,10 @@ class Referee:
         """
         table = self.tables.get(record.match_id)
         if table is None or table.done.is_set():
-            return await asyncio.to_thread(Path(record.log_path).read_bytes)
+            return await asyncio.to_thread(self.store.read_log, record.log_path)
         committed = table.log.committed
-        return await asyncio.to_thread(running_log, Path(record.log_path), committed, table.header)
+        data = await asyncio.to_thread(self.store.read_log, record.log_path)
+        return running_log(data[:committed], table.header)
 
     async def start_match(
         self,

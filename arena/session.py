@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from arena.errors import CloseReason, SeatUnavailableError
@@ -99,13 +99,17 @@ class SeatSession:
 class Lobby:
     """The connected sessions, and the wait for a free one of a given bot."""
 
-    def __init__(self, first_session_number: int = 1) -> None:
+    def __init__(
+        self, first_session_number: int = 1, next_number: Callable[[], int] | None = None
+    ) -> None:
+        """Session ids ``s<n>`` count on from ``first_session_number``, or are numbered by
+        ``next_number`` (a database sequence several referees share)."""
         self._sessions: dict[str, SeatSession] = {}
         self._changed = asyncio.Condition()
-        self._ids = itertools.count(first_session_number)
+        self._next_number = next_number or itertools.count(first_session_number).__next__
 
     def new_session_id(self) -> str:
-        return f"s{next(self._ids)}"
+        return f"s{self._next_number()}"
 
     def sessions(self) -> list[SeatSession]:
         return list(self._sessions.values())

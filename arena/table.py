@@ -88,8 +88,9 @@ class Table:
         ]
         for seat, session in zip(self.seats, sessions, strict=True):
             self.bind(seat, session)
-        self.log_path = logs_dir / f"{spec.match_id}.jsonl"
-        self.log = MatchLogWriter(self.log_path)
+        # A file in logs_dir for an SQLite referee; chunks in the database for PostgreSQL.
+        sink, self.log_path = store.log_store(logs_dir).open(spec.match_id)
+        self.log = MatchLogWriter(sink)
         self.match = MatchState.new(spec.ruleset, spec.deals, spec.first_dealer)
         self.deal_number = 0  # the deal in play (1-based), or the last one once it ended
         self.status = MatchStatus.RUNNING
@@ -378,7 +379,7 @@ class Table:
         return self.summary if self.summary is not None else self._summary()
 
     def _index(self) -> None:
-        self.store.record_match(record_of(self.current_summary(), str(self.log_path)))
+        self.store.record_match(record_of(self.current_summary(), self.log_path))
 
     def _write_header(self) -> None:
         self.header = HeaderRecord.of(

@@ -270,6 +270,37 @@ def solver(
     _write_json(json_path, figures)
 
 
+@bench_app.command("storage-referee")
+def storage_referee(
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="An empty PostgreSQL database to fill [default: a throwaway server from "
+            "Debian's binaries, in a source tree].",
+        ),
+    ] = None,
+    sizes: Annotated[
+        str, typer.Option("--sizes", help="Comma-separated match counts to measure at.")
+    ] = "1000,100000",
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """The referee's storage on SQLite and PostgreSQL: `matches list` latency and matches
+    recorded per second at each size, and a deal's log bytes in the store."""
+    from bench.storage_referee import (  # noqa: PLC0415
+        StorageBenchSettings,
+        print_storage_figures,
+        run_storage_bench,
+    )
+
+    settings = StorageBenchSettings(sizes=_table_counts(sizes))
+    figures = run_storage_bench(settings, db, _say)
+    print_storage_figures(figures)
+    _write_json(json_path, figures)
+
+
 @bench_app.command("all")
 def bench_all(
     out: Annotated[

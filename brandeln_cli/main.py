@@ -11,6 +11,7 @@ from bench.cli import bench_app
 from brandeln_cli.ab_cmd import ab
 from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bot_cmd import bot_app
+from brandeln_cli.db_cmd import db_app
 from brandeln_cli.match_cmd import match_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings
@@ -73,3 +74,4 @@ app.command("ab")(ab)
 app.command("web")(web)
 app.add_typer(bench_app, name="bench")
 app.add_typer(admin_app, name="admin")
+app.add_typer(db_app, name="db")

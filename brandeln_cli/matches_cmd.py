@@ -11,6 +11,7 @@ import typer
 from rich.text import Text
 
 from brandeln_cli import paths
+from brandeln_cli.db_option import DbOption
 from brandeln_cli.options import CaOption, DataOption, JsonOption, RefereeOption
 from brandeln_cli.output import copyable as console
 from brandeln_cli.output import fail, hint
@@ -62,10 +63,11 @@ def bots_list(
     referee: RefereeOption = None,
     ca: CaOption = None,
     as_json: JsonOption = False,
+    db: DbOption = None,
 ) -> None:
     """The registered bots."""
     try:
-        bots = open_source(data, referee, ca).bots()
+        bots = open_source(data, referee, ca, db=db).bots()
     except SourceError as error:
         raise fail(str(error)) from None
     if as_json:
@@ -116,13 +118,14 @@ def matches_list(
     referee: RefereeOption = None,
     ca: CaOption = None,
     as_json: JsonOption = False,
+    db: DbOption = None,
 ) -> None:
     """Finished and running matches, newest first (with --season: a season's, by block)."""
     if season is not None:
         _season_matches(season, bot, limit, data, referee, ca, as_json)
         return
     try:
-        source = open_source(data, referee, ca)
+        source = open_source(data, referee, ca, db=db)
         bot_id = source.resolve_bot(bot) if bot else ""
         rows = source.matches(bot_id, limit)
     except SourceError as error:
@@ -223,13 +226,15 @@ def _season_matches(
         )
 
 
-def _load(match_id: str, data: Path | None, referee: str | None, ca: Path | None) -> LoadedLog:
+def _load(
+    match_id: str, data: Path | None, referee: str | None, ca: Path | None, db: str | None
+) -> LoadedLog:
     """The match's log (by id or unique prefix), read and validated: a one-line error (exit 1)
     when it cannot be."""
     from arena.matchlog import MatchLogError, read_log  # noqa: PLC0415 - keep --help fast
 
     try:
-        source = open_source(data, referee, ca)
+        source = open_source(data, referee, ca, db=db)
         record, text = source.match(match_id)
         name = source.log_name(record)
         return LoadedLog(name, text, read_log(text, name))
@@ -264,6 +269,7 @@ def matches_show(
     referee: RefereeOption = None,
     ca: CaOption = None,
     as_json: JsonOption = False,
+    db: DbOption = None,
 ) -> None:
     """A match at a glance, or one deal: hands, auction, trump, every trick, settlement."""
     from brandeln_cli.match_view import (  # noqa: PLC0415 - keep --help fast
@@ -276,7 +282,7 @@ def matches_show(
         seat_of,
     )
 
-    records = _load(match_id, data, referee, ca).records
+    records = _load(match_id, data, referee, ca, db).records
     full_id = records[0]["match_id"]
     try:
         seat = None if logs is None else seat_of(records[0], logs)
@@ -325,10 +331,11 @@ def matches_export(
     data: DataOption = None,
     referee: RefereeOption = None,
     ca: CaOption = None,
+    db: DbOption = None,
 ) -> None:
     """Print the match's full JSON Lines log (after checking it reads as one), or with --html
     its replay as one HTML file to mail or attach to an issue."""
-    loaded = _load(match_id, data, referee, ca)
+    loaded = _load(match_id, data, referee, ca, db)
     if html:
         from web.export_html import export_html  # noqa: PLC0415 - keep --help fast
 
@@ -379,6 +386,7 @@ def matches_verify(
             help="Print the replay report as JSON (reproduced, balances, problems).",
         ),
     ] = False,
+    db: DbOption = None,
 ) -> None:
     """Replay the match's log through the engine and check every result it shows.
 
@@ -386,7 +394,7 @@ def matches_verify(
     """
     from arena.replay import replay_log  # noqa: PLC0415
 
-    loaded = _load(match_id, data, referee, ca)
+    loaded = _load(match_id, data, referee, ca, db)
     report = replay_log(loaded.text, loaded.name)
     if as_json:
         document = {

@@ -21,6 +21,7 @@ from rich.table import Column
 
 import sample_bots
 from brandeln_cli import paths
+from brandeln_cli.db_option import DbOption, is_postgresql
 from brandeln_cli.leaderboard_view import (
     decisions_table,
     leaderboard_document,
@@ -62,6 +63,7 @@ def run(
             "run's summary; the progress goes to stderr.",
         ),
     ] = False,
+    db: DbOption = None,
 ) -> None:
     """Play a season (or the rest of an interrupted one) and print its leaderboard.
 
@@ -75,7 +77,7 @@ def run(
         config = load_season(file)
     except SeasonConfigError as error:
         raise fail(str(error), code=2) from None
-    play(config, data, referee, ca, as_json=as_json)
+    play(config, data, referee, ca, as_json=as_json, db=db)
 
 
 @season_app.command("list")
@@ -107,7 +109,7 @@ def list_seasons(
         console.print(season_line(info), highlight=False, soft_wrap=False)  # markup, escaped
 
 
-def demo(data: DataOption = None) -> None:
+def demo(data: DataOption = None, db: DbOption = None) -> None:
     """A short season of the sample bots (about a minute), ending with the leaderboard."""
     from ladder.config import parse_season  # noqa: PLC0415
     from ladder.errors import SeasonConfigError  # noqa: PLC0415
@@ -127,7 +129,7 @@ def demo(data: DataOption = None) -> None:
     else:
         # A season of its own: a stored season's bots never change under its name.
         config = dataclasses.replace(config, name="demo-node", bots=(*config.bots, node_bot))
-    play(config, data, None, None)
+    play(config, data, None, None, db=db)
 
 
 def _node_demo_bot(tables: int) -> CommandBot | None:
@@ -148,6 +150,7 @@ def play(
     ca: Path | None,
     *,
     as_json: bool = False,
+    db: str | None = None,
 ) -> None:
     """Run ``config`` with a progress bar, then print the leaderboard and where to look next.
 
@@ -185,7 +188,9 @@ def play(
         with LadderStore.open(paths.ladder_db(data_dir)) as store:
             try:
                 summary = asyncio.run(
-                    _play(config, data_dir, store, referee, admin_token, root_certificates, talk)
+                    _play(
+                        config, data_dir, store, referee, admin_token, root_certificates, talk, db
+                    )
                 )
             except KeyboardInterrupt:
                 done = store.season(config.name).blocks_finished
@@ -250,6 +255,7 @@ async def _play(
     admin_token: str | None,
     root_certificates: bytes | None,
     out: Console,
+    db: str | None = None,
 ) -> SeasonSummary:
     from ladder.runner import run_season  # noqa: PLC0415
 
@@ -265,8 +271,11 @@ async def _play(
             )
         from arena.embedded import EmbeddedReferee  # noqa: PLC0415 - grpc/arena load slowly
 
-        # Its own folder: a `brandeln serve` on DATA keeps its token, sessions and matches.
-        async with EmbeddedReferee(paths.embedded_dir(data_dir)) as embedded:
+        # Its own folder: a `brandeln serve` on DATA keeps its token, sessions and matches. On
+        # a PostgreSQL --db it shares the referee schema with any served referee (each keeps
+        # to its own rows; its admin token lives in memory for this run only).
+        database = db if is_postgresql(db) else None
+        async with EmbeddedReferee(paths.embedded_dir(data_dir), database=database) as embedded:
             return await run_season(
                 config, embedded.address, embedded.admin_token, store, progress=show
             )

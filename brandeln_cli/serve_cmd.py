@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from brandeln_cli import paths
+from brandeln_cli.db_option import DB_ENV
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
 from brandeln_cli.terminal_text import markup
@@ -32,10 +33,18 @@ def serve(
         ),
     ] = 50051,
     db: Annotated[
-        Path | None, typer.Option(help="Referee database [default: DATA/referee.db].")
+        str | None,
+        typer.Option(
+            envvar=DB_ENV,
+            show_envvar=True,
+            help="Referee database: an SQLite file, or postgresql://user:pass@host:port/db "
+            "(several referees may share it; the match logs are kept in it) "
+            "[default: DATA/referee.db].",
+        ),
     ] = None,
     logs: Annotated[
-        Path | None, typer.Option(help="Match log folder [default: DATA/logs].")
+        Path | None,
+        typer.Option(help="Match log folder of an SQLite database [default: DATA/logs]."),
     ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="TLS certificate chain (PEM).")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="TLS private key (PEM).")] = None,
@@ -69,10 +78,24 @@ def serve(
             tls = (tls_cert.read_bytes(), tls_key.read_bytes())
         except OSError as error:
             raise typer.BadParameter(f"cannot read TLS files: {error}") from None
+    from datastore.errors import DatabaseError  # noqa: PLC0415
+    from datastore.url import Backend, parse_database_url  # noqa: PLC0415
+
+    db_path, database = paths.referee_db(), None
+    if db is not None:
+        try:
+            url = parse_database_url(db)
+        except DatabaseError as error:
+            raise fail(str(error), code=2) from None
+        if url.backend is Backend.POSTGRESQL:
+            database = db  # shared: no lock file, the logs in the database
+        elif url.path is not None:
+            db_path = url.path
     config = RefereeConfig(
-        db_path=db or paths.referee_db(),
+        db_path=db_path,
         logs_dir=logs or paths.logs_dir(),
         admin_token=admin_token,
+        database=database,
     )
     try:
         asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds))
@@ -166,13 +189,16 @@ async def _serve(
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     files = raise_open_file_limit()
-    # Before the database is opened: its start-up recovery would harm a referee already on it.
-    lock = RefereeLock(config.db_path, "brandeln serve")
-    lock.acquire()
+    # Before an SQLite file is opened: its start-up recovery would harm a referee already on
+    # it. Referees sharing a PostgreSQL database need none (each recovers only its own rows).
+    lock = RefereeLock(config.db_path, "brandeln serve") if config.database is None else None
+    if lock is not None:
+        lock.acquire()
     try:
         referee = Referee(config)
     except BaseException:
-        lock.release_after_failure()
+        if lock is not None:
+            lock.release_after_failure()
         raise
     if referee.recovered_aborted:
         console.print(
@@ -181,13 +207,16 @@ async def _serve(
         )
     server, port = await create_server(address, referee, tls)
     host = address.rsplit(":", 1)[0]
-    lock.announce(f"{host}:{port}")
+    if lock is not None:
+        lock.announce(f"{host}:{port}")
     console.print(
         f"referee listening on {markup(f'{host}:{port}')} ({'TLS' if tls else 'insecure'})"
     )
-    console.print(
-        f"database {markup(str(config.db_path))}, match logs in {markup(str(config.logs_dir))}"
-    )
+    if config.database is None:
+        where = f"match logs in {markup(str(config.logs_dir))}"
+    else:
+        where = "match logs in it"
+    console.print(f"database {markup(referee.store.where)}, {where}")
     if files.after > files.before:
         opened = f"open-file limit raised from {files.before} to {files.after} (the hard limit)"
     else:
@@ -212,7 +241,8 @@ async def _serve(
     await server.stop(STOP_GRACE_S)
     await _settle(STOP_GRACE_S)
     referee.close()
-    lock.release()
+    if lock is not None:
+        lock.release()
 
 
 def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
@@ -225,6 +255,12 @@ def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
         )
     elif config.admin_token is not None:
         console.print(f"admin token: the one in ${paths.ADMIN_TOKEN_ENV}")
+    elif config.database is not None:
+        console.print(
+            "admin token: set on an earlier start (only its hash is stored, so it is not shown "
+            f"again); start with ${paths.ADMIN_TOKEN_ENV} set to replace it",
+            markup=False,
+        )
     else:
         console.print(
             "admin token: set on an earlier start (only its hash is stored, so it is not shown "

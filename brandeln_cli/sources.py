@@ -71,10 +71,19 @@ class LocalSource:
     or the embedded one's when only it exists.
     """
 
-    def __init__(self, data: Path | None, create: bool = False) -> None:
+    def __init__(self, data: Path | None, create: bool = False, db: str | None = None) -> None:
+        """``db``: one referee database by URL (``--db``: PostgreSQL, or an SQLite file) in
+        place of the data folder's two files."""
         from arena.errors import StoreError  # noqa: PLC0415 - keep --help fast
         from arena.store import RefereeStore  # noqa: PLC0415
 
+        if db is not None:
+            try:
+                self.stores = [RefereeStore(db, paths.logs_dir(data))]
+            except StoreError as error:
+                raise SourceError(str(error)) from None
+            self.store = self.stores[0]
+            return
         self.db_path = paths.referee_db(data)
         embedded_db = paths.referee_db(paths.embedded_dir(data))
         wanted = [path for path in (self.db_path, embedded_db) if path.is_file()]
@@ -159,14 +168,18 @@ class LocalSource:
         store, full_id = self.resolve_match(match_id)
         with _store_errors():
             record = store.match(full_id)
-        try:
-            data = Path(record.log_path).read_bytes()
-        except OSError as error:
-            raise SourceError(f"the log of match {match_id} is unreadable: {error}") from None
-        return record, decode_log(data, record.log_path)
+            try:
+                data = store.read_log(record.log_path)
+            except OSError as error:
+                raise SourceError(f"the log of match {match_id} is unreadable: {error}") from None
+        return record, decode_log(data, self.log_name(record))
 
     def log_name(self, record: MatchRecord) -> str:
-        """How errors name the log of ``record``: its file."""
+        """How errors name the log of ``record``: its file, or the database holding it."""
+        from arena.logstore import log_in_database  # noqa: PLC0415
+
+        if log_in_database(record.log_path) is not None:
+            return f"{self.store.where}: the log of match {record.match_id}"
         return record.log_path
 
 
@@ -274,7 +287,14 @@ class RemoteSource:
 
 
 def open_source(
-    data: Path | None, referee: str | None, ca_file: Path | None = None, create: bool = False
+    data: Path | None,
+    referee: str | None,
+    ca_file: Path | None = None,
+    create: bool = False,
+    db: str | None = None,
 ) -> LocalSource | RemoteSource:
-    """The remote referee when one is named, else the local files (``create``: start them)."""
-    return RemoteSource(referee, ca_file) if referee else LocalSource(data, create)
+    """The remote referee when one is named, else the database ``db`` names, else the local
+    files (``create``: start them)."""
+    if referee and db:
+        raise SourceError("--referee and --db are two places to read from: give one")
+    return RemoteSource(referee, ca_file) if referee else LocalSource(data, create, db)

@@ -130,12 +130,30 @@ def postgres_server(bindir: Path) -> Iterator[PostgresServer]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _accepts_sessions(port: int) -> bool:
+    """Whether the server takes a session: it listens a moment before it is ready, and
+    answers "the database system is starting up" meanwhile."""
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+    except OSError:
+        return False
+    try:
+        import psycopg  # noqa: PLC0415 - the storage tests' driver
+
+        with psycopg.connect(
+            host="127.0.0.1", port=port, user="brandeln", dbname="postgres", connect_timeout=2
+        ):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
 def _wait_ready(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + _STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"postgres exited at start: {log.read_text()[-2000:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+        if _accepts_sessions(port):
             return
         time.sleep(0.05)
     raise RuntimeError(f"postgres did not listen on 127.0.0.1:{port} in {_STARTUP_SECONDS} s")

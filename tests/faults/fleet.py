@@ -191,9 +191,12 @@ EXPECTED: Final[dict[str, Expected]] = {
 class RefereeProcess:
     """``brandeln serve`` as a subprocess on a loopback port, with its data in ``data_dir``."""
 
-    def __init__(self, data_dir: Path, admin_token: str) -> None:
+    def __init__(self, data_dir: Path, admin_token: str, database: str | None = None) -> None:
+        """``database``: a database URL for ``--db`` (PostgreSQL) in place of the data folder's
+        referee.db and logs."""
         self.data_dir = data_dir
         self.admin_token = admin_token
+        self.database = database
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -232,7 +235,7 @@ class RefereeProcess:
                 "--port",
                 str(self.port),
                 "--db",
-                str(self.db_path),
+                self.database or str(self.db_path),
                 "--logs",
                 str(self.logs_dir),
             ],

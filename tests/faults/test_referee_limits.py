@@ -204,9 +204,10 @@ async def test_a_restarted_referee_numbers_its_sessions_on(tmp_path: Path) -> No
     try:
         after = await second.open_session(hello, "peer")
         assert after.session_id not in {s.session_id for s in before}
-        open_rows = second.store._db.execute(
-            "SELECT count(*) FROM sessions WHERE closed_at IS NULL"
-        ).fetchone()[0]
+        with second.store.engine.connect() as db:
+            open_rows = db.exec_driver_sql(
+                "SELECT count(*) FROM sessions WHERE closed_at IS NULL"
+            ).scalar()
         assert open_rows == 1  # the dead referee's sessions are recorded as over
     finally:
         second.close()
