@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 
 # The hot core: what a deal's play goes through, in the public API and in the fast playouts.
 # Classes that callers subclass, pickle or inspect (cards, actions, events, outcomes, rulesets)
@@ -45,4 +47,18 @@ def _extensions() -> list[object]:
     return list(extensions)
 
 
-setup(ext_modules=_extensions())
+class _ReplacingBuildExt(build_ext):
+    """Puts each built extension beside its source by replacing the file, not rewriting it:
+    a referee or bot still running maps the old one, and a library truncated under a running
+    process crashes it (SIGBUS) when it next reads a page of it."""
+
+    def copy_file(  # type: ignore[override]
+        self, infile: str, outfile: str, *args: Any, **kwargs: Any
+    ) -> tuple[str, bool]:
+        partial = f"{outfile}.{os.getpid()}.partial"
+        _, copied = super().copy_file(infile, partial, *args, **kwargs)
+        os.replace(partial, outfile)
+        return outfile, bool(copied)
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": _ReplacingBuildExt})
