@@ -10,10 +10,14 @@ STAMP  := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when the project's dependency list changes. The editable install is one .pth
+# Reinstall only when the project's dependency list (or the compiled core, below) changes. The editable install is one .pth
 # line to the project root (pyproject.toml says package-dir = "."): no import hook to slow the
 # CLI's start, no deprecated "compat" mode.
-$(STAMP): pyproject.toml | $(BIN)/python
+# The install also compiles the engine's hot core (setup.py, mypyc): an edit to one of those
+# sources installs again, else the engine would fall back to pure Python (engine/__init__.py).
+ENGINE_CORE := $(addprefix engine/,seats.py auction.py trick_rules.py settlement.py dealing.py state.py playout.py)
+
+$(STAMP): pyproject.toml setup.py $(ENGINE_CORE) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)

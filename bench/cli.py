@@ -308,12 +308,16 @@ def bench_all(
     ] = Path("bench-results"),
     quick: Annotated[bool, typer.Option("--quick", help="Short runs of everything.")] = False,
 ) -> None:
-    """Every benchmark in one go: engine vs OpenSpiel, referee vs floor at 1/16/64 tables with
-    CPU and memory, season end to end, log bytes per deal, CLI start-up; one report."""
+    """Every benchmark in one go: engine vs OpenSpiel, the montecarlo bot's playouts, referee vs
+    floor at 1/16/64 tables (also snapshot_only) with CPU per decision, referee memory at 64 and
+    256 tables and over a 10,000-deal soak, season end to end, CLI start-up; one report."""
     import asyncio  # noqa: PLC0415 - keep --help fast
+    import dataclasses  # noqa: PLC0415
 
     from bench import report as bench_report  # noqa: PLC0415
     from bench.engine import run_benchmarks  # noqa: PLC0415
+    from bench.montecarlo import run_playout_bench  # noqa: PLC0415
+    from bench.referee.memory import MemoryBenchSettings, run_memory_bench  # noqa: PLC0415
     from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
     from bench.season import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
 
@@ -325,16 +329,29 @@ def bench_all(
         if quick
         else RefereeBenchSettings(tables=(1, 16, 64))
     )
+    _say("montecarlo bot: playouts/s, engine as installed and as its pure-Python reference")
+    figures["montecarlo"] = run_playout_bench(seconds=0.5 if quick else 1.0, rounds=3)
     with bench_report.RssSampler() as rss:
         figures["referee"] = asyncio.run(run_referee_bench(referee_settings, _say))
-    figures["memory"] = {
-        "tables": max(referee_settings.tables),
-        "start_mib": rss.start_kib / 1024,
-        "peak_mib": rss.peak_kib / 1024,
-    }
-    for target in figures["referee"]["targets"]:
-        key = "ratio_p50_1" if target["metric"] == "p50_ms" else "ratio_decisions_16"
-        figures["referee"][key] = target["ratio"]
+    _say("referee again, every bot snapshot_only (fewer events per decision)")
+    figures["referee_snapshot_only"] = asyncio.run(
+        run_referee_bench(dataclasses.replace(referee_settings, snapshot_only=True), _say)
+    )
+    memory_settings = (
+        MemoryBenchSettings(tables=(64, 256), soak_deals=1000, soak_chunks=4)
+        if quick
+        else MemoryBenchSettings()
+    )
+    figures["memory"] = asyncio.run(run_memory_bench(memory_settings, _say))
+    figures["memory"]["referee_bench_peak_mib"] = rss.peak_kib / 1024
+    for key in ("referee", "referee_snapshot_only"):
+        for target in figures[key]["targets"]:
+            name = "ratio_p50_1" if target["metric"] == "p50_ms" else "ratio_decisions_16"
+            figures[key][name] = target["ratio"]
+        figures[key]["decision_ratios"] = {
+            str(config["tables"]): config["ratios"]["decisions_per_s"]["median"]
+            for config in figures[key]["configs"]
+        }
     season_settings = SeasonBenchSettings.quick() if quick else SeasonBenchSettings()
     figures["season"] = asyncio.run(run_season_bench(season_settings, _say))
     _say("CLI start-up: brandeln --help")

@@ -18,27 +18,42 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TARGETS", "RssSampler", "cli_startup", "render_markdown"]
+__all__ = ["TARGETS", "RssSampler", "cli_startup", "render_markdown", "rss_kib"]
 
 Say = Callable[[str], None]
 
 # (name, where the ratio sits in the figures, limit, at_most)
 TARGETS: tuple[tuple[str, tuple[str, ...], float, bool], ...] = (
     (
-        "engine random deals/s vs OpenSpiel oh_hell (fast path)",
-        ("engine", "median_ratios_to_oh_hell", "fast_path"),
+        "engine full-length deals/s vs OpenSpiel oh_hell (public API)",
+        ("engine", "median_ratios_to_oh_hell", "public_api_full_length"),
         2.0,
         False,
     ),
     (
-        "engine random deals/s vs OpenSpiel oh_hell (public API)",
-        ("engine", "median_ratios_to_oh_hell", "public_api"),
-        2.0,
+        "engine full-length deals/s vs OpenSpiel oh_hell (fast path)",
+        ("engine", "median_ratios_to_oh_hell", "fast_path_full_length"),
+        5.0,
         False,
     ),
+    *(
+        (
+            f"referee decisions/s at {tables} table{'s' if tables > 1 else ''} / floor{label}",
+            (key, "decision_ratios", str(tables)),
+            0.9,
+            False,
+        )
+        for key, label in (("referee", ""), ("referee_snapshot_only", ", snapshot_only"))
+        for tables in (1, 16, 64)
+    ),
     ("referee p50 at 1 table / floor", ("referee", "ratio_p50_1"), 1.25, True),
-    ("referee decisions/s at 16 tables / floor", ("referee", "ratio_decisions_16"), 0.8, False),
     ("season / referee (decisions/s, same tables)", ("season", "ratio", "median"), 0.6, False),
+    (
+        "referee RSS growth over the soak, MiB per 1000 deals",
+        ("memory", "soak", "growth_mib_per_1000_deals"),
+        0.5,
+        True,
+    ),
     (
         "match log bytes per full-length deal",
         ("referee", "log_bytes_per_deal"),
@@ -72,13 +87,13 @@ class RssSampler:
 
     def __init__(self, interval_s: float = 0.05) -> None:
         self.interval_s = interval_s
-        self.peak_kib = self.start_kib = _rss_kib()
+        self.peak_kib = self.start_kib = rss_kib()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
-            self.peak_kib = max(self.peak_kib, _rss_kib())
+            self.peak_kib = max(self.peak_kib, rss_kib())
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -87,10 +102,11 @@ class RssSampler:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-        self.peak_kib = max(self.peak_kib, _rss_kib())
+        self.peak_kib = max(self.peak_kib, rss_kib())
 
 
-def _rss_kib() -> int:
+def rss_kib() -> int:
+    """This process's resident memory now (VmRSS), in KiB."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -152,32 +168,58 @@ def render_markdown(figures: dict[str, Any]) -> str:
     engine = figures.get("engine")
     if engine:
         spread = engine["spread"]
-        lines += ["## Engine (one core)", "", "| figure | per second |", "|---|---|"]
+        compiled = engine.get("compiled_modules") or []
+        core = f"compiled core ({len(compiled)} modules, mypyc)" if compiled else "pure Python"
+        lines += [
+            f"## Engine (one core, {core})",
+            "",
+            "| figure | per second | / OpenSpiel `oh_hell` |",
+            "|---|---|---|",
+        ]
+        ratios = engine.get("ratio_spread", {})
         for key, label in (
-            ("public_api", "random deals, public API"),
-            ("fast_path", "random deals, fast playout path"),
             ("public_api_full_length", "full-length deals, public API"),
             ("fast_path_full_length", "full-length deals, fast path"),
+            ("public_api", "random deals (sudden death ends some early), public API"),
+            ("fast_path", "random deals, fast path"),
             ("legal_moves", "legal-move generations"),
-            ("open_spiel_oh_hell", "OpenSpiel oh_hell random deals"),
+            ("open_spiel_oh_hell", "OpenSpiel `oh_hell` deals (always every trick)"),
         ):
-            lines.append(f"| {label} | {_m(spread.get(key))} |")
-        if "median_ratios_to_oh_hell" in engine:
-            ratios = engine["median_ratios_to_oh_hell"]
-            lines.append(
-                f"\nRatio to OpenSpiel `oh_hell`: public API {ratios['public_api']:.2f}x, "
-                f"fast path {ratios['fast_path']:.2f}x."
-            )
-        else:
+            ratio = _m(ratios[key], "{:.2f}x") if key in ratios else ""
+            lines.append(f"| {label} | {_m(spread.get(key))} | {ratio} |")
+        if not ratios:
             lines.append("\nOpenSpiel is not installed here (`pip install open_spiel`).")
+        else:
+            lines.append(
+                "\nLike with like: the full-length rows (`early_stop = never`) against "
+                "OpenSpiel's full hands; each ratio is the median of per-round ratios, the "
+                "figures taking turns in 50 ms slices."
+            )
         lines.append("")
-    referee = figures.get("referee")
-    if referee:
+    montecarlo = figures.get("montecarlo")
+    if montecarlo:
+        playouts = montecarlo["playouts_per_second"]
         lines += [
-            "## Referee against its floor",
+            "## Monte Carlo bot",
+            "",
+            f"Playouts/s (greedy policy, brand from the first lead): engine as installed "
+            f"{_m(playouts['installed'])}, its pure-Python reference "
+            f"{_m(playouts['pure_python'])}; ratio "
+            f"{montecarlo['ratios']['installed/pure_python']:.2f}x.",
+            "",
+        ]
+    for key, title in (
+        ("referee", "Referee against its floor"),
+        ("referee_snapshot_only", "Referee against its floor, snapshot_only seats"),
+    ):
+        referee = figures.get(key)
+        if not referee:
+            continue
+        lines += [
+            f"## {title}",
             "",
             "Four instant bots per table over loopback gRPC; the floor sends the same messages "
-            "with no rules, logs or checks.",
+            "with no rules, logs or checks. CPU is the server process's, per decision.",
             "",
             "| tables | server | decisions/s | p50 ms | p99 ms | CPU ms/decision |",
             "|---|---|---|---|---|---|",
@@ -196,16 +238,35 @@ def render_markdown(figures: dict[str, Any]) -> str:
                 f"{_m(r['p50_ms'], '{:.2f}')} | {_m(r['p99_ms'], '{:.2f}')} | "
                 f"{_m(r['cpu_ms_per_decision'], '{:.2f}')} |"
             )
-        lines.append(
-            f"\nMatch log per deal played to its last trick: "
-            f"{referee.get('log_bytes_per_deal', 0):,.0f} bytes."
-        )
-        memory = figures.get("memory")
-        if memory:
+        if key == "referee":
             lines.append(
-                f"\nReferee process memory: {memory['start_mib']:.0f} MiB at start, peak "
-                f"{memory['peak_mib']:.0f} MiB through the runs up to {memory['tables']} tables."
+                f"\nMatch log per deal played to its last trick: "
+                f"{referee.get('log_bytes_per_deal', 0):,.0f} bytes."
             )
+        lines.append("")
+    memory = figures.get("memory")
+    if memory:
+        lines += [
+            "## Referee memory",
+            "",
+            "Resident memory (VmRSS) of the process running the embedded referee.",
+            "",
+            "| tables at once | connected MiB | peak playing MiB |",
+            "|---|---|---|",
+        ]
+        for row in memory["tables"]:
+            lines.append(
+                f"| {row['tables']} | {row['connected_mib']:.0f} | {row['peak_mib']:.0f} |"
+            )
+        soak = memory["soak"]
+        lines.append(
+            f"\nSoak: {soak['deals']:,} deals on {soak['tables']} tables: "
+            f"{soak['first_chunk_mib']:.1f} MiB after the first tenth, "
+            f"{soak['end_mib']:.1f} MiB at the end ({soak['growth_mib']:+.1f} MiB, "
+            f"{soak['growth_mib_per_1000_deals']:+.2f} MiB per 1000 deals); samples: "
+            + ", ".join(f"{x['rss_mib']:.1f}" for x in soak["samples"])
+            + " MiB."
+        )
         lines.append("")
     season = figures.get("season")
     if season:

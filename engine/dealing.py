@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import random
+from _random import Random as _SeededGenerator  # random.Random's C base: same stream, no frame
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -53,16 +54,34 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     _check_dealer(ruleset, dealer)
     order, row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, ruleset.deal_rows)
     cards = list(order)
-    random.Random(seed).shuffle(cards)
+    _shuffle(cards, seed)
     rows = [0] * ruleset.deal_rows
-    for index, row in zip(cards, row_of_position, strict=True):
-        rows[row] |= 1 << index
+    for position in range(len(cards)):
+        rows[row_of_position[position]] |= 1 << cards[position]
     hands = [CardSet()] * ruleset.players
     for distance in range(ruleset.players):
         seat = seat_at_distance(dealer, distance, ruleset.players)
         hands[seat] = CardSet.from_mask(rows[distance])
     blind = CardSet.from_mask(rows[ruleset.players]) if ruleset.blind else CardSet()
     return Deal(dealer=dealer, hands=tuple(hands), blind=blind, seed=seed)
+
+
+def _shuffle(cards: list[int], seed: int) -> None:
+    """``random.Random(seed).shuffle(cards)``, draw for draw (a test holds it to that), without
+    the Python frames of ``Random.seed``, ``shuffle`` and ``_randbelow`` around each draw: the
+    same Mersenne Twister seeded the same way, the same rejection sampling on ``getrandbits``.
+    """
+    if type(seed) is not int:  # Random.seed's other conversions (str, bytes): the slow way
+        random.Random(seed).shuffle(cards)
+        return
+    getrandbits = _SeededGenerator(seed).getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 @cache

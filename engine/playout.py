@@ -44,7 +44,6 @@ from engine.state import DealState
 from engine.trick_rules import (
     NO_CARD,
     NO_TRICK,
-    canonical_card_indices,
     duties_for,
     legal_card_mask,
     trick_state,
@@ -59,6 +58,7 @@ holds, the index of the card winning it and that card's seat (both meaningless w
 ``trick_size`` is 0), and the tricks won so far per seat."""
 
 _SUITS: Final = tuple(Suit)
+_ONE_SUIT: Final = (1 << RANK_COUNT) - 1  # the eight bits of one suit in a card mask
 
 
 def playout_deal(
@@ -193,6 +193,8 @@ def _from_auction(
 ) -> DealOutcome:
     """Finish the auction with ``seat`` to speak, then the deal."""
     players = ruleset.players
+    exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
+    getrandbits = rng.getrandbits
     randrange = rng.randrange
     contracts = ruleset.contracts
     dealer = deal.dealer
@@ -201,7 +203,14 @@ def _from_auction(
     while next_seat is not None:  # R5, drawing as legal_actions() orders them
         seat = next_seat
         low = lowest_legal_level(level, holder, seat, dealer=dealer, players=players, holds=holds)
-        choice = randrange(1 + len(contracts) - low)  # 0: pass, then the contracts low to high
+        n = 1 + len(contracts) - low  # 0: pass, then the contracts low to high
+        if exact:  # random.Random.randrange(n), draw for draw, without its two frames
+            k = n.bit_length()
+            choice = getrandbits(k)
+            while choice >= n:
+                choice = getrandbits(k)
+        else:
+            choice = randrange(n)
         if choice == 0:
             passed |= 1 << seat  # R5.2
             if record is not None:
@@ -254,14 +263,34 @@ def _play(
         win_seat = seat_after(leader, win_position, players)
     else:
         led, win, head, seat, win_seat = NO_TRICK, NO_CARD, NO_CARD, leader, leader
+    exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
+    getrandbits = rng.getrandbits
     randrange = rng.randrange
     left = left_of_each(players)
     takes, heads = duties.takes, duties.heads
+    suit_indices = duties.suit_indices
     while True:
         mask = legal_card_mask(hands[seat], led, win, head, duties)
         if policy is None:
-            legal = canonical_card_indices(mask, duties)
-            index = legal[randrange(len(legal))]
+            # legal[randrange(len(legal))] for legal = canonical_card_indices(mask, duties),
+            # without building the list: count, draw, then find the card suit by suit.
+            n = mask.bit_count()
+            if exact:
+                k = n.bit_length()
+                choice = getrandbits(k)
+                while choice >= n:
+                    choice = getrandbits(k)
+            else:
+                choice = randrange(n)
+            suit = 0
+            bits = mask & _ONE_SUIT
+            size = bits.bit_count()
+            while choice >= size:
+                choice -= size
+                suit += 1
+                bits = mask >> (suit * RANK_COUNT) & _ONE_SUIT
+                size = bits.bit_count()
+            index = suit_indices[suit][bits][choice]
         else:
             index = policy(seat, mask, in_trick, win, win_seat, won)
         if record is not None:

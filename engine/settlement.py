@@ -151,6 +151,10 @@ def deal_outcome(
         payments = free_play_payments(tricks_won, ruleset.tricks)
     else:
         payments, pool_delta = pass_out_payments(ruleset)
+    # Every hand is empty after a deal played to its last trick: one shared value then.
+    unplayed = _NO_CARDS_LEFT.get(len(hands)) if not any(hands) else None
+    if unplayed is None:
+        unplayed = tuple(CardSet.from_mask(mask) for mask in hands)
     return DealOutcome(
         dealer=deal.dealer,
         soloist=soloist,
@@ -161,10 +165,13 @@ def deal_outcome(
         made=made,
         payments=payments,
         pool_delta=pool_delta,
-        unplayed=tuple(CardSet.from_mask(mask) for mask in hands),
+        unplayed=unplayed,
         hands=deal.hands,
         blind=deal.blind,
     )
+
+
+_NO_CARDS_LEFT: Final = {players: (CardSet(),) * players for players in range(1, 9)}
 
 
 def _free_play_decided(tricks_won: tuple[int, ...], left: int, tricks: int) -> bool:

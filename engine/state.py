@@ -76,7 +76,9 @@ __all__ = [
 ]
 
 # A persistent (shared-tail) list of (seat, action), newest first; cheap to extend per action.
-_History: TypeAlias = "tuple[_History | None, int, Action]"
+# The tail is typed ``object`` (it is a _History or None), not recursively: mypyc, which
+# compiles this module (setup.py), crashes on a recursive type alias.
+_History: TypeAlias = "tuple[object, int, Action]"
 # ``_legal`` caches what legality needs: the legal-card mask in the play, the lowest legal bid
 # level in the auction (both are never negative); _UNKNOWN until first used.
 _UNKNOWN: Final = -1
@@ -135,7 +137,6 @@ _NO_AUCTION: Final = AuctionState(None, NO_BID, 0, ())
 _PLAY: Final = Phase.PLAY
 _AUCTION: Final = Phase.AUCTION
 _TRUMP: Final = Phase.TRUMP
-_new_state = object.__new__
 _new_auction = tuple.__new__  # AuctionState without the frame of its generated __new__
 _EXPECTED: Final = {Bid: Phase.AUCTION, NameTrump: Phase.TRUMP, PlayCard: Phase.PLAY}
 
@@ -194,7 +195,7 @@ class DealState:
         validate_deal(ruleset, deal)
         if pool < 0 or (pool and ruleset.pass_out is not PassOut.HAFERL):
             raise ValueError(f"a pool of {pool} makes no sense in ruleset {ruleset.id!r}")
-        state = object.__new__(cls)
+        state = _new_state(cls)
         state._ctx = ctx = _Context(ruleset, deal, pool)
         state._phase = Phase.AUCTION
         state._to_act = ctx.forehand  # R5.1
@@ -320,8 +321,9 @@ class DealState:
         items: list[tuple[int, Action]] = []
         node = self._history
         while node is not None:
-            node, seat, action = node
+            tail, seat, action = node
             items.append((seat, action))
+            node = tail  # type: ignore[assignment]  # the tail of a _History is one or None
         items.reverse()
         return tuple(items)
 
@@ -504,7 +506,7 @@ class DealState:
         return self._name_trump(action, events), events  # type: ignore[arg-type]  # legal: NameTrump
 
     def _copy(self) -> DealState:
-        new = object.__new__(DealState)
+        new = _new_state(DealState)
         new._ctx = self._ctx
         new._phase = self._phase
         new._to_act = self._to_act
@@ -708,3 +710,9 @@ class DealState:
             f"phase={self._phase.name} to_act={self._to_act} "
             f"tricks={len(self._tricks)} current={[str(c) for c in self._trick]}>"
         )
+
+
+# A state without its constructor's frame: the hot path fills in every slot itself. It is
+# DealState.__new__, not object.__new__: compiled by mypyc, DealState is a native class, and
+# only its own __new__ allocates its layout (in pure Python the two are the same function).
+_new_state = DealState.__new__

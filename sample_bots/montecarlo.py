@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.cards import CARDS, Suit
@@ -71,6 +72,11 @@ def bits(mask: int) -> list[int]:
     return out
 
 
+@cache
+def _weights(beats: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(mask.bit_count() for mask in beats)
+
+
 @dataclass
 class Deal:
     """A determinized position: every hand known, the trick so far, the contract."""
@@ -97,6 +103,7 @@ class Playout:
         self.free_play_rules = ruleset.with_options(early_stop=EarlyStop.NEVER)
         self.deal = Deal([], 0, [], [], None, None, None)
         self.beats: tuple[int, ...] = ()
+        self.weight: tuple[int, ...] = ()  # per card: how many cards beat it
         self.first: int | None = None
 
     def run(self, deal: Deal, first: int | None = None) -> list[int]:
@@ -105,6 +112,7 @@ class Playout:
         rules = self.free_play_rules if deal.contract is None else self.contract_rules
         self.deal, self.first = deal, first
         self.beats = duties_for(rules, deal.trump).beats
+        self.weight = _weights(self.beats)
         playout_from(
             rules,
             hands,
@@ -122,44 +130,65 @@ class Playout:
     def choose(
         self, seat: int, legal: int, trick_size: int, win: int, win_seat: int, won: list[int]
     ) -> int:
-        """The policy: the given first card, else greedy (see the module docstring)."""
+        """The policy: the given first card, else greedy (see the module docstring).
+
+        It works on the masks themselves: it runs for nearly every card of every sample, so
+        it builds no lists and no closures (the cards it picks are those a list of the legal
+        cards, lowest index first, would give).
+        """
         if self.first is not None:
             card, self.first = self.first, None
             return card
-        cards = bits(legal)
-        if len(cards) == 1:
-            return cards[0]
+        if not legal & (legal - 1):  # one legal card
+            return legal.bit_length() - 1
         if not trick_size or self.rng.random() < EPSILON:
+            cards = bits(legal)
             return cards[self.rng.randrange(len(cards))]
-        beats = self.beats
-
-        # Cheap = beaten by many cards; a trump J is beaten by none.
-        def weakest(options: list[int]) -> int:
-            return max(options, key=lambda c: beats[c].bit_count())
-
-        def strongest(options: list[int]) -> int:
-            return min(options, key=lambda c: beats[c].bit_count())
-
-        winners = [c for c in cards if beats[win] >> c & 1]
+        weight = self.weight
+        winners = legal & self.beats[win]
         soloist = self.deal.soloist
         contract = self.deal.contract
         if soloist is None or contract is None:
             wants = True
         elif contract.goal is Goal.ZERO:
+            under = legal & ~winners
             if seat == soloist:  # stay under
-                under = [c for c in cards if c not in winners]
-                return strongest(under) if under else strongest(cards)
+                return strongest(under or legal, weight)
             if win_seat == soloist:
-                under = [c for c in cards if c not in winners]
-                return strongest(under) if under else weakest(cards)
-            return weakest(cards)
+                return strongest(under, weight) if under else weakest(legal, weight)
+            return weakest(legal, weight)
         elif seat == soloist:
             wants = contract.goal is not Goal.EXACT or won[seat] < contract.tricks
         else:
             wants = win_seat == soloist
         if wants and winners:
-            return weakest(winners)
-        return weakest(cards)
+            return weakest(winners, weight)
+        return weakest(legal, weight)
+
+
+def weakest(mask: int, weight: tuple[int, ...]) -> int:
+    """The cheapest card of ``mask``: beaten by the most cards (the lowest index of a tie)."""
+    best, card = -1, -1
+    while mask:
+        low = mask & -mask
+        index = low.bit_length() - 1
+        if weight[index] > best:
+            best, card = weight[index], index
+        mask ^= low
+    return card
+
+
+def strongest(mask: int, weight: tuple[int, ...]) -> int:
+    """The dearest card of ``mask``: beaten by the fewest (a trump J by none; lowest index of
+    a tie)."""
+    best, card = 1 << 30, -1
+    while mask:
+        low = mask & -mask
+        index = low.bit_length() - 1
+        if weight[index] < best:
+            best, card = weight[index], index
+        mask ^= low
+    return card
 
 
 class MonteCarloBot(HeuristicBot):

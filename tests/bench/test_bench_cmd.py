@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from bench import report as bench_report
+from bench.engine import run_benchmarks
+from bench.montecarlo import run_playout_bench
+from bench.referee.memory import MemoryBenchSettings, run_memory_bench
 from brandeln_cli.main import app
 
 runner = CliRunner()
@@ -46,3 +50,32 @@ def test_cli_startup_times_real_runs() -> None:
     figures = bench_report.cli_startup(repeats=2)
     assert len(figures["runs_ms"]) == 2
     assert figures["min_ms"] <= figures["median_ms"] <= figures["max_ms"]
+
+
+def test_the_report_shows_engine_montecarlo_and_memory_figures_with_their_targets() -> None:
+    memory = MemoryBenchSettings(
+        tables=(2, 3), deals_per_match=1, soak_deals=48, soak_tables=2, soak_chunks=3
+    )
+    figures: dict[str, Any] = {
+        "machine": bench_report.machine(),
+        "engine": run_benchmarks(seconds=0.05, rounds=2),
+        "montecarlo": run_playout_bench(seconds=0.05, rounds=1),
+        "memory": asyncio.run(run_memory_bench(memory)),
+    }
+    assert [row["tables"] for row in figures["memory"]["tables"]] == [2, 3]
+    assert all(row["peak_mib"] > 0 for row in figures["memory"]["tables"])
+    soak = figures["memory"]["soak"]
+    assert len(soak["samples"]) == 3
+    assert soak["deals"] == soak["samples"][-1]["deals"] > 0
+    playouts = figures["montecarlo"]["playouts_per_second"]
+    assert playouts["installed"]["median"] > 0
+    assert playouts["pure_python"]["median"] > 0
+    figures["targets"] = bench_report.targets(figures)
+    by_name = {row["target"]: row for row in figures["targets"]}
+    assert by_name["referee RSS growth over the soak, MiB per 1000 deals"]["value"] is not None
+    assert by_name["referee decisions/s at 64 tables / floor, snapshot_only"]["met"] is None
+    markdown = bench_report.render_markdown(figures)
+    for heading in ("## Engine", "## Monte Carlo bot", "## Referee memory"):
+        assert heading in markdown
+    assert "full-length deals, public API" in markdown
+    assert "Soak: 48 deals on 2 tables" in markdown

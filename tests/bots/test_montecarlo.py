@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 
@@ -11,11 +12,12 @@ from arena import codec
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.cards import CardSet, Suit, parse_cards
 from engine.dealing import deal_cards
-from engine.rulesets import RULESET_IDS, find_ruleset
+from engine.rulesets import RULESET_IDS, Goal, Ruleset, find_ruleset
 from engine.state import DealState
 from engine.trick_rules import duties_for
 from sample_bots.heuristic import HeuristicBot
-from sample_bots.montecarlo import MonteCarloBot, card_index
+from sample_bots.montecarlo import EPSILON, MonteCarloBot, Playout, bits, card_index
+from sample_bots.montecarlo import Deal as MonteCarloDeal
 from sample_bots.sdk import Bot, parse_card, resolve_answer
 from tests.bots.botkit_table import match_started_for, play_deal, request_for
 
@@ -114,3 +116,81 @@ def test_montecarlo_wins_more_chips_than_the_heuristic() -> None:
             total += sum(p if s in mc_seats else -p for s, p in enumerate(outcome.payments))
         diffs.append(total / 4)
     assert statistics.mean(diffs) > 1.0  # chips per deal and seat, montecarlo minus heuristic
+
+
+def _list_policy(
+    playout: Playout,
+    seat: int,
+    legal: int,
+    trick_size: int,
+    win: int,
+    win_seat: int,
+    won: list[int],
+) -> int:
+    """The greedy policy as it was written on lists, before it moved to masks: the oracle."""
+    cards = bits(legal)
+    if len(cards) == 1:
+        return cards[0]
+    if not trick_size or playout.rng.random() < EPSILON:
+        return cards[playout.rng.randrange(len(cards))]
+    beats = playout.beats
+
+    def weakest(options: list[int]) -> int:
+        return max(options, key=lambda c: beats[c].bit_count())
+
+    def strongest(options: list[int]) -> int:
+        return min(options, key=lambda c: beats[c].bit_count())
+
+    winners = [c for c in cards if beats[win] >> c & 1]
+    soloist, contract = playout.deal.soloist, playout.deal.contract
+    if soloist is None or contract is None:
+        wants = True
+    elif contract.goal is Goal.ZERO:
+        under = [c for c in cards if c not in winners]
+        if seat == soloist:
+            return strongest(under) if under else strongest(cards)
+        if win_seat == soloist:
+            return strongest(under) if under else weakest(cards)
+        return weakest(cards)
+    elif seat == soloist:
+        wants = contract.goal is not Goal.EXACT or won[seat] < contract.tricks
+    else:
+        wants = win_seat == soloist
+    if wants and winners:
+        return weakest(winners)
+    return weakest(cards)
+
+
+class _CheckedPlayout(Playout):
+    """A playout whose every card is also asked of the list policy, which must agree."""
+
+    def __init__(self, ruleset: Ruleset, seed: int) -> None:
+        super().__init__(ruleset, random.Random(seed))
+        self.oracle = Playout(ruleset, random.Random(seed))  # the same draws, in step
+        self.picks = 0
+
+    def choose(
+        self, seat: int, legal: int, trick_size: int, win: int, win_seat: int, won: list[int]
+    ) -> int:
+        self.oracle.deal, self.oracle.beats = self.deal, self.beats
+        card = super().choose(seat, legal, trick_size, win, win_seat, won)
+        expected = _list_policy(self.oracle, seat, legal, trick_size, win, win_seat, won)
+        assert card == expected, (seat, legal, trick_size, win, win_seat, won)
+        self.picks += 1
+        return card
+
+
+@pytest.mark.parametrize("ruleset_id", ["standard", "russian"])
+def test_the_mask_policy_picks_the_cards_the_list_policy_picked(ruleset_id: str) -> None:
+    ruleset = find_ruleset(ruleset_id)
+    checked = 0
+    for seed in range(150):
+        deal = deal_cards(ruleset, seed % ruleset.players, seed)
+        hands = [hand.mask for hand in deal.hands]
+        contract = None if seed % 5 == 0 else ruleset.contracts[seed % len(ruleset.contracts)]
+        trump = Suit(seed % 4) if contract is not None and contract.trump else None
+        soloist = None if contract is None else seed % ruleset.players
+        playout = _CheckedPlayout(ruleset, seed)
+        playout.run(MonteCarloDeal(hands, 0, [], [0] * ruleset.players, soloist, contract, trump))
+        checked += playout.picks
+    assert checked > 1000

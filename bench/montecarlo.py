@@ -1,0 +1,138 @@
+"""Playouts per second of the Monte Carlo sample bot: ``python -m bench.montecarlo``.
+
+The bot's search is its playouts: a determinized deal played out on the engine's fast path
+with the bot's greedy policy choosing every card (``sample_bots.montecarlo.Playout``). This
+measures them on sampled positions at the start of the play (the dearest, 7 tricks to go),
+with the engine as installed (its compiled core, where the install built it) and as its
+pure-Python reference (``BRANDELN_PURE_PYTHON=1``), each in its own process, the two taking
+turns round after round; ``--previous DIR`` adds another checkout of the project (an older
+version of the bot and the engine) as a third contestant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "run_playout_bench"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Runs in a fresh process, so that each side imports its own engine; prints playouts/s. Only
+# the API every version of the bot has: Playout(ruleset, rng).run(deal, first=card).
+_MEASURE = """
+import random, sys, time
+from engine.dealing import deal_cards
+from engine.rulesets import find_ruleset
+from engine.cards import Suit
+from sample_bots.montecarlo import Deal, Playout
+ruleset = find_ruleset("standard")
+brand = ruleset.contract("brand")
+rng = random.Random(1)
+playout = Playout(ruleset, rng)
+deals = []
+for seed in range(200):
+    hands = [hand.mask for hand in deal_cards(ruleset, seed % 4, seed).hands]
+    soloist = seed % 4
+    deals.append((Deal(hands, soloist, [], [0] * 4, soloist, brand, Suit(seed % 4)),
+                  (hands[soloist] & -hands[soloist]).bit_length() - 1))
+seconds = float(sys.argv[1])
+count = 0
+start = time.perf_counter()
+while time.perf_counter() - start < seconds:
+    for deal, first in deals:
+        playout.run(deal, first=first)
+    count += len(deals)
+print(count / (time.perf_counter() - start))
+"""
+
+
+def _measure(seconds: float, *, pure: bool, path: Path | None = None) -> float:
+    env = {key: value for key, value in os.environ.items() if key != "BRANDELN_PURE_PYTHON"}
+    if pure:
+        env["BRANDELN_PURE_PYTHON"] = "1"
+    if path is not None:  # another checkout first on the path: its engine and its bot
+        env["PYTHONPATH"] = str(path)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(seconds)],
+        cwd=path or ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120 + 10 * seconds,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def run_playout_bench(
+    seconds: float = 1.0, rounds: int = 3, previous: Path | None = None
+) -> dict[str, Any]:
+    """Playouts/s of each contestant per round, their medians, and the per-round ratios."""
+    sides: dict[str, dict[str, Any]] = {
+        "installed": {"pure": False, "path": None},
+        "pure_python": {"pure": True, "path": None},
+    }
+    if previous is not None:
+        sides["previous"] = {"pure": False, "path": previous}
+    runs: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(max(1, rounds)):
+        for name, side in sides.items():
+            runs[name].append(_measure(seconds, pure=side["pure"], path=side["path"]))
+    figures: dict[str, Any] = {
+        "seconds_per_run": seconds,
+        "rounds": max(1, rounds),
+        "playouts_per_second": {
+            name: {"median": statistics.median(r), "min": min(r), "max": max(r), "runs": r}
+            for name, r in runs.items()
+        },
+    }
+    figures["ratios"] = {
+        f"installed/{name}": statistics.median(
+            a / b for a, b in zip(runs["installed"], runs[name], strict=True)
+        )
+        for name in sides
+        if name != "installed"
+    }
+    return figures
+
+
+def report(figures: dict[str, Any]) -> str:
+    lines = [
+        "montecarlo bot playouts/s (standard, brand, from the first lead; "
+        f"medians of {figures['rounds']} rounds of {figures['seconds_per_run']:g} s)"
+    ]
+    labels = {
+        "installed": "engine as installed",
+        "pure_python": "engine's pure-Python reference",
+        "previous": "previous version",
+    }
+    for name, spread in figures["playouts_per_second"].items():
+        lines.append(f"  {labels[name]:<34}{spread['median']:>10,.0f}")
+    lines.extend(f"  {key:<34}{ratio:>10.2f}x" for key, ratio in figures["ratios"].items())
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.montecarlo", description=__doc__)
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--previous", type=Path, help="another checkout to compare with")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    figures = run_playout_bench(args.seconds, args.rounds, args.previous)
+    print(report(figures))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

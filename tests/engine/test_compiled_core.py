@@ -1,0 +1,146 @@
+"""The engine's compiled hot core (setup.py, mypyc) against its pure-Python reference.
+
+The compiled modules must play exactly as their sources: the same legal actions, the same
+draws from the same generator, the same outcomes, on every ruleset. The sources stay
+importable (``engine.pure_module``, ``BRANDELN_PURE_PYTHON=1``) and pass the engine's tests
+where no compiler built the extensions.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+import engine
+from engine import PURE_PYTHON_ENV, pure_module
+from engine.dealing import _shuffle
+from tests.conftest import ROOT
+
+# Plays random deals of every ruleset through the public API and the fast path, and prints
+# every action and outcome as JSON, with the modules it ran compiled.
+_PLAY = """
+import json, random, sys
+import engine
+from engine.dealing import deal_cards
+from engine.playout import playout_deal
+from engine.rulesets import RULESET_IDS, find_ruleset
+from engine.state import DealState
+
+games = []
+for ruleset_id in RULESET_IDS:
+    for options in ({}, {"early_stop": "never"}, {"early_stop": "when_decided"},
+                    {"head_rule": "suit", "undertrump": "free"}):
+        ruleset = find_ruleset(ruleset_id, options)
+        for seed in range(int(sys.argv[1])):
+            deal = deal_cards(ruleset, seed % ruleset.players, seed)
+            rng = random.Random(seed)
+            state = DealState.new(ruleset, deal)
+            public = []
+            while not state.is_over():
+                legal = state.legal_actions()
+                public.append([str(a) for a in legal])
+                state = state.apply(legal[rng.randrange(len(legal))])
+            record = []
+            fast = playout_deal(ruleset, deal, random.Random(seed + 1), record=record)
+            games.append([ruleset_id, options, seed, [str(h) for h in deal.hands], public,
+                          repr(state.outcome()), [str(a) for a in record], repr(fast)])
+print(json.dumps({"compiled": list(engine.compiled_modules()), "games": games}))
+"""
+
+
+def _run(code: str, *args: str, pure: bool) -> str:
+    env = {key: value for key, value in os.environ.items() if key != PURE_PYTHON_ENV}
+    if pure:
+        env[PURE_PYTHON_ENV] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return done.stdout
+
+
+def test_setup_compiles_exactly_the_modules_the_engine_names() -> None:
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    [listed] = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets)
+    ]
+    paths = ast.literal_eval(listed)
+    assert sorted(paths) == sorted(f"engine/{name}.py" for name in engine._COMPILABLE)
+
+
+def test_the_pure_python_switch_imports_every_engine_module_from_its_source() -> None:
+    code = (
+        "import importlib, pkgutil, engine\n"
+        "for info in pkgutil.iter_modules(engine.__path__, prefix='engine.'):\n"
+        "    module = importlib.import_module(info.name)\n"
+        "    assert module.__file__.endswith('.py'), module.__file__\n"
+        "print(list(engine.compiled_modules()))\n"
+    )
+    assert json.loads(_run(code, pure=True)) == []
+
+
+def test_compiled_core_and_pure_reference_agree_move_for_move_on_every_ruleset() -> None:
+    compiled = json.loads(_run(_PLAY, "25", pure=False))
+    if not compiled["compiled"]:
+        pytest.skip("this install has no compiled engine core (no C compiler or mypyc)")
+    pure = json.loads(_run(_PLAY, "25", pure=True))
+    assert pure["compiled"] == []
+    assert len(compiled["games"]) == len(pure["games"]) > 0
+    for fast, reference in zip(compiled["games"], pure["games"], strict=True):
+        assert fast == reference, fast[:3]
+
+
+def test_the_engine_tests_pass_on_the_pure_python_reference() -> None:
+    env = {**os.environ, PURE_PYTHON_ENV: "1"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/engine/test_playout.py",
+            "tests/engine/test_state.py",
+            "tests/engine/test_dealing.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_pure_module_runs_the_source_beside_the_installed_module() -> None:
+    reference = pure_module("engine.state")
+    assert str(reference.__file__).endswith("state.py")
+    assert sys.modules["engine.state"] is not reference
+    with pytest.raises(ModuleNotFoundError):
+        pure_module("no_such_module")
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 7, 24, 28, 32])
+def test_the_deal_shuffle_is_random_shuffle_draw_for_draw(length: int) -> None:
+    for seed in [0, 1, 2, 99, -5, 2**31, 2**64 + 7, *range(100, 400)]:
+        expected = list(range(length))
+        random.Random(seed).shuffle(expected)
+        cards = list(range(length))
+        _shuffle(cards, seed)
+        assert cards == expected, seed
