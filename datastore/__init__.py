@@ -1,7 +1,12 @@
-"""What the referee's and the ladder's stores are both built on, standard library only: files
-and folders private to the user (:mod:`datastore.private_files`) and the check that an SQLite
-file holds a schema (:mod:`datastore.sqlite_schema`).
+"""What the referee's and the ladder's stores are both built on; imports no project code.
 
-The two sides never import each other; both may import this package, which imports no project
-code (tests/test_layering.py checks both).
+- :mod:`datastore.url`: which database, by URL (an SQLite path, or PostgreSQL);
+- :mod:`datastore.engine`: an SQLAlchemy engine for one side's tables there;
+- :mod:`datastore.migrations`: Alembic to the newest revision on open, adopting older files;
+- :mod:`datastore.errors`, :mod:`datastore.retry`: failures in one line, and retrying whole
+  transactions where that is safe;
+- :mod:`datastore.private_files` (0600/0700 files) and :mod:`datastore.sqlite_schema`.
+
+The two sides never import each other; both may import this package (tests/test_layering.py
+checks both).
 """

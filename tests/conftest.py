@@ -1,8 +1,11 @@
-"""Shared fixtures: a real referee on a free loopback port, and real bot processes."""
+"""Shared fixtures: a real referee on a free loopback port, real bot processes, and the storage
+tests' database on both backends (``db_url``: an SQLite file, or a fresh database on one real
+PostgreSQL server per test session)."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import subprocess
 import sys
@@ -14,6 +17,7 @@ import pytest
 
 from arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, admin_pb2_grpc
+from tests import pg_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,3 +125,55 @@ def start_minimal_bot(
         return bot_processes.start([MINIMAL_BOT, referee.address, token, behaviour], name=behaviour)
 
     return start
+
+
+# -- the storage tests' two backends -------------------------------------------------------
+
+_database_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[pg_server.PostgresServer]:
+    """One throwaway PostgreSQL server for the whole session (tests/pg_server.py), or a skip
+    saying how to install the binaries."""
+    bindir = pg_server.find_bindir()
+    if bindir is None:
+        pytest.skip(pg_server.INSTALL_HINT)
+    with pg_server.postgres_server(bindir) as server:
+        yield server
+
+
+def create_database(server: pg_server.PostgresServer, name: str) -> str:
+    """Create database ``name`` on ``server``; its URL (postgresql://, as a user writes it)."""
+    import psycopg  # noqa: PLC0415 - only the PostgreSQL tests need the driver
+
+    with psycopg.connect(
+        host=server.host, port=server.port, user=server.user, dbname="postgres", autocommit=True
+    ) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return f"postgresql://{server.user}@{server.host}:{server.port}/{name}"
+
+
+def drop_database(server: pg_server.PostgresServer, name: str) -> None:
+    import psycopg  # noqa: PLC0415
+
+    with psycopg.connect(
+        host=server.host, port=server.port, user=server.user, dbname="postgres", autocommit=True
+    ) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database URL for a storage test, once per backend with the same test body: an SQLite
+    file in the test's tmp_path, or a fresh PostgreSQL database (dropped afterwards)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'data' / 'store.db'}"
+        return
+    server: pg_server.PostgresServer = request.getfixturevalue("postgres")
+    name = f"test_{os.getpid()}_{next(_database_numbers)}"
+    url = create_database(server, name)
+    try:
+        yield url
+    finally:
+        drop_database(server, name)

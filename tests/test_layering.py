@@ -42,7 +42,8 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "bench",
         }
     ),
-    # Both stores' base: standard library only.
+    # Both stores' base: no project code (the standard library and the SQL toolkit only,
+    # see test_datastore_uses_only_the_standard_library_and_the_sql_toolkit).
     "datastore": frozenset(
         {"engine", "arena", "ladder", "brandeln", "brandeln_cli", "sample_bots", "bench"}
     ),
@@ -92,6 +93,21 @@ def test_engine_uses_only_the_standard_library() -> None:
     outside = [
         f"{path.relative_to(ROOT)}:{line} imports {module}"
         for path in sorted((ROOT / "engine").rglob("*.py"))
+        for line, module in imported_top_levels(path)
+        if module not in allowed
+    ]
+    assert outside == []
+
+
+# What the stores' base is built on besides the standard library (pyproject's dependencies).
+SQL_TOOLKIT = frozenset({"sqlalchemy", "alembic", "psycopg"})
+
+
+def test_datastore_uses_only_the_standard_library_and_the_sql_toolkit() -> None:
+    allowed = set(sys.stdlib_module_names) | {"datastore"} | SQL_TOOLKIT
+    outside = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sorted((ROOT / "datastore").rglob("*.py"))
         for line, module in imported_top_levels(path)
         if module not in allowed
     ]

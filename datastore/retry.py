@@ -1,0 +1,92 @@
+"""Run a whole transaction again when the database was briefly away or a concurrent
+transaction won: safe, because a transaction that failed either committed or did not.
+
+Only :class:`~datastore.errors.DatabaseUnavailable` (server down, connection lost, timeout)
+and :class:`~datastore.errors.DatabaseConflict` (serialization failure, deadlock, SQLite busy)
+are retried, with exponential backoff and jitter; anything else is raised at once, and after
+the last attempt the last error is raised.
+
+A committed transaction whose acknowledgement was lost is run again too: the stores' writes
+are idempotent for exactly that case (a second identical write of a result is a no-op).
+
+>>> calls = []
+>>> def flaky() -> str:
+...     calls.append(1)
+...     if len(calls) < 3:
+...         raise DatabaseUnavailable("down")
+...     return "done"
+>>> retrying(flaky, what="test", sleep=lambda seconds: None)
+'done'
+>>> len(calls)
+3
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Final, TypeVar
+
+import sqlalchemy.exc
+
+from datastore.errors import (
+    DatabaseConflict,
+    DatabaseError,
+    DatabaseUnavailable,
+    DatabaseUrl,
+    explain,
+)
+
+__all__ = ["ATTEMPTS", "FIRST_DELAY_S", "MAX_DELAY_S", "retrying"]
+
+_T = TypeVar("_T")
+log = logging.getLogger("brandeln.datastore")
+
+ATTEMPTS: Final = 8  # with the default delays: about 25 s in all before giving up
+FIRST_DELAY_S: Final = 0.25
+MAX_DELAY_S: Final = 8.0
+
+
+def retrying(
+    fn: Callable[[], _T],
+    *,
+    what: str,
+    attempts: int = ATTEMPTS,
+    first_delay: float = FIRST_DELAY_S,
+    max_delay: float = MAX_DELAY_S,
+    url: DatabaseUrl | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> _T:
+    """``fn()`` (one whole transaction), retried on the retryable errors.
+
+    ``what`` names the transaction in the retry log lines ("recording block 7"). Driver
+    errors are classified with :func:`~datastore.errors.explain` when ``url`` is given (else
+    they pass through as they are). Raises the last :class:`DatabaseError` when every attempt
+    failed.
+    """
+    jitter = rng or random.Random()
+    delay = first_delay
+    for attempt in range(1, attempts + 1):
+        try:
+            return fn()
+        except (sqlalchemy.exc.SQLAlchemyError, sqlite3.Error) as raw:
+            if url is None:
+                raise
+            error: DatabaseError = explain(raw, url)
+            if not isinstance(error, DatabaseUnavailable | DatabaseConflict):
+                raise error from None
+        except (DatabaseUnavailable, DatabaseConflict) as caught:
+            error = caught
+        if attempt == attempts:
+            raise type(error)(f"{error} (gave up {what} after {attempts} attempts)") from None
+        # Full jitter on the upper half: runners that lost the server together do not all
+        # come back in the same millisecond.
+        pause = min(delay, max_delay) * (0.5 + jitter.random() / 2)
+        log.warning("%s: %s; retry %d of %d in %.1f s", what, error, attempt, attempts - 1, pause)
+        sleep(pause)
+        delay *= 2
+    raise AssertionError("unreachable")  # pragma: no cover
