@@ -39,3 +39,8 @@ def embedded_dir(base: Path | None = None) -> Path:
 def ladder_db(base: Path | None = None) -> Path:
     """The ladder database in the data folder: ``DATA/ladder.db``."""
     return (base or data_dir()) / "ladder.db"
+
+
+def season_bot_logs(base: Path | None, season: str) -> Path:
+    """The command bots' logs of a season: ``DATA/seasons/<season>/bots``."""
+    return (base or data_dir()) / "seasons" / season / "bots"

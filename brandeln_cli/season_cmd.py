@@ -21,6 +21,7 @@ from rich.table import Column
 
 import sample_bots
 from brandeln_cli import paths
+from brandeln_cli.db_option import DbOption, ladder_database
 from brandeln_cli.leaderboard_view import (
     leaderboard_document,
     leaderboard_table,
@@ -50,6 +51,7 @@ INTERRUPTED_EXIT = 130  # the shell's code for "stopped by Ctrl-C"
 def run(
     file: Annotated[Path, typer.Argument(help="The season file (TOML).")],
     data: DataOption = None,
+    db: DbOption = None,
     referee: SeasonRefereeOption = None,
     ca: CaOption = None,
     as_json: Annotated[
@@ -73,12 +75,13 @@ def run(
         config = load_season(file)
     except SeasonConfigError as error:
         raise fail(str(error), code=2) from None
-    play(config, data, referee, ca, as_json=as_json)
+    play(config, data, referee, ca, as_json=as_json, db=db)
 
 
 @season_app.command("list")
 def list_seasons(
     data: DataOption = None,
+    db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """The seasons in the ladder database, oldest first."""
@@ -86,7 +89,7 @@ def list_seasons(
     from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(paths.ladder_db(data), create=False) as store:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
             infos = [store.season(name) for name in store.season_names()]
     except LadderError as error:
         raise fail(str(error)) from None
@@ -146,6 +149,7 @@ def play(
     ca: Path | None,
     *,
     as_json: bool = False,
+    db: str | None = None,
 ) -> None:
     """Run ``config`` with a progress bar, then print the leaderboard and where to look next.
 
@@ -160,6 +164,7 @@ def play(
     from ladder.storage import LadderStore  # noqa: PLC0415
 
     data_dir = data or paths.data_dir()
+    ladder_where = ladder_database(db, data_dir)
     admin_token = None
     if referee is not None:
         admin_token = os.environ.get(paths.ADMIN_TOKEN_ENV)
@@ -179,7 +184,7 @@ def play(
         soft_wrap=False,
     )
     try:
-        with LadderStore.open(paths.ladder_db(data_dir)) as store:
+        with LadderStore.open(ladder_where) as store:
             try:
                 summary = asyncio.run(
                     _play(config, data_dir, store, referee, admin_token, root_certificates, talk)
@@ -219,6 +224,8 @@ async def _play(
 ) -> SeasonSummary:
     from ladder.runner import run_season  # noqa: PLC0415
 
+    # The bots' logs stay files in the data folder, whichever database holds the ladder.
+    logs_dir = paths.season_bot_logs(data_dir, config.name)
     with _ProgressBar(config, out) as show:
         if referee is not None and admin_token is not None:
             return await run_season(
@@ -228,13 +235,19 @@ async def _play(
                 store,
                 progress=show,
                 root_certificates=root_certificates,
+                logs_dir=logs_dir,
             )
         from arena.embedded import EmbeddedReferee  # noqa: PLC0415 - grpc/arena load slowly
 
         # Its own folder: a `brandeln serve` on DATA keeps its token, sessions and matches.
         async with EmbeddedReferee(paths.embedded_dir(data_dir)) as embedded:
             return await run_season(
-                config, embedded.address, embedded.admin_token, store, progress=show
+                config,
+                embedded.address,
+                embedded.admin_token,
+                store,
+                progress=show,
+                logs_dir=logs_dir,
             )
 
 

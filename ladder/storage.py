@@ -325,6 +325,9 @@ class LadderStore:
         settings = season_settings(config)
 
         def ensure(db: sqlalchemy.Connection) -> None:
+            # Two runners starting the same new season at once: the second waits here and
+            # then finds the season made (SQLite's BEGIN IMMEDIATE serialises them already).
+            _advisory_lock(db, f"brandeln-season-{config.name}")
             row = db.execute(
                 select(SEASONS.c.season_id, SEASONS.c.settings_json).where(
                     SEASONS.c.name == config.name
@@ -812,6 +815,12 @@ def _season(db: sqlalchemy.Connection, name: str) -> SeasonInfo:
         status=SeasonStatus(row.status),
         status_detail=row.status_detail,
     )
+
+
+def _advisory_lock(db: sqlalchemy.Connection, key: str) -> None:
+    """On PostgreSQL, a lock on ``key`` until the transaction ends (for rows not there yet)."""
+    if db.dialect.name == "postgresql":
+        db.execute(sqlalchemy.text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
 
 
 def _lock_season(db: sqlalchemy.Connection, name: str) -> tuple[int, int]:
