@@ -7,8 +7,10 @@ is on ``db_url``: an SQLite file and a fresh PostgreSQL database); those about S
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from datastore.url import parse_database_url
 from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
 from ladder.rating_order import record_and_rate
 from ladder.ratings import Rating, RatingModel
+from ladder.schema import ClaimState
 from ladder.storage import (
     SCHEMA_VERSION,
     LadderStore,
@@ -461,3 +464,119 @@ def test_processes_opening_a_new_database_at_once_all_get_the_schema(tmp_path: P
     assert failures == []
     with LadderStore.open(path) as store:
         assert store.season_names() == []
+
+
+# -- block claims (several runners of one season) -------------------------------------------
+
+
+def test_claims_hand_each_block_to_one_runner_until_none_is_left(store: LadderStore) -> None:
+    store.ensure_season(CONFIG, MODEL.initial())  # 4 blocks
+    first = [store.claim_block("test-season", "here/1/a") for _ in range(2)]
+    second = [store.claim_block("test-season", "here/2/b") for _ in range(3)]
+    assert first == [0, 1]
+    assert second == [2, 3, None]
+
+
+def test_the_claims_of_a_dead_runner_are_taken_over_and_a_live_ones_are_not(
+    store: LadderStore,
+) -> None:
+    import socket  # noqa: PLC0415
+
+    from ladder.claims import new_runner_id  # noqa: PLC0415
+
+    store.ensure_season(season_config(("a", "b", "c", "d"), blocks=2), MODEL.initial())
+    dead = f"{socket.gethostname()}/999999999/gone"  # this host, no such process
+    alive = new_runner_id()  # this very process
+    assert store.claim_block("test-season", dead) == 0
+    assert store.claim_block("test-season", alive) == 1
+    newcomer = f"{socket.gethostname()}/{os.getpid()}/other"
+    assert store.claim_block("test-season", newcomer) == 0  # the dead runner's
+    assert store.claim_block("test-season", newcomer) is None  # the live one keeps block 1
+    assert store.claims("test-season")[0] == (ClaimState.CLAIMED, newcomer)
+
+
+def test_a_claim_of_another_host_is_taken_over_only_when_its_heartbeat_is_stale(
+    store: LadderStore,
+) -> None:
+    store.ensure_season(season_config(("a", "b", "c", "d"), blocks=1), MODEL.initial())
+    assert store.claim_block("test-season", "far-away-host/12/x") == 0
+    assert store.claim_block("test-season", "here/1/y") is None
+    assert store.claim_block("test-season", "here/1/y", stale_after_ms=-1) == 0
+
+
+def test_released_claims_and_recorded_blocks(store: LadderStore) -> None:
+    store.ensure_season(season_config(("a", "b", "c", "d"), blocks=2), MODEL.initial())
+    assert store.claim_block("test-season", "r/1/a") == 0
+    assert store.claim_block("test-season", "r/1/a") == 1
+    record_and_rate(
+        store, "test-season", *finished_block(0, BOTS, (1, 1, -1, -1)), MODEL.rate_block
+    )
+    store.release_claims("test-season", "r/1/a")
+    assert store.claims("test-season") == {
+        0: (ClaimState.DONE, "r/1/a"),
+        1: (ClaimState.OPEN, None),
+    }
+    assert store.claim_block("test-season", "r/2/b") == 1
+
+
+def test_concurrent_claims_never_give_a_block_twice(db_url: str) -> None:
+    with LadderStore.open(db_url) as store:
+        store.ensure_season(season_config(("a", "b", "c", "d"), blocks=24), MODEL.initial())
+    got: list[int] = []
+    failures: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def claim_all(number: int) -> None:
+        try:
+            with LadderStore.open(db_url) as own:
+                start.wait()
+                while (index := own.claim_block("test-season", f"far/{number}/x")) is not None:
+                    got.append(index)
+        except BaseException as error:  # collected for the assertion
+            failures.append(error)
+
+    threads = [threading.Thread(target=claim_all, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert sorted(got) == list(range(24))
+
+
+def test_concurrent_writers_rate_in_block_order(db_url: str) -> None:
+    # Runners record blocks in whatever order they finish, each through its own connection:
+    # the ratings still come out as if recorded in block order.
+    config = season_config(("a", "b", "c", "d", "e"), blocks=6)
+    bots = ("a", "b", "c", "d", "e")
+    blocks = [
+        finished_block(i, tuple(bots[(i + k) % 5] for k in range(4)), (3, 1, -1, -3))
+        for i in range(6)
+    ]
+    with LadderStore.open(db_url) as store:
+        store.ensure_season(config, MODEL.initial())
+    failures: list[BaseException] = []
+    start = threading.Barrier(3)
+
+    def record(indexes: list[int]) -> None:
+        try:
+            with LadderStore.open(db_url) as own:
+                start.wait()
+                for index in indexes:
+                    record_and_rate(own, "test-season", *blocks[index], MODEL.rate_block)
+        except BaseException as error:  # collected for the assertion
+            failures.append(error)
+
+    threads = [threading.Thread(target=record, args=(part,)) for part in ([5, 0, 3], [1, 4], [2])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    with LadderStore.open(db_url) as store:
+        concurrent = (store.ratings("test-season"), store.rating_history("test-season"))
+        reference_config = season_config(("a", "b", "c", "d", "e"), blocks=6, name="in-order")
+        store.ensure_season(reference_config, MODEL.initial())
+        for block in blocks:
+            record_and_rate(store, "in-order", *block, MODEL.rate_block)
+        assert concurrent == (store.ratings("in-order"), store.rating_history("in-order"))
