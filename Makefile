@@ -32,13 +32,18 @@ $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package-lock.json
 demo: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	$(BIN)/brandeln demo
 
+# The storage tests run on SQLite and on a throwaway PostgreSQL server they start themselves;
+# system_deps.sh installs Debian's postgresql first when root with apt-get (else it says how,
+# and those tests skip with the same hint).
 test: $(STAMP)
+	scripts/system_deps.sh
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 pytest: $(STAMP)
+	scripts/system_deps.sh
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
