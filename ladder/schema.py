@@ -72,6 +72,8 @@ SEASONS: Final = Table(
     Column("updated_at", BigInteger, nullable=False),
     Column("status", Text, nullable=False, server_default="running"),  # a SeasonStatus
     Column("status_detail", Text, nullable=False, server_default=""),  # why it failed
+    # Kept with each recorded block: no count over a long season's blocks to show it.
+    Column("blocks_recorded", Integer, nullable=False, server_default="0"),
 )
 
 SEASON_BOTS: Final = Table(

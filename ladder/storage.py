@@ -792,15 +792,7 @@ def _season_id(db: sqlalchemy.Connection, name: str) -> int:
 
 
 def _season(db: sqlalchemy.Connection, name: str) -> SeasonInfo:
-    finished = (
-        select(func.count())
-        .select_from(BLOCKS)
-        .where(BLOCKS.c.season_id == SEASONS.c.season_id)
-        .scalar_subquery()
-    )
-    row = db.execute(
-        select(SEASONS, finished.label("finished")).where(SEASONS.c.name == name)
-    ).first()
+    row = db.execute(select(SEASONS).where(SEASONS.c.name == name)).first()
     if row is None:
         raise _unknown(db, name)
     return SeasonInfo(
@@ -809,7 +801,7 @@ def _season(db: sqlalchemy.Connection, name: str) -> SeasonInfo:
         ruleset=row.ruleset,
         players=row.players,
         blocks_planned=row.blocks_planned,
-        blocks_finished=row.finished,
+        blocks_finished=row.blocks_recorded,
         created_at=row.created_at,
         updated_at=row.updated_at,
         status=SeasonStatus(row.status),
@@ -950,7 +942,11 @@ def _insert_block(
         .where(BLOCK_CLAIMS.c.season_id == season_id, BLOCK_CLAIMS.c.block_index == plan.index)
         .values(state=ClaimState.DONE.value, heartbeat_at=now)
     )
-    db.execute(update(SEASONS).where(SEASONS.c.season_id == season_id).values(updated_at=now))
+    db.execute(
+        update(SEASONS)
+        .where(SEASONS.c.season_id == season_id)
+        .values(updated_at=now, blocks_recorded=SEASONS.c.blocks_recorded + 1)
+    )
 
 
 def _unrated_rankings(

@@ -1,5 +1,6 @@
-"""Block claims (runners on several processes or machines take blocks in transactions) and
-each bot's totals over its rated blocks (the leaderboard without reading every block)."""
+"""Block claims (runners on several processes or machines take blocks in transactions),
+each bot's totals over its rated blocks and each season's count of recorded blocks (the
+leaderboard without reading every block)."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -32,6 +33,15 @@ def upgrade() -> None:
         sa.Column("heartbeat_at", sa.BigInteger),
     )
     op.create_index("block_claims_by_state", "block_claims", ["season_id", "state", "block_index"])
+    # A season's recorded blocks, counted as they are recorded: `ratings` and `season list`
+    # read it instead of counting the blocks of a long season.
+    op.add_column(
+        "seasons", sa.Column("blocks_recorded", sa.Integer, nullable=False, server_default="0")
+    )
+    op.execute(
+        "UPDATE seasons SET blocks_recorded ="
+        " (SELECT count(*) FROM blocks b WHERE b.season_id = seasons.season_id)"
+    )
     connection = op.get_bind()
     # Existing seasons: totals of their rated blocks, in block order (as the store adds them).
     totals: dict[tuple[int, str], dict[str, float]] = {}
