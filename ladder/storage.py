@@ -36,7 +36,7 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import sqlalchemy
-from sqlalchemy import and_, func, select, update
+from sqlalchemy import and_, bindparam, func, select, update
 
 from datastore.engine import open_engine, write_transaction
 from datastore.errors import DatabaseError, explain
@@ -972,15 +972,44 @@ def _ratings(db: sqlalchemy.Connection, season_id: int) -> list[RatingRow]:
     return [RatingRow(row.bot, Rating(row.mu, row.sigma), row.blocks) for row in rows]
 
 
+# Built once: a block's rating and totals updates are a few executemany calls of these (an
+# expression built per row costs more than the database's work).
+_RATE_BOT: Final = (
+    update(RATINGS)
+    .where(RATINGS.c.season_id == bindparam("s"), RATINGS.c.bot == bindparam("b"))
+    .values(mu=bindparam("mu"), sigma=bindparam("sigma"), blocks=RATINGS.c.blocks + 1)
+)
+_TOTALS_BY_DEAL: Final = (
+    "deals",
+    "chips",
+    "contracts_bid",
+    "contracts_made",
+    "timeouts",
+    "illegal",
+)
+_ADD_TO_TOTALS: Final = (
+    update(BOT_TOTALS)
+    .where(BOT_TOTALS.c.season_id == bindparam("s"), BOT_TOTALS.c.bot == bindparam("b"))
+    .values(
+        **{name: BOT_TOTALS.c[name] + bindparam(f"add_{name}") for name in _TOTALS_BY_DEAL},
+        forfeits=BOT_TOTALS.c.forfeits + bindparam("add_forfeits"),
+        cpd_n=BOT_TOTALS.c.cpd_n + bindparam("add_cpd_n"),
+        cpd_sum=BOT_TOTALS.c.cpd_sum + bindparam("add_cpd_sum"),
+        cpd_sum_sq=BOT_TOTALS.c.cpd_sum_sq + bindparam("add_cpd_sum_sq"),
+    )
+)
+
+
 def _store_ratings(db: sqlalchemy.Connection, season_id: int, rated: Sequence[RatedBlock]) -> None:
     """The rated blocks' ratings, history and the bots' totals, and where the rating stands."""
     for block in rated:
-        for bot, rating in block.ratings.items():
-            db.execute(
-                update(RATINGS)
-                .where(RATINGS.c.season_id == season_id, RATINGS.c.bot == bot)
-                .values(mu=rating.mu, sigma=rating.sigma, blocks=RATINGS.c.blocks + 1)
-            )
+        db.execute(
+            _RATE_BOT,
+            [
+                {"s": season_id, "b": bot, "mu": rating.mu, "sigma": rating.sigma}
+                for bot, rating in block.ratings.items()
+            ],
+        )
         db.execute(
             RATING_HISTORY.insert(),
             [
@@ -1008,37 +1037,29 @@ def _add_to_totals(db: sqlalchemy.Connection, season_id: int, block_index: int) 
         select(RESULTS).where(
             RESULTS.c.season_id == season_id, RESULTS.c.block_index == block_index
         )
+    ).all()
+    have = set(
+        db.execute(select(BOT_TOTALS.c.bot).where(BOT_TOTALS.c.season_id == season_id)).scalars()
     )
-    totals = BOT_TOTALS.c
+    missing = [row.bot for row in rows if row.bot not in have]
+    if missing:  # a bot the season never listed: its row starts here
+        db.execute(BOT_TOTALS.insert(), [{"season_id": season_id, "bot": bot} for bot in missing])
+    updates = []
     for row in rows:
         sample = row.chips / row.deals if row.deals else None
-        values: dict[str, Any] = {
-            "deals": totals.deals + row.deals,
-            "chips": totals.chips + row.chips,
-            "contracts_bid": totals.contracts_bid + row.contracts_bid,
-            "contracts_made": totals.contracts_made + row.contracts_made,
-            "timeouts": totals.timeouts + row.timeouts,
-            "illegal": totals.illegal + row.illegal,
-            "forfeits": totals.forfeits + (1 if row.forfeited else 0),
-        }
-        if sample is not None:
-            values |= {
-                "cpd_n": totals.cpd_n + 1,
-                "cpd_sum": totals.cpd_sum + sample,
-                "cpd_sum_sq": totals.cpd_sum_sq + sample * sample,
+        updates.append(
+            {
+                "s": season_id,
+                "b": row.bot,
+                **{f"add_{name}": getattr(row, name) for name in _TOTALS_BY_DEAL},
+                "add_forfeits": 1 if row.forfeited else 0,
+                "add_cpd_n": 0 if sample is None else 1,
+                "add_cpd_sum": 0.0 if sample is None else sample,
+                "add_cpd_sum_sq": 0.0 if sample is None else sample * sample,
             }
-        changed = db.execute(
-            update(BOT_TOTALS)
-            .where(totals.season_id == season_id, totals.bot == row.bot)
-            .values(**values)
-        ).rowcount
-        if changed != 1:  # a bot the season never listed: its row starts here
-            db.execute(BOT_TOTALS.insert().values(season_id=season_id, bot=row.bot))
-            db.execute(
-                update(BOT_TOTALS)
-                .where(totals.season_id == season_id, totals.bot == row.bot)
-                .values(**values)
-            )
+        )
+    if updates:
+        db.execute(_ADD_TO_TOTALS, updates)
 
 
 def _bot_result(row: sqlalchemy.Row[Any]) -> BotBlockResult:

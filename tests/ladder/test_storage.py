@@ -580,3 +580,30 @@ def test_concurrent_writers_rate_in_block_order(db_url: str) -> None:
         for block in blocks:
             record_and_rate(store, "in-order", *block, MODEL.rate_block)
         assert concurrent == (store.ratings("in-order"), store.rating_history("in-order"))
+
+
+def test_the_leaderboard_from_the_totals_is_the_one_from_every_result(store: LadderStore) -> None:
+    from ladder.leaderboard import leaderboard, season_leaderboard  # noqa: PLC0415
+
+    store.ensure_season(CONFIG, MODEL.initial())
+    for index, chips in enumerate([(6, -2, -2, -2), (3, 3, -3, -3), (1, -1, 2, -2)]):
+        bots = tuple(("a", "b", "c", "d", "e")[(index + k) % 5] for k in range(4))
+        record_and_rate(store, "test-season", *finished_block(index, bots, chips), MODEL.rate_block)
+    # Block 4 waits for block 3: neither its totals nor its results count yet.
+    record_and_rate(
+        store, "test-season", *finished_block(4, BOTS, (2, 2, -2, -2)), MODEL.rate_block
+    )
+    from_totals = season_leaderboard(store, "test-season")
+    from_results = leaderboard(
+        store.ratings("test-season"), store.results("test-season", rated_only=True)
+    )
+
+    def flat(row: dict[str, object]) -> dict[str, object]:
+        interval = row.pop("chips_per_deal_ci95")
+        low, high = interval if isinstance(interval, list) else (None, None)
+        return {**row, "ci_low": low, "ci_high": high}
+
+    assert [flat(row.to_json()) for row in from_totals] == [
+        pytest.approx(flat(row.to_json())) for row in from_results
+    ]
+    assert from_totals[0].chips_per_deal is not None  # the interval is compared, not skipped
