@@ -204,32 +204,42 @@ def _result_row(r: BotBlockResult) -> dict[str, Any]:
 def _prepare(
     url: DatabaseUrl, matches: int, settings: StorageBenchSettings, say: Say
 ) -> dict[str, Any]:
-    """Fill a season to ``matches``, then record ``settings.record`` blocks through the store."""
+    """A season filled to ``matches`` recorded matches."""
     blocks = matches // MATCHES_PER_BLOCK
     season = f"bench-{matches}"
     config = parse_season(_season_text(season, blocks + settings.record), "bench.toml")
-    model = RatingModel(config.rating)
     with LadderStore.open(url) as store:
-        store.ensure_season(config, model.initial())
+        store.ensure_season(config, RatingModel(config.rating).initial())
     started = time.perf_counter()
     _fill(url, season, blocks)
     fill_s = time.perf_counter() - started
-    say(f"{url.backend.value}: {matches:,} matches in {fill_s:.1f} s; recording")
-    with LadderStore.open(url) as store:
-        plans = [_block(index) for index in range(blocks, blocks + settings.record)]
-        started = time.perf_counter()
-        for plan, outcomes, results in plans:
-            record_and_rate(store, season, plan, outcomes, results, model.rate_block)
-        record_s = time.perf_counter() - started
-        assert store.season(season).blocks_finished == blocks + settings.record
+    say(f"{url.backend.value}: {matches:,} matches in {fill_s:.1f} s")
     return {
         "backend": url.backend.value,
         "matches": matches,
         "season": season,
+        "blocks": blocks,
         "fill_s": fill_s,
-        "blocks_per_s": settings.record / record_s,
-        "results_per_s": settings.record * len(BOTS) / record_s,
     }
+
+
+def _time_records(url: DatabaseUrl, rows: list[dict[str, Any]], record: int) -> None:
+    """``record`` more blocks into each season through the store, as a runner records them
+    (one transaction each, ratings included), the sizes in turns like the reads."""
+    model = RatingModel(parse_season(_season_text("x", 1), "bench.toml").rating)
+    seconds = {row["season"]: 0.0 for row in rows}
+    with LadderStore.open(url) as store:
+        for offset in range(record):
+            for row in rows:
+                plan, outcomes, results = _block(row["blocks"] + offset)
+                started = time.perf_counter()
+                record_and_rate(store, row["season"], plan, outcomes, results, model.rate_block)
+                seconds[row["season"]] += time.perf_counter() - started
+        for row in rows:
+            assert store.season(row["season"]).blocks_finished == row["blocks"] + record
+    for row in rows:
+        row["blocks_per_s"] = record / seconds[row["season"]]
+        row["results_per_s"] = record * len(BOTS) / seconds[row["season"]]
 
 
 def _time_reads(url: DatabaseUrl, rows: list[dict[str, Any]], reads: int) -> None:
@@ -250,6 +260,8 @@ def _time_reads(url: DatabaseUrl, rows: list[dict[str, Any]], reads: int) -> Non
 
 def _measure(url: DatabaseUrl, settings: StorageBenchSettings, say: Say) -> list[dict[str, Any]]:
     rows = [_prepare(url, size, settings, say) for size in settings.sizes]
+    say(f"{url.backend.value}: recording and reading, the sizes in turns")
+    _time_records(url, rows, settings.record)
     _time_reads(url, rows, settings.reads)
     return rows
 
