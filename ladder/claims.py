@@ -9,6 +9,9 @@ claim's heartbeat for :data:`STALE_CLAIM_MS` (another host that went away).
 >>> runner = new_runner_id()
 >>> runner_alive(runner)
 True
+>>> retire(runner)
+>>> runner_alive(runner)
+False
 >>> runner_alive(f"{socket.gethostname()}/999999999/x")
 False
 """
@@ -21,15 +24,28 @@ import socket
 import uuid
 from typing import Final
 
-__all__ = ["HEARTBEAT_S", "STALE_CLAIM_MS", "new_runner_id", "runner_alive"]
+__all__ = ["HEARTBEAT_S", "STALE_CLAIM_MS", "new_runner_id", "retire", "runner_alive"]
 
 HEARTBEAT_S: Final = 10.0  # how often a runner refreshes its claims
 STALE_CLAIM_MS: Final = 120_000  # a claim of another host unrefreshed this long is taken over
 
 
+# The runs of this process still going: one process may run several seasons, one after the
+# other (tests, a service), and a run that is over is as dead as a killed one.
+_LIVE: set[str] = set()
+
+
 def new_runner_id() -> str:
-    """``host/pid/nonce``: the nonce tells two runs apart when a PID is reused."""
-    return f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:12]}"
+    """``host/pid/nonce`` of a new run of this process, alive until :func:`retire`. The nonce
+    tells the runs of one process apart (and two processes when a PID is reused)."""
+    runner = f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:12]}"
+    _LIVE.add(runner)
+    return runner
+
+
+def retire(runner: str) -> None:
+    """The run is over: its claims left behind are free for any other run."""
+    _LIVE.discard(runner)
 
 
 def runner_alive(runner: str) -> bool | None:
@@ -41,7 +57,7 @@ def runner_alive(runner: str) -> bool | None:
         return None
     pid = int(pid_text)
     if pid == os.getpid():
-        return True
+        return runner in _LIVE
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

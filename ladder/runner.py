@@ -49,7 +49,7 @@ from typing import Final, TypeVar
 
 from ladder.admin_client import AdminClient
 from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
-from ladder.claims import HEARTBEAT_S, new_runner_id
+from ladder.claims import HEARTBEAT_S, new_runner_id, retire
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
 from ladder.errors import BotNameTakenError, BotStartError, StorageError
@@ -149,7 +149,8 @@ async def run_season(
     finally:
         # Blocks this run claimed but did not finish are free for the next run at once.
         with contextlib.suppress(StorageError):
-            await asyncio.to_thread(store.release_claims, config.name, run.runner)
+            await _finish_in_thread(store.release_claims, config.name, run.runner)
+        retire(run.runner)
     done = len(store.finished_blocks(config.name) & {plan.index for plan in plans})
     if done == len(plans):
         store.set_season_status(config.name, SeasonStatus.FINISHED)
@@ -261,7 +262,7 @@ class _SeasonRun:
             # Claim a block, play it, record it; until no block is left to claim. The claim is
             # a transaction in the database, so other runners of the season share the blocks.
             while True:
-                index = await asyncio.to_thread(self.store.claim_block, season, self.runner)
+                index = await _finish_in_thread(self.store.claim_block, season, self.runner)
                 if index is None:
                     return
                 plan = by_index.get(index)
@@ -271,7 +272,7 @@ class _SeasonRun:
                 await _all_or_nothing(
                     [play_match(outcomes, plan, rotation) for rotation in range(len(plan.matches))]
                 )
-                await asyncio.to_thread(self.record, plan, outcomes)
+                await _finish_in_thread(self.record, plan, outcomes)
                 self.report(force=True)
 
         async def heartbeat() -> None:
@@ -464,6 +465,20 @@ async def _first_done(main: Awaitable[None], watcher: Awaitable[None]) -> None:
         for task in (main_task, watch_task):
             task.cancel()
         await asyncio.gather(main_task, watch_task, return_exceptions=True)
+
+
+async def _finish_in_thread(fn: Callable[..., _T], *args: object) -> _T:
+    """``fn(*args)`` (a database transaction) in a worker thread, not abandoned when the caller
+    is cancelled: a thread cannot be stopped, so the cancellation waits for the transaction to
+    end. A run therefore stops with every finished block recorded (or not at all), and no claim
+    lands after the run has released its claims."""
+    task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await task
+        raise
 
 
 async def _all_or_nothing(coroutines: Sequence[Awaitable[_T]]) -> list[_T]:

@@ -269,6 +269,7 @@ class LadderStore:
                 side=SIDE,
                 script_location=migrations.SCRIPT_LOCATION,
                 legacy_revisions=migrations.LEGACY_REVISIONS,
+                check_legacy=migrations.check_legacy,
             )
         except DatabaseError as error:
             engine.dispose()
