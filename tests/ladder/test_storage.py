@@ -7,7 +7,6 @@ is on ``db_url``: an SQLite file and a fresh PostgreSQL database); those about S
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import threading
@@ -482,17 +481,20 @@ def test_the_claims_of_a_dead_runner_are_taken_over_and_a_live_ones_are_not(
 ) -> None:
     import socket  # noqa: PLC0415
 
-    from ladder.claims import new_runner_id  # noqa: PLC0415
+    from ladder.claims import new_runner_id, retire  # noqa: PLC0415
 
     store.ensure_season(season_config(("a", "b", "c", "d"), blocks=2), MODEL.initial())
     dead = f"{socket.gethostname()}/999999999/gone"  # this host, no such process
     alive = new_runner_id()  # this very process
     assert store.claim_block("test-season", dead) == 0
     assert store.claim_block("test-season", alive) == 1
-    newcomer = f"{socket.gethostname()}/{os.getpid()}/other"
+    newcomer = new_runner_id()
     assert store.claim_block("test-season", newcomer) == 0  # the dead runner's
     assert store.claim_block("test-season", newcomer) is None  # the live one keeps block 1
     assert store.claims("test-season")[0] == (ClaimState.CLAIMED, newcomer)
+    retire(alive)  # a run of this process that is over: as dead as a killed one
+    assert store.claim_block("test-season", newcomer) == 1
+    retire(newcomer)
 
 
 def test_a_claim_of_another_host_is_taken_over_only_when_its_heartbeat_is_stale(
