@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import sys
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -22,6 +23,7 @@ from arena.errors import (
     PermissionDeniedError,
     ProtocolError,
     ShuttingDownError,
+    StoreError,
     TooManySessionsError,
     UnauthenticatedError,
     UnsupportedVersionError,
@@ -319,6 +321,12 @@ class Referee:
     async def _run_table(self, table: Table) -> admin_pb2.MatchSummary:
         try:
             return await table.run()
+        except StoreError as error:
+            # The match ended aborted and said so (Table.run); the referee goes on serving
+            # the other tables, which meet the same store when they next write.
+            print(f"match {table.spec.match_id} aborted: {error}", file=sys.stderr, flush=True)
+            assert table.summary is not None
+            return table.summary
         finally:
             self.tables.pop(table.spec.match_id, None)
             self._tasks.pop(table.spec.match_id, None)

@@ -43,9 +43,9 @@ from arena.migrations import SCRIPT_LOCATION
 from arena.names import check_name
 from arena.schema import BOTS, SESSION_NUMBERS, SESSIONS, SETTINGS, SIDE
 from datastore.engine import open_engine, write_transaction
-from datastore.errors import DatabaseError, explain
+from datastore.errors import DatabaseError, DatabaseUnavailable, explain
 from datastore.migrations import upgrade
-from datastore.retry import retrying
+from datastore.retry import ATTEMPTS, retrying
 from datastore.sqlite_schema import missing_schema
 from datastore.url import Backend, DatabaseUrl, parse_database_url, sqlite_url
 
@@ -170,6 +170,7 @@ class RefereeStore(MatchIndex):
         self.where = self.url.redacted()
         self.path = self.url.path or Path(self.where)  # what messages name
         self._sleep = sleep
+        self._unreachable = False  # the last transaction gave up: see transact
         # This process's rows (sessions, matches) on a database several referees may share.
         self.referee_id = f"r_{uuid.uuid4().hex[:16]}"
         self._liveness: Connection | None = None
@@ -228,10 +229,22 @@ class RefereeStore(MatchIndex):
             with self.engine.connect() as conn, conn.begin():
                 return fn(conn)
 
+        # Once a transaction has given up on an unreachable database, the next ones try once
+        # each until one gets through: the referee's writes run on its event loop, and a
+        # backoff per write (sessions ending, logs, the index) would stall every table for
+        # minutes while its callers wait for results that cannot be recorded.
+        attempts = 1 if self._unreachable else ATTEMPTS
         try:
-            return retrying(attempt, what=what, url=self.url, sleep=self._sleep)
+            result = retrying(
+                attempt, what=what, url=self.url, sleep=self._sleep, attempts=attempts
+            )
+        except DatabaseUnavailable as error:
+            self._unreachable = True
+            raise StoreError(f"cannot {what}: {error}") from None
         except DatabaseError as error:
             raise StoreError(f"cannot {what}: {error}") from None
+        self._unreachable = False
+        return result
 
     def read(self, fn: Callable[[Connection], T], what: str) -> T:
         """:meth:`transact` for a read-only transaction."""

@@ -21,7 +21,7 @@ from arena import codec
 from arena.audience import Audience
 from arena.clock import Clock
 from arena.decision import Decider, Decision
-from arena.errors import CloseReason
+from arena.errors import CloseReason, StoreError
 from arena.faults import FaultPolicy, offered_choices
 from arena.latency import latency_of, was_asked
 from arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
@@ -243,6 +243,13 @@ class Table:
             self.status = MatchStatus.ABORTED
             self._finish()
             raise
+        except StoreError:
+            # The database is gone for good (its retries gave up): the match cannot be kept,
+            # so it ends here, aborted, and its seats and its caller hear so at once instead
+            # of waiting for a result that never comes. What reached the store stays there.
+            self.status = MatchStatus.ABORTED
+            self._finish(recorded=False)
+            raise
         self._finish()
         assert self.summary is not None
         return self.summary
@@ -328,7 +335,9 @@ class Table:
     def forfeited_seats(self) -> list[int]:
         return [seat.index for seat in self.seats if seat.forfeited]
 
-    def _finish(self) -> None:
+    def _finish(self, *, recorded: bool = True) -> None:
+        """End the match: footer, index, the seats and the audience told. ``recorded``
+        False: the store failed; the footer and index are tried, their failure ignored."""
         self.ended_at = now_ms()
         finished = self.status is MatchStatus.FINISHED
         balances = self.match.final_balances() if finished else self.match.balances
@@ -344,10 +353,14 @@ class Table:
             seed=None if self.spec.fixed_deals else self.spec.seed,
             ended_at=self.ended_at,
         )
-        self.log.write(footer.to_json())
-        self.log.close()
         self.summary = self._summary(balances, ranks)
-        self._index()
+        try:
+            self.log.write(footer.to_json())
+            self.log.close()
+            self._index()
+        except StoreError:
+            if recorded:
+                raise
         ended = codec.match_ended(
             self.spec.match_id, balances, ranks, self.forfeited_seats(), self.status
         )

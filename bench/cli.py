@@ -208,6 +208,38 @@ def season(
     _write_json(json_path, figures)
 
 
+@bench_app.command("storage")
+def storage(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Sizes 1k and 10k matches, fewer repeats.")
+    ] = False,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            metavar="URL",
+            help="A PostgreSQL database to measure (it gets bench-N seasons) [default: a "
+            "throwaway server, if PostgreSQL is installed].",
+        ),
+    ] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """The ladder's store on SQLite and PostgreSQL at 1k and 100k recorded matches: blocks
+    recorded per second and the latency of `brandeln ratings`' reads."""
+    from bench.storage import (  # noqa: PLC0415 - keep --help fast
+        StorageBenchSettings,
+        print_storage_figures,
+        run_storage_bench,
+    )
+
+    settings = StorageBenchSettings.quick(db) if quick else StorageBenchSettings(db=db)
+    figures = run_storage_bench(settings, _say)
+    print_storage_figures(figures, lambda line: console.print(line, markup=False, highlight=False))
+    _write_json(json_path, figures)
+
+
 def _say(text: str) -> None:
     errors.print(f"[dim]{markup(text)}[/dim]")
 
@@ -354,6 +386,12 @@ def bench_all(
         }
     season_settings = SeasonBenchSettings.quick() if quick else SeasonBenchSettings()
     figures["season"] = asyncio.run(run_season_bench(season_settings, _say))
+    from bench.storage import StorageBenchSettings, run_storage_bench  # noqa: PLC0415
+
+    _say("storage: the ladder's store on SQLite and PostgreSQL at two sizes")
+    figures["storage"] = run_storage_bench(
+        StorageBenchSettings.quick() if quick else StorageBenchSettings(), _say
+    )
     _say("CLI start-up: brandeln --help")
     figures["cli"] = bench_report.cli_startup()
     figures["targets"] = bench_report.targets(figures)

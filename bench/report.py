@@ -286,6 +286,27 @@ def render_markdown(figures: dict[str, Any]) -> str:
             f"| match log bytes per deal (random bots' deals) | {_m(s['log_bytes_per_deal'])} |",
             "",
         ]
+    storage = figures.get("storage")
+    if storage:
+        lines += [
+            "## Ladder storage",
+            "",
+            "| backend | matches | blocks recorded/s | results/s | ratings ms (min) | median |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in storage["rows"]:
+            lines.append(
+                f"| {row['backend']} | {row['matches']:,} | {row['blocks_per_s']:,.0f} | "
+                f"{row['results_per_s']:,.0f} | {row['ratings_ms_min']:.2f} | "
+                f"{row['ratings_ms_median']:.2f} |"
+            )
+        for backend, ratio in sorted(storage["slowdown"].items()):
+            lines.append(
+                f"\n{backend}: largest vs smallest size, ratings latency x"
+                f"{ratio['ratings_ms']:.2f}, recording x{ratio['blocks_per_s']:.2f} slower "
+                "(target: within 2x)."
+            )
+        lines.append("")
     cli = figures.get("cli")
     if cli:
         lines += [

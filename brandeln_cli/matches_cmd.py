@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.text import Text
 
-from brandeln_cli import paths
 from brandeln_cli.db_option import DbOption
 from brandeln_cli.options import CaOption, DataOption, JsonOption, RefereeOption
 from brandeln_cli.output import copyable as console
@@ -178,11 +178,13 @@ def _season_matches(
     as_json: bool,
 ) -> None:
     """A season's matches as the ladder recorded them, newest block first."""
+    from brandeln_cli.db_option import DB_ENV, ladder_database  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
 
+    # The ladder where `season run` put it: $BRANDELN_DB when set, else DATA/ladder.db.
     try:
-        with LadderStore.open(paths.ladder_db(data), create=False) as store:
+        with LadderStore.open(ladder_database(os.environ.get(DB_ENV), data), create=False) as store:
             recorded = store.matches(season)
     except LadderError as error:
         raise fail(str(error)) from None

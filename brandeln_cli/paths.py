@@ -45,3 +45,8 @@ def ladder_db(base: Path | None = None) -> Path:
 def match_bots_dir(base: Path | None = None) -> Path:
     """Where ``match run`` writes its command bots' output: ``DATA/match/bots/<bot>.log``."""
     return (base or data_dir()) / "match" / "bots"
+
+
+def season_bot_logs(base: Path | None, season: str) -> Path:
+    """The command bots' logs of a season: ``DATA/seasons/<season>/bots``."""
+    return (base or data_dir()) / "seasons" / season / "bots"

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from brandeln_cli import paths
+from brandeln_cli.db_option import DbOption, ladder_database, shown
 from brandeln_cli.leaderboard_view import (
     decisions_table,
     leaderboard_document,
@@ -23,6 +23,7 @@ def ratings(
         str | None, typer.Option(help="The season [default: the one run most recently].")
     ] = None,
     data: DataOption = None,
+    db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """A season's leaderboard: rank, bot, conservative rating μ-3σ, μ, σ, blocks, chips per
@@ -36,14 +37,15 @@ def ratings(
     from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
 
+    where = ladder_database(db, data)
     try:
-        with LadderStore.open(paths.ladder_db(data), create=False) as store:
+        with LadderStore.open(where, create=False) as store:
             info = store.season(season) if season else store.latest_season()
             if info is None:
                 from brandeln_cli import hints  # noqa: PLC0415
 
                 run = hints.command("season", "run", "FILE", data=data)
-                raise fail(f"no seasons in {store.path} yet; run `{run}`")
+                raise fail(f"no seasons in {shown(where)} yet; run `{run}`")
             rows = season_leaderboard(store, info.name)
     except LadderError as error:
         raise fail(str(error)) from None

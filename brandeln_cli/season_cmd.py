@@ -21,7 +21,7 @@ from rich.table import Column
 
 import sample_bots
 from brandeln_cli import paths
-from brandeln_cli.db_option import DbOption, is_postgresql
+from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
 from brandeln_cli.leaderboard_view import (
     decisions_table,
     leaderboard_document,
@@ -53,6 +53,7 @@ INTERRUPTED_EXIT = 130  # the shell's code for "stopped by Ctrl-C"
 def run(
     file: Annotated[Path, typer.Argument(help="The season file (TOML).")],
     data: DataOption = None,
+    db: DbOption = None,
     referee: SeasonRefereeOption = None,
     ca: CaOption = None,
     as_json: Annotated[
@@ -63,7 +64,6 @@ def run(
             "run's summary; the progress goes to stderr.",
         ),
     ] = False,
-    db: DbOption = None,
 ) -> None:
     """Play a season (or the rest of an interrupted one) and print its leaderboard.
 
@@ -83,6 +83,7 @@ def run(
 @season_app.command("list")
 def list_seasons(
     data: DataOption = None,
+    db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """The seasons in the ladder database, oldest first."""
@@ -90,7 +91,7 @@ def list_seasons(
     from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(paths.ladder_db(data), create=False) as store:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
             infos = [store.season(name) for name in store.season_names()]
     except LadderError as error:
         raise fail(str(error)) from None
@@ -165,6 +166,7 @@ def play(
     from ladder.storage import LadderStore  # noqa: PLC0415
 
     data_dir = data or paths.data_dir()
+    ladder_where = ladder_database(db, data_dir)
     admin_token = None
     if referee is not None:
         admin_token = os.environ.get(paths.ADMIN_TOKEN_ENV)
@@ -185,7 +187,7 @@ def play(
         soft_wrap=False,
     )
     try:
-        with LadderStore.open(paths.ladder_db(data_dir)) as store:
+        with LadderStore.open(ladder_where) as store:
             try:
                 summary = asyncio.run(
                     _play(
@@ -259,6 +261,8 @@ async def _play(
 ) -> SeasonSummary:
     from ladder.runner import run_season  # noqa: PLC0415
 
+    # The bots' logs stay files in the data folder, whichever database holds the ladder.
+    logs_dir = paths.season_bot_logs(data_dir, config.name)
     with _ProgressBar(config, out) as show:
         if referee is not None and admin_token is not None:
             return await run_season(
@@ -268,6 +272,7 @@ async def _play(
                 store,
                 progress=show,
                 root_certificates=root_certificates,
+                logs_dir=logs_dir,
             )
         from arena.embedded import EmbeddedReferee  # noqa: PLC0415 - grpc/arena load slowly
 
@@ -277,7 +282,12 @@ async def _play(
         database = db if is_postgresql(db) else None
         async with EmbeddedReferee(paths.embedded_dir(data_dir), database=database) as embedded:
             return await run_season(
-                config, embedded.address, embedded.admin_token, store, progress=show
+                config,
+                embedded.address,
+                embedded.admin_token,
+                store,
+                progress=show,
+                logs_dir=logs_dir,
             )
 
 

@@ -55,6 +55,7 @@ class _State:
     revision: str | None
     user_version: int
     tables: int  # tables other than the version table
+    sqlite: bool
 
 
 def _script(script_location: Path) -> tuple[Config, ScriptDirectory]:
@@ -91,6 +92,7 @@ def upgrade(
         with engine.connect() as connection, connection.begin():
             state = _state(connection, url, schema)
             _refuse(state, script, head, legacy, side, where)
+            _check_legacy(connection, state, legacy, check_legacy, side, where)
             if state.revision == head:
                 return UpgradeResult(head, head)
         if url.backend is Backend.SQLITE and not url.is_memory:
@@ -110,15 +112,9 @@ def upgrade(
             # Again under the lock: another process may have migrated meanwhile.
             state = _state(connection, url, schema)
             _refuse(state, script, head, legacy, side, where)
+            _check_legacy(connection, state, legacy, check_legacy, side, where)
             adopted = None
             if state.revision is None and state.user_version in legacy:
-                lacking = check_legacy(connection, state.user_version) if check_legacy else ""
-                if lacking:
-                    raise DatabaseError(
-                        f"{where}: not a usable {side} database (schema version "
-                        f"{state.user_version} but {lacking}); restore it from a backup or "
-                        "move it away to start afresh"
-                    )
                 adopted = state.user_version
                 MigrationContext.configure(connection, opts={"version_table_schema": schema}).stamp(
                     script, legacy[adopted]
@@ -145,7 +141,26 @@ def _state(connection: sqlalchemy.Connection, url: DatabaseUrl, schema: str | No
     user_version = 0
     if url.backend is Backend.SQLITE:
         user_version = int(connection.exec_driver_sql("PRAGMA user_version").scalar_one())
-    return _State(revision, user_version, len(tables))
+    return _State(revision, user_version, len(tables), url.backend is Backend.SQLITE)
+
+
+def _check_legacy(
+    connection: sqlalchemy.Connection,
+    state: _State,
+    legacy: Mapping[int, str],
+    check: LegacyCheck | None,
+    side: str,
+    where: str,
+) -> None:
+    """A legacy file must hold its version's tables before it is stamped (read only)."""
+    if state.revision is not None or state.user_version not in legacy or check is None:
+        return
+    lacking = check(connection, state.user_version)
+    if lacking:
+        raise DatabaseError(
+            f"{where}: not a usable {side} database (schema version {state.user_version} but "
+            f"{lacking}); restore it from a backup or move it away to start afresh"
+        )
 
 
 def _refuse(
@@ -173,7 +188,8 @@ def _refuse(
     if (state.user_version == 0 and state.tables) or (
         state.user_version and state.user_version not in legacy
     ):
-        raise DatabaseError(f"{where}: a database, but not a {side} database")
+        holder = "an SQLite file" if state.sqlite else "its schema holds tables"
+        raise DatabaseError(f"{where}: {holder}, but not a {side} database")
 
 
 def _run_to_head(

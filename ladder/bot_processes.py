@@ -46,6 +46,9 @@ __all__ = [
 
 STOP_GRACE_S: Final = 5.0
 _TOKEN_VAR: Final = b"BRANDELN_TOKEN="
+# The process that started a bot: while it lives the bot is its, not an orphan (another runner
+# of the same season on this host must not stop it; only a killed runner leaves orphans).
+_STARTER_VAR: Final = b"BRANDELN_STARTED_BY="
 _PYTHON_NAMES: Final = frozenset({"python", "python3"})
 
 
@@ -117,6 +120,7 @@ async def start_bot(
             "BRANDELN_BOT_NAME": name,
             "BRANDELN_TABLES": str(tables),
             "PYTHONUNBUFFERED": "1",  # so a Python bot's log is current when we show its tail
+            _STARTER_VAR.decode()[:-1]: str(os.getpid()),
         }
     )
     # A bot's output is its own business: its log is 0600 in a 0700 folder.
@@ -179,7 +183,8 @@ def find_orphans(token_hashes: Iterable[str], proc: Path = Path("/proc")) -> lis
     A process counts only if its environment holds ``BRANDELN_TOKEN=<token>`` where the
     token's SHA-256 is one of ``token_hashes`` (:func:`ladder.storage.token_hash`; the ladder
     keeps no token): the tokens are secrets this ladder handed out, so no unrelated process can
-    match. Reads ``/proc`` (Linux); elsewhere it finds nothing.
+    match. A bot whose starter (``BRANDELN_STARTED_BY``) still runs is that run's, not an
+    orphan. Reads ``/proc`` (Linux); elsewhere it finds nothing.
     """
     wanted = set(token_hashes)
     if not wanted or not proc.is_dir():
@@ -192,9 +197,14 @@ def find_orphans(token_hashes: Iterable[str], proc: Path = Path("/proc")) -> lis
             environ = (entry / "environ").read_bytes()
         except OSError:  # gone, or another user's
             continue
-        tokens = (v[len(_TOKEN_VAR) :] for v in environ.split(b"\0") if v.startswith(_TOKEN_VAR))
-        if any(hashlib.sha256(token).hexdigest() in wanted for token in tokens):
-            found.append(int(entry.name))
+        variables = environ.split(b"\0")
+        tokens = (v[len(_TOKEN_VAR) :] for v in variables if v.startswith(_TOKEN_VAR))
+        if not any(hashlib.sha256(token).hexdigest() in wanted for token in tokens):
+            continue
+        starters = [v[len(_STARTER_VAR) :] for v in variables if v.startswith(_STARTER_VAR)]
+        if starters and starters[0].isdigit() and _alive(int(starters[0])):
+            continue  # its runner is alive (another run of the season): not an orphan
+        found.append(int(entry.name))
     return sorted(found)
 
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.duplicate import BotBlockResult, DecisionLatency, combine_latency
-from ladder.stats import MeanInterval, chips_per_deal, made_percent
-from ladder.storage import LadderStore, RatingRow
+from ladder.stats import MeanInterval, chips_per_deal, made_percent, mean_ci95_from_sums
+from ladder.storage import BotTotals, LadderStore, RatingRow
 
-__all__ = ["LeaderboardRow", "leaderboard", "season_leaderboard"]
+__all__ = ["LeaderboardRow", "leaderboard", "leaderboard_from_totals", "season_leaderboard"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,20 +88,12 @@ class LeaderboardRow:
 
 
 def leaderboard(
-    ratings: Sequence[RatingRow],
-    results: Sequence[tuple[int, BotBlockResult]],
-    latency: Mapping[tuple[int, str], DecisionLatency] | None = None,
+    ratings: Sequence[RatingRow], results: Sequence[tuple[int, BotBlockResult]]
 ) -> list[LeaderboardRow]:
-    """The leaderboard from current ratings and per-block results.
-
-    ``latency`` by (block, bot) (:meth:`LadderStore.latency`) overrides the results' own.
-    """
+    """The leaderboard from current ratings and per-block results."""
     by_bot: dict[str, list[BotBlockResult]] = defaultdict(list)
-    latency_by_bot: dict[str, list[DecisionLatency]] = defaultdict(list)
-    for block, result in results:
+    for _, result in results:
         by_bot[result.bot].append(result)
-        stored = None if latency is None else latency.get((block, result.bot))
-        latency_by_bot[result.bot].append(stored or result.latency)
     ordered = sorted(ratings, key=lambda row: (-row.rating.conservative, -row.rating.mu, row.bot))
     rows = []
     for position, row in enumerate(ordered, start=1):
@@ -123,16 +115,49 @@ def leaderboard(
                 illegal=sum(r.illegal for r in played),
                 forfeits=sum(1 for r in played if r.forfeited),
                 strikes=sum(r.strikes for r in played),
-                latency=combine_latency(latency_by_bot.get(row.bot, [])),
+                latency=combine_latency(r.latency for r in played),
             )
         )
     return rows
 
 
 def season_leaderboard(store: LadderStore, season: str) -> list[LeaderboardRow]:
-    """The leaderboard of a stored season."""
-    return leaderboard(
-        store.ratings(season),
-        store.results(season, rated_only=True),
-        store.latency(season, rated_only=True),
-    )
+    """The leaderboard of a stored season, from the per-bot totals the store keeps with the
+    ratings (one row per bot, however long the season: no read of every block's results)."""
+    return leaderboard_from_totals(store.ratings(season), store.bot_totals(season))
+
+
+def leaderboard_from_totals(
+    ratings: Sequence[RatingRow], totals: Mapping[str, BotTotals]
+) -> list[LeaderboardRow]:
+    """The leaderboard from current ratings and each bot's totals over its rated blocks (the
+    same rows as :func:`leaderboard` over those blocks' results)."""
+    ordered = sorted(ratings, key=lambda row: (-row.rating.conservative, -row.rating.mu, row.bot))
+    rows = []
+    for position, row in enumerate(ordered, start=1):
+        total = totals.get(row.bot)
+        rows.append(
+            LeaderboardRow(
+                rank=position,
+                bot=row.bot,
+                conservative=row.rating.conservative,
+                mu=row.rating.mu,
+                sigma=row.rating.sigma,
+                blocks=row.blocks,
+                deals=total.deals if total else 0,
+                chips=total.chips if total else 0,
+                chips_per_deal=(
+                    mean_ci95_from_sums(total.cpd_n, total.cpd_sum, total.cpd_sum_sq)
+                    if total
+                    else None
+                ),
+                contracts_bid=total.contracts_bid if total else 0,
+                contracts_made=total.contracts_made if total else 0,
+                timeouts=total.timeouts if total else 0,
+                illegal=total.illegal if total else 0,
+                forfeits=total.forfeits if total else 0,
+                strikes=total.strikes if total else 0,
+                latency=total.latency if total else DecisionLatency(),
+            )
+        )
+    return rows

@@ -66,15 +66,19 @@ def record_and_rate(
     results: Mapping[str, BotBlockResult],
     rate: RateBlock,
 ) -> list[int]:
-    """Record a finished block with the ratings it unlocks, in one transaction of the store.
+    """Record a finished block with the ratings it unlocks, in one transaction of the store
+    that holds the season's lock (so two runners recording at once still rate in order).
 
     Returns the indexes of the blocks rated now (in order; empty when an earlier block is still
-    missing). Raises :class:`~ladder.errors.StorageError` if the block is already stored.
+    missing, or when this very block was recorded already). Raises
+    :class:`~ladder.errors.StorageError` if the block is stored with other matches.
     """
-    next_to_rate = store.next_to_rate(season)
-    rankings = dict(store.unrated_rankings(season))
-    rankings[plan.index] = {bot: result.rank for bot, result in results.items()}
-    before = {row.bot: row.rating for row in store.ratings(season)}
-    rated = blocks_to_rate(next_to_rate, rankings, before, rate)
-    store.record_block(season, plan, outcomes, results, rated, next_to_rate=next_to_rate)
-    return [block.index for block in rated]
+
+    def unlocked(
+        next_to_rate: int,
+        rankings: Mapping[int, Mapping[str, int]],
+        ratings: Mapping[str, Rating],
+    ) -> list[RatedBlock]:
+        return blocks_to_rate(next_to_rate, rankings, ratings, rate)
+
+    return store.record_and_rate(season, plan, outcomes, results, unlocked)

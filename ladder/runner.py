@@ -9,6 +9,14 @@ included) and stops the bot processes at the end, on error and on cancellation.
 and settings) plays the missing blocks, an interrupted one from its start, and counts nothing
 twice; ratings are applied in block order, so they equal an uninterrupted run's.
 
+**Claims.** Each block is claimed in the ladder database before it is played
+(:meth:`~ladder.storage.LadderStore.claim_block`), so two runners of one season (two processes
+on one PostgreSQL, or on one SQLite file) share its blocks and never play one twice. A run
+heartbeats its claims and gives them back when it stops; the claims of a run that was killed
+(SIGKILL) are taken over by the next run (its process is gone, see :mod:`ladder.claims`).
+Database calls run in worker threads: a database that is briefly away is retried with backoff
+(:mod:`datastore.retry`) while the matches in flight go on.
+
 Bot processes are stopped at the end, on errors and on cancellation (Ctrl-C). A run killed
 outright (SIGKILL) cannot stop them; the next run finds them by the token in their environment
 (it keeps the token's hash) and stops them before starting new ones.
@@ -30,6 +38,8 @@ not hold, a suffix ``-2``, ``-3``, ... is added. Bots that connect by themselves
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -40,12 +50,14 @@ from typing import Final, TypeVar
 
 from ladder.admin_client import AdminClient
 from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
+from ladder.claims import HEARTBEAT_S, new_runner_id, retire
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
-from ladder.errors import BotNameTakenError, BotStartError
+from ladder.errors import BotNameTakenError, BotStartError, StorageError
 from ladder.rating_order import record_and_rate
 from ladder.ratings import RatingModel
-from ladder.storage import LadderStore, SeasonStatus, token_hash
+from ladder.schema import ClaimState
+from ladder.storage import LadderStore, RatingRow, SeasonStatus, token_hash
 
 __all__ = [
     "ProgressCallback",
@@ -60,6 +72,7 @@ MAX_NAME_SUFFIX: Final = 100
 SESSION_POLL_S: Final = 0.1
 PROGRESS_INTERVAL_S: Final = 0.25
 _T = TypeVar("_T")
+log = logging.getLogger("brandeln.ladder")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +102,16 @@ class SeasonSummary:
     seconds: float
     last_match_id: str | None
     referee_contacted: bool = True  # False when every block was already recorded
+    blocks_elsewhere: int = 0  # unfinished blocks another live runner holds at the end
+
+
+def _set_status(store: LadderStore, season: str, status: SeasonStatus, detail: str = "") -> None:
+    """Record how the run ended, unless the database itself is what failed (its error is the
+    one to report, not a second one from saying so)."""
+    try:
+        store.set_season_status(season, status, detail)
+    except StorageError as error:
+        log.warning("could not record season %r as %s: %s", season, status.value, error)
 
 
 async def run_season(
@@ -116,6 +139,8 @@ async def run_season(
     finished = store.finished_blocks(config.name) & {plan.index for plan in plans}
     pending = [plan for plan in plans if plan.index not in finished]
     if logs_dir is None:
+        if store.path is None:
+            raise StorageError("the ladder database is no file: give the bots' logs folder")
         logs_dir = store.path.parent / "seasons" / config.name / "bots"
     run = _SeasonRun(config, store, model, progress, started, len(finished))
     try:
@@ -123,14 +148,17 @@ async def run_season(
             config, referee_address, admin_token, store, run, pending, logs_dir, root_certificates
         )
     except asyncio.CancelledError:
-        store.set_season_status(config.name, SeasonStatus.INTERRUPTED)
+        _set_status(store, config.name, SeasonStatus.INTERRUPTED)
         raise
     except Exception as error:
         # Without this a season that failed at its start stays listed as merely "0 of N".
-        store.set_season_status(
-            config.name, SeasonStatus.FAILED, str(error) or type(error).__name__
-        )
+        _set_status(store, config.name, SeasonStatus.FAILED, str(error) or type(error).__name__)
         raise
+    finally:
+        # Blocks this run claimed but did not finish are free for the next run at once.
+        with contextlib.suppress(StorageError):
+            await _finish_in_thread(store.release_claims, config.name, run.runner)
+        retire(run.runner)
     done = len(store.finished_blocks(config.name) & {plan.index for plan in plans})
     if done == len(plans):
         store.set_season_status(config.name, SeasonStatus.FINISHED)
@@ -143,6 +171,7 @@ async def run_season(
         deals=run.deals,
         seconds=time.monotonic() - started,
         last_match_id=run.last_match_id or _last_recorded_match(store, config.name),
+        blocks_elsewhere=run.blocks_elsewhere,
         referee_contacted=bool(pending),
     )
 
@@ -242,6 +271,9 @@ class _SeasonRun:
         self.deals = 0
         self.last_match_id: str | None = None
         self._last_report = 0.0
+        self.runner = new_runner_id()
+        self._leader: RatingRow | None = None
+        self.blocks_elsewhere = 0
 
     async def play(
         self, admin: AdminClient, pending: Sequence[BlockPlan], bot_ids: dict[str, str]
@@ -250,7 +282,7 @@ class _SeasonRun:
         match_slots = asyncio.Semaphore(config.concurrency)
         # Enough blocks in flight to keep every match slot busy, and few more: an interrupted
         # run replays only the blocks that were in flight.
-        block_slots = asyncio.Semaphore(math.ceil(config.concurrency / config.players) + 1)
+        block_workers = math.ceil(config.concurrency / config.players) + 1
 
         async def play_match(outcomes: list[MatchOutcome], plan: BlockPlan, rotation: int) -> None:
             async with match_slots:
@@ -260,17 +292,47 @@ class _SeasonRun:
                     )
                 )
 
-        async def play_block(plan: BlockPlan) -> None:
-            async with block_slots:
+        by_index = {plan.index: plan for plan in pending}
+        season = config.name
+
+        async def play_blocks() -> None:
+            # Claim a block, play it, record it; until no block is left to claim. The claim is
+            # a transaction in the database, so other runners of the season share the blocks.
+            while True:
+                index = await _finish_in_thread(self.store.claim_block, season, self.runner)
+                if index is None:
+                    return
+                plan = by_index.get(index)
+                if plan is None:  # recorded meanwhile by another run: nothing to play
+                    continue
                 outcomes: list[MatchOutcome] = []
                 await _all_or_nothing(
                     [play_match(outcomes, plan, rotation) for rotation in range(len(plan.matches))]
                 )
-                self.record(plan, outcomes)
+                await _finish_in_thread(self.record, plan, outcomes)
+                self.report(force=True)
 
-        await _all_or_nothing([play_block(plan) for plan in pending])
+        async def heartbeat() -> None:
+            while True:
+                await asyncio.sleep(HEARTBEAT_S)
+                await asyncio.to_thread(self.store.heartbeat, season, self.runner)
+
+        beating = asyncio.ensure_future(heartbeat())
+        try:
+            await _all_or_nothing([play_blocks() for _ in range(block_workers)])
+        finally:
+            beating.cancel()
+            await asyncio.gather(beating, return_exceptions=True)
+        claims = await asyncio.to_thread(self.store.claims, season)
+        self.blocks_elsewhere = sum(
+            1
+            for state, holder in claims.values()
+            if state is ClaimState.CLAIMED and holder != self.runner
+        )
 
     def record(self, plan: BlockPlan, outcomes: list[MatchOutcome]) -> None:
+        """Record a played block (in a worker thread: a database that is away is retried
+        with backoff without stopping the matches in flight)."""
         outcomes.sort(key=lambda outcome: outcome.plan.rotation)
         results = block_results(plan, outcomes)
         record_and_rate(
@@ -279,7 +341,7 @@ class _SeasonRun:
         self.blocks_done += 1
         self.blocks_played += 1
         self.last_match_id = outcomes[-1].match_id
-        self.report(force=True)
+        self._leader = _leader(self.store.ratings(self.config.name))
 
     def deal_ended(self) -> None:
         self.deals += 1
@@ -292,9 +354,8 @@ class _SeasonRun:
         if not force and now - self._last_report < PROGRESS_INTERVAL_S:
             return
         self._last_report = now
-        ratings = self.store.ratings(self.config.name)
-        rated = [row for row in ratings if row.blocks]
-        leader = max(rated, key=lambda row: (row.rating.conservative, row.bot), default=None)
+        # The leader as the last recorded block left it: no database read on the event loop.
+        leader = self._leader
         elapsed = max(now - self.started, 1e-9)
         self.progress(
             SeasonProgress(
@@ -306,6 +367,12 @@ class _SeasonRun:
                 leader_rating=None if leader is None else leader.rating.conservative,
             )
         )
+
+
+def _leader(ratings: Sequence[RatingRow]) -> RatingRow | None:
+    """The best conservative rating among the bots rated so far."""
+    rated = [row for row in ratings if row.blocks]
+    return max(rated, key=lambda row: (row.rating.conservative, row.bot), default=None)
 
 
 async def _identities(
@@ -437,6 +504,20 @@ async def _first_done(main: Awaitable[_T], watcher: Awaitable[None]) -> _T:
         await asyncio.gather(main_task, watch_task, return_exceptions=True)
 
 
+async def _finish_in_thread(fn: Callable[..., _T], *args: object) -> _T:
+    """``fn(*args)`` (a database transaction) in a worker thread, not abandoned when the caller
+    is cancelled: a thread cannot be stopped, so the cancellation waits for the transaction to
+    end. A run therefore stops with every finished block recorded (or not at all), and no claim
+    lands after the run has released its claims."""
+    task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await task
+        raise
+
+
 async def _all_or_nothing(coroutines: Sequence[Awaitable[_T]]) -> list[_T]:
     """Run concurrently; on the first failure cancel the rest and raise that failure itself.
 
@@ -453,5 +534,5 @@ async def _all_or_nothing(coroutines: Sequence[Awaitable[_T]]) -> list[_T]:
 
 
 def _last_recorded_match(store: LadderStore, season: str) -> str | None:
-    matches = store.matches(season)
-    return matches[-1].match_id if matches else None
+    last = store.last_match(season)
+    return None if last is None else last.match_id

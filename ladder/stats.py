@@ -26,7 +26,14 @@ from typing import Final
 
 from ladder.duplicate import BotBlockResult
 
-__all__ = ["Z_95", "MeanInterval", "chips_per_deal", "made_percent", "mean_ci95"]
+__all__ = [
+    "Z_95",
+    "MeanInterval",
+    "chips_per_deal",
+    "made_percent",
+    "mean_ci95",
+    "mean_ci95_from_sums",
+]
 
 Z_95: Final = 1.96
 
@@ -58,6 +65,24 @@ def mean_ci95(samples: Sequence[float]) -> MeanInterval:
     return MeanInterval(
         mean, Z_95 * statistics.stdev(samples) / math.sqrt(len(samples)), len(samples)
     )
+
+
+def mean_ci95_from_sums(n: int, total: float, total_sq: float) -> MeanInterval | None:
+    """:func:`mean_ci95` from the samples' count, sum and sum of squares (what the store keeps
+    per bot, so a long season's leaderboard reads one row per bot); None for no samples.
+
+    >>> interval = mean_ci95_from_sums(3, 6.0, 14.0)  # the samples 1, 2, 3
+    >>> round(interval.mean, 3), round(interval.half_width or 0, 3), interval.n
+    (2.0, 1.132, 3)
+    """
+    if n <= 0:
+        return None
+    mean = total / n
+    if n < 2:
+        return MeanInterval(mean, None, n)
+    # Rounding can leave a hair below zero for identical samples.
+    variance = max(0.0, (total_sq - total * total / n) / (n - 1))
+    return MeanInterval(mean, Z_95 * math.sqrt(variance / n), n)
 
 
 def chips_per_deal(results: Iterable[BotBlockResult]) -> MeanInterval | None:

@@ -157,3 +157,87 @@ def _wait_ready(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"postgres did not listen on 127.0.0.1:{port} in {_STARTUP_SECONDS} s")
+
+
+class RestartableServer:
+    """A cluster of its own that a test stops by PID mid-run and starts again (same data, same
+    port): the "PostgreSQL went away" tests. Use :func:`restartable_server`."""
+
+    def __init__(self, bindir: Path) -> None:
+        self.bindir = bindir
+        self.ids = _demote()
+        self.folder = Path(tempfile.mkdtemp(prefix="brandeln-pg-restart-"))
+        if self.ids is not None:
+            os.chown(self.folder, *self.ids)
+        self.data = self.folder / "data"
+        self.user = "brandeln"
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        uid, gid = self.ids if self.ids is not None else (None, None)
+        subprocess.run(
+            [str(bindir / "initdb"), "-D", str(self.data), "-U", self.user, "-A", "trust"],
+            check=True,
+            capture_output=True,
+            user=uid,
+            group=gid,
+            extra_groups=[] if self.ids is not None else None,
+        )
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{self.user}@127.0.0.1:{self.port}/{database}"
+
+    def start(self) -> PostgresServer:
+        uid, gid = self.ids if self.ids is not None else (None, None)
+        self.starts += 1
+        log_path = self.folder / f"server-{self.starts}.log"  # a fresh one: see _wait_ready
+        log = log_path.open("wb")
+        self.process = subprocess.Popen(
+            [
+                str(self.bindir / "postgres"),
+                "-D",
+                str(self.data),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-k",
+                str(self.folder),
+                "-c",
+                "fsync=off",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            user=uid,
+            group=gid,
+            extra_groups=[] if self.ids is not None else None,
+        )
+        log.close()
+        _wait_ready(self.port, self.process, log_path)
+        return PostgresServer("127.0.0.1", self.port, self.user, "postgres", self.process.pid)
+
+    def stop(self) -> None:
+        """Fast shutdown by PID (SIGINT): every client connection is cut at once."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def restartable_server(bindir: Path) -> Iterator[RestartableServer]:
+    """A started :class:`RestartableServer`, stopped and removed afterwards."""
+    server = RestartableServer(bindir)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()

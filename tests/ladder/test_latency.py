@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -80,19 +81,25 @@ def test_latency_is_stored_with_the_block_and_reaches_the_leaderboard(tmp_path: 
         assert row.to_json()["latency"]["p95_ms"] == 50
 
 
-def test_blocks_stored_without_latency_show_none_and_an_older_file_gains_the_table(
+def test_an_older_file_upgraded_shows_no_latency_and_its_strikes_from_the_results(
     tmp_path: Path,
 ) -> None:
+    # A ladder.db of schema version 2 (made by the code of that time): its results carry
+    # strikes but no latency. The upgrade (revision 0004) must show latency as unknown, not as
+    # 0 ms, and total the strikes of the rated blocks only, as the store adds them.
     path = tmp_path / "ladder.db"
-    with LadderStore.open(path) as store:
-        store.ensure_season(CONFIG, MODEL.initial())
-        record_and_rate(
-            store, CONFIG.name, *finished_block(0, BOTS, (0, 0, 0, 0)), MODEL.rate_block
-        )
-    # A file written before the ladder kept latency: no result_latency table at all.
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "data" / "ladder_v2.db", path)
     with sqlite3.connect(path) as db:
-        db.execute("DROP TABLE result_latency")
+        db.execute("UPDATE results SET strikes = 2 WHERE bot = 'a'")
+        (next_to_rate,) = db.execute("SELECT next_to_rate FROM seasons").fetchone()
+        (rated,) = db.execute(
+            "SELECT count(*) FROM results WHERE bot = 'a' AND block_index < ?", (next_to_rate,)
+        ).fetchone()
     with LadderStore.open(path, create=False) as store:
-        assert store.latency(CONFIG.name) == {}
-        rows = season_leaderboard(store, CONFIG.name)
-    assert all(row.latency.decisions == 0 and row.to_json()["latency"] is None for row in rows)
+        assert store.latency("legacy") == {}
+        rows = {row.bot: row for row in season_leaderboard(store, "legacy")}
+    assert all(
+        row.latency.decisions == 0 and row.to_json()["latency"] is None for row in rows.values()
+    )
+    assert rows["a"].strikes == 2 * rated
+    assert rows["b"].strikes == 0

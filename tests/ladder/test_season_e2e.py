@@ -209,3 +209,27 @@ def test_ctrl_c_stops_the_bots_and_keeps_the_finished_blocks(tmp_path: Path) -> 
     assert "Traceback" not in output
     assert len(hashes) == 4
     assert find_orphans(hashes) == []  # the runner stopped its bots before exiting
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="orphans are found through /proc")
+def test_a_bot_whose_starter_still_runs_is_no_orphan() -> None:
+    # Two runners of one season on one host: the second must not stop the first one's bots,
+    # which carry a token hash it also knows. A bot whose starter is gone is an orphan.
+    parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    env = {**os.environ, "BRANDELN_TOKEN": "shared-season-token"}
+    owned = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        env={**env, "BRANDELN_STARTED_BY": str(parent.pid)},
+    )
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    left = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        env={**env, "BRANDELN_STARTED_BY": str(gone.pid)},
+    )
+    try:
+        assert find_orphans([token_hash("shared-season-token")]) == [left.pid]
+    finally:
+        for process in (parent, owned, left):
+            process.kill()
+            process.wait()

@@ -1,0 +1,200 @@
+"""The ladder's tables, as SQLAlchemy Core metadata: the schema the newest migration makes
+(``ladder/migrations/versions/``), the same Table objects on SQLite and PostgreSQL.
+
+No table names a schema: on PostgreSQL the engine puts them in the ``ladder`` schema
+(:func:`datastore.engine.open_engine`), beside the referee's tables in ``referee``.
+``METADATA`` is what the copy tool (``brandeln db copy``) walks, in dependency order.
+
+Tables: ``seasons``; ``season_bots`` (a season's bots and their referee identities: no token,
+only the hash of the one last handed to a bot's process); ``blocks``, ``matches`` (the
+referee's match ids, per block and rotation) and ``results`` (per bot per block); ``ratings``
+and ``rating_history``; ``bot_totals`` (each bot's sums over its rated blocks, so the
+leaderboard reads one row per bot however long the season); ``block_claims`` (which runner
+plays which block now).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    Float,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+)
+
+__all__ = [
+    "BLOCKS",
+    "BLOCK_CLAIMS",
+    "BOT_TOTALS",
+    "MATCHES",
+    "METADATA",
+    "RATINGS",
+    "RATING_HISTORY",
+    "RESULTS",
+    "SEASONS",
+    "SEASON_BOTS",
+    "ClaimState",
+]
+
+
+class ClaimState(StrEnum):
+    """A block's claim: free to take, being played by a runner, or recorded."""
+
+    OPEN = "open"
+    CLAIMED = "claimed"
+    DONE = "done"
+
+
+METADATA: Final = MetaData()
+
+SEASONS: Final = Table(
+    "seasons",
+    METADATA,
+    Column("season_id", Integer, primary_key=True, autoincrement=True),
+    Column("name", Text, nullable=False, unique=True),
+    Column("settings_json", Text, nullable=False),  # what must not change between runs
+    Column("ruleset", Text, nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("blocks_planned", Integer, nullable=False),
+    # Ratings include every block below this index.
+    Column("next_to_rate", Integer, nullable=False, server_default="0"),
+    Column("created_at", BigInteger, nullable=False),  # ms since the epoch
+    Column("updated_at", BigInteger, nullable=False),
+    Column("status", Text, nullable=False, server_default="running"),  # a SeasonStatus
+    Column("status_detail", Text, nullable=False, server_default=""),  # why it failed
+    # Kept with each recorded block: no count over a long season's blocks to show it.
+    Column("blocks_recorded", Integer, nullable=False, server_default="0"),
+)
+
+SEASON_BOTS: Final = Table(
+    "season_bots",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("bot", Text, primary_key=True),  # the name in the season file
+    Column("kind", Text, nullable=False),
+    Column("bot_id", Text),  # the referee's id; NULL until a command bot is registered
+    Column("referee_name", Text),  # the name it was registered under at the referee
+    Column("token_hash", Text),  # SHA-256 of the token last handed to its process
+    CheckConstraint("kind IN ('command', 'external')", name="season_bots_kind"),
+)
+
+BLOCKS: Final = Table(
+    "blocks",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("block_index", Integer, primary_key=True),
+    Column("seed", Text, nullable=False),  # 64-bit unsigned: text (SQL integers are signed)
+    Column("bots_json", Text, nullable=False),  # seating of rotation 0
+    Column("finished_at", BigInteger, nullable=False),
+)
+
+MATCHES: Final = Table(
+    "matches",
+    METADATA,
+    Column("season_id", Integer, primary_key=True),
+    Column("block_index", Integer, primary_key=True),
+    Column("rotation", Integer, primary_key=True),
+    Column("match_id", Text, nullable=False),
+    Column("suit_permutation", Text, nullable=False),
+    Column("bots_json", Text, nullable=False),  # season bot names by seat
+    Column("balances_json", Text, nullable=False),
+    Column("forfeited_json", Text, nullable=False),
+    Column("deals_played", Integer, nullable=False),
+    ForeignKeyConstraint(["season_id", "block_index"], ["blocks.season_id", "blocks.block_index"]),
+    Index("matches_by_match_id", "match_id"),
+)
+
+RESULTS: Final = Table(
+    "results",
+    METADATA,
+    Column("season_id", Integer, primary_key=True),
+    Column("block_index", Integer, primary_key=True),
+    Column("bot", Text, primary_key=True),
+    Column("rank", Integer, nullable=False),
+    Column("chips", Integer, nullable=False),
+    Column("deals", Integer, nullable=False),
+    Column("forfeited", Integer, nullable=False),
+    Column("timeouts", Integer, nullable=False),
+    Column("illegal", Integer, nullable=False),
+    Column("strikes", Integer, nullable=False),
+    Column("contracts_bid", Integer, nullable=False),
+    Column("contracts_made", Integer, nullable=False),
+    # Decision latency over the block's matches (MatchSummary.latency, ladder.duplicate's
+    # combine_latency); lat_decisions 0: not reported (blocks recorded before revision 0004).
+    Column("lat_decisions", Integer, nullable=False, server_default="0"),
+    Column("lat_p50_ms", Integer, nullable=False, server_default="0"),
+    Column("lat_p95_ms", Integer, nullable=False, server_default="0"),
+    Column("lat_max_ms", Integer, nullable=False, server_default="0"),
+    ForeignKeyConstraint(["season_id", "block_index"], ["blocks.season_id", "blocks.block_index"]),
+)
+
+RATINGS: Final = Table(
+    "ratings",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("bot", Text, primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("blocks", Integer, nullable=False),  # rated blocks played
+)
+
+RATING_HISTORY: Final = Table(
+    "rating_history",
+    METADATA,
+    Column("season_id", Integer, primary_key=True),
+    Column("block_index", Integer, primary_key=True),
+    Column("bot", Text, primary_key=True),
+    Column("mu", Float, nullable=False),  # after the block
+    Column("sigma", Float, nullable=False),
+)
+
+# A bot's sums over its rated blocks (the leaderboard's columns), updated with the ratings.
+# cpd_*: the per-block samples chips/deals (blocks with deals only), for the mean and its
+# interval without reading every block (ladder.stats.mean_ci95_from_sums).
+BOT_TOTALS: Final = Table(
+    "bot_totals",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("bot", Text, primary_key=True),
+    Column("deals", Integer, nullable=False, server_default="0"),
+    Column("chips", Integer, nullable=False, server_default="0"),
+    Column("contracts_bid", Integer, nullable=False, server_default="0"),
+    Column("contracts_made", Integer, nullable=False, server_default="0"),
+    Column("timeouts", Integer, nullable=False, server_default="0"),
+    Column("illegal", Integer, nullable=False, server_default="0"),
+    Column("forfeits", Integer, nullable=False, server_default="0"),
+    Column("cpd_n", Integer, nullable=False, server_default="0"),
+    Column("cpd_sum", Float, nullable=False, server_default="0"),
+    Column("cpd_sum_sq", Float, nullable=False, server_default="0"),
+    # Strikes, and the decision latency as sums weighted by decisions (lat_p50_sum = the sum of
+    # each block's p50 times its decisions), so the season's figure needs no read of each block.
+    Column("strikes", Integer, nullable=False, server_default="0"),
+    Column("lat_decisions", Integer, nullable=False, server_default="0"),
+    Column("lat_p50_sum", Integer, nullable=False, server_default="0"),
+    Column("lat_p95_sum", Integer, nullable=False, server_default="0"),
+    Column("lat_max_ms", Integer, nullable=False, server_default="0"),
+)
+
+# One row per planned block: claimed in a transaction by the runner that plays it
+# (FOR UPDATE SKIP LOCKED on PostgreSQL, BEGIN IMMEDIATE on SQLite).
+BLOCK_CLAIMS: Final = Table(
+    "block_claims",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("block_index", Integer, primary_key=True),
+    Column("state", Text, nullable=False, server_default=ClaimState.OPEN.value),
+    Column("claimed_by", Text),  # the runner: "host/pid/nonce"
+    Column("claimed_at", BigInteger),
+    Column("heartbeat_at", BigInteger),  # ms; a claim unrefreshed for long is taken over
+    Index("block_claims_by_state", "season_id", "state", "block_index"),
+)
