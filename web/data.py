@@ -78,18 +78,18 @@ class StorageLocation:
     db_url: str | None = None
 
     def describe(self) -> str:
-        return self.db_url if self.db_url else str(self.data)
+        return redacted(self.db_url) if self.db_url else str(self.data)
 
 
 def check_location(location: StorageLocation) -> None:
     """Refuse, before serving, a location the stores cannot open (:class:`DataError`)."""
     if location.db_url is not None:
         if location.db_url.startswith(POSTGRES_SCHEMES):
-            raise DataError(
-                "--db: PostgreSQL storage is not available in this version yet; "
-                "serve a data folder with --data DIR"
-            )
-        raise DataError(f"--db takes a postgresql:// URL, not {location.db_url!r}")
+            return
+        raise DataError(
+            f"--db takes a postgresql:// URL (an SQLite store is served with --data DIR), "
+            f"not {redacted(location.db_url)!r}"
+        )
     if location.data is None:
         raise DataError("give a data folder (--data DIR) or a database URL (--db URL)")
 
@@ -104,30 +104,19 @@ class Stores:
 
 @contextmanager
 def open_stores(location: StorageLocation) -> Iterator[Stores]:
-    """THE place the web front opens storage; closes it afterwards.
+    """THE place the web front opens storage; closes it afterwards (SQLite files are opened
+    per request, as they may appear or be replaced; a PostgreSQL database once per app).
 
     Raises :class:`DataError` when a database is unusable (not ours, damaged, newer schema).
     """
     check_location(location)
-    assert location.data is not None  # check_location: a folder when there is no URL
-    data = location.data
     with ExitStack() as stack:
-        ladder = None
-        ladder_path = data / LADDER_DB
+        if location.db_url is not None:
+            stores = _shared_stores(location.db_url)
+        else:
+            stores = _open_files(location, stack)
         try:
-            if ladder_path.is_file():
-                ladder = LadderStore.open(ladder_path, create=False)
-                stack.callback(ladder.close)
-            referees = []
-            for path in (data / REFEREE_DB, data / EMBEDDED_DIR / REFEREE_DB):
-                if path.is_file():
-                    store = RefereeStore(path)
-                    stack.callback(store.close)
-                    referees.append(store)
-        except (LadderError, StoreError) as error:
-            raise DataError(str(error)) from None
-        try:
-            yield Stores(ladder, referees)
+            yield stores
         except UnknownSeasonError as error:
             raise NotFoundError(str(error)) from None
         except (LadderError, StoreError) as error:
@@ -136,6 +125,26 @@ def open_stores(location: StorageLocation) -> Iterator[Stores]:
             # A damaged row met while reading (a status no enum knows, a number that is not):
             # the page says so rather than a trace.
             raise DataError(f"{location.describe()}: a damaged record: {error}") from None
+
+
+def _open_files(location: StorageLocation, stack: ExitStack) -> Stores:
+    assert location.data is not None  # check_location: a folder when there is no URL
+    data = location.data
+    ladder = None
+    ladder_path = data / LADDER_DB
+    try:
+        if ladder_path.is_file():
+            ladder = LadderStore.open(ladder_path, create=False)
+            stack.callback(ladder.close)
+        referees = []
+        for path in (data / REFEREE_DB, data / EMBEDDED_DIR / REFEREE_DB):
+            if path.is_file():
+                store = RefereeStore(path)
+                stack.callback(store.close)
+                referees.append(store)
+    except (LadderError, StoreError) as error:
+        raise DataError(str(error)) from None
+    return Stores(ladder, referees)
 
 
 # -- formatting -------------------------------------------------------------------------------
@@ -377,6 +386,35 @@ def find_match(stores: Stores, match_id: str) -> MatchRecord:
     raise NotFoundError(f"no match with id {match_id!r}")
 
 
+_SHARED: dict[str, Stores] = {}
+_SHARED_LOCK: Final = threading.Lock()
+
+
+def _shared_stores(url: str) -> Stores:
+    """The stores in a PostgreSQL database, opened once per app (an engine and its pool are
+    meant to live long; the worker threads share them). Its match logs are in it too."""
+    with _SHARED_LOCK:
+        stores = _SHARED.get(url)
+        if stores is None:
+            try:
+                ladder = LadderStore.open(url, create=False)
+                referee = RefereeStore(url)
+            except (LadderError, StoreError) as error:
+                raise DataError(str(error)) from None
+            stores = _SHARED[url] = Stores(ladder, [referee])
+        return stores
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password hidden (for messages)."""
+    scheme, sep, rest = url.partition("://")
+    netloc, slash, tail = rest.partition("/")
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        netloc = f"{userinfo.split(':', 1)[0]}:***@{host}" if ":" in userinfo else netloc
+    return f"{scheme}{sep}{netloc}{slash}{tail}"
+
+
 def _log_text(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
@@ -397,10 +435,14 @@ def parse_log(text: str, name: str) -> list[Record]:
     return records
 
 
-def read_match_log(record: MatchRecord) -> list[Record]:
-    """The match's log from its file, validated; :class:`DataError` saying what is wrong."""
+def read_match_log(record: MatchRecord, stores: Stores | None = None) -> list[Record]:
+    """The match's log from its file (or, PostgreSQL, the database), validated;
+    :class:`DataError` saying what is wrong."""
+    shared = [store for store in (stores.referees if stores else ()) if store.shared]
     try:
-        data = Path(record.log_path).read_bytes()
+        data = shared[0].read_log(record.log_path) if shared else Path(record.log_path).read_bytes()
+    except StoreError as error:
+        raise DataError(f"the log of this match is unreadable: {error}") from None
     except OSError as error:
         raise DataError(f"the log of this match is unreadable: {error.strerror or error}") from None
     return parse_log(_log_text(data, record.log_path), record.log_path)
@@ -441,7 +483,7 @@ def match_view(stores: Stores, match_id: str, referee: RefereeLink | None = None
             raise
         record, text = remote_match(referee, match_id)
         return _view(record, lambda: parse_log(text, f"referee {referee.address}: {match_id}"))
-    return _view(record, lambda: read_match_log(record))
+    return _view(record, lambda: read_match_log(record, stores))
 
 
 def _view(record: MatchRecord, read: Callable[[], list[Record]]) -> MatchView:
@@ -561,21 +603,23 @@ _LOG_CACHE: OrderedDict[tuple[str, str, int, int], LogFigures] = OrderedDict()
 _LOG_CACHE_LOCK: Final = threading.Lock()  # pages are served by several worker threads
 
 
-def _figures_of(record: MatchRecord, bot_id: str) -> LogFigures:
+def _figures_of(record: MatchRecord, bot_id: str, stores: Stores) -> LogFigures:
     """The log's figures for ``bot_id``, cached by file, size and modification time (a
-    finished log never changes)."""
-    path = Path(record.log_path)
-    try:
-        stat = path.stat()
-    except OSError as error:
-        raise DataError(f"the log is unreadable: {error.strerror or error}") from None
-    key = (record.log_path, bot_id, stat.st_size, stat.st_mtime_ns)
+    finished log never changes); a log in PostgreSQL by its match's status and deals."""
+    if any(store.shared for store in stores.referees):
+        key = (record.log_path, bot_id, hash(record.status), record.deals_played)
+    else:
+        try:
+            stat = Path(record.log_path).stat()
+        except OSError as error:
+            raise DataError(f"the log is unreadable: {error.strerror or error}") from None
+        key = (record.log_path, bot_id, stat.st_size, stat.st_mtime_ns)
     with _LOG_CACHE_LOCK:
         cached = _LOG_CACHE.get(key)
         if cached is not None:
             _LOG_CACHE.move_to_end(key)
             return cached
-    figures = log_figures(read_match_log(record), bot_id)
+    figures = log_figures(read_match_log(record, stores), bot_id)
     with _LOG_CACHE_LOCK:
         _LOG_CACHE[key] = figures
         while len(_LOG_CACHE) > _CACHED_LOGS:
@@ -647,7 +691,7 @@ def bot_view(stores: Stores, bot_id: str, page: int) -> BotView:
         strikes += sum(record.strikes[s] for s in seats if s < len(record.strikes))
         forfeits += sum(1 for s in seats if s in record.forfeited)
         try:
-            total.add(_figures_of(record, bot_id))
+            total.add(_figures_of(record, bot_id, stores))
             read += 1
         except DataError as error:
             unreadable.append(f"{record.match_id}: {error}")

@@ -60,7 +60,6 @@ def test_web_prints_its_address_and_serves_the_pages_there(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--db", "postgresql://arena@localhost/brandeln"], "PostgreSQL storage is not available"),
         (["--data", "x", "--db", "postgresql://h/db"], "give --data or --db, not both"),
         (["--referee", "127.0.0.1:1"], "--referee needs the admin token"),
     ],
