@@ -18,7 +18,6 @@ its tables first).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -114,41 +113,28 @@ def _referee_side() -> Side:
     return Side(SIDE, METADATA, open_store, files, has_logs=True)
 
 
-def _ladder_side() -> Side | None:
-    """The ladder's store, where this build's ladder has its tables in SQLAlchemy
-    (``ladder.schema.METADATA`` and Alembic scripts in ``ladder/migrations``)."""
-    try:
-        schema = importlib.import_module("ladder.schema")
-    except ImportError:
-        return None
-    metadata = getattr(schema, "METADATA", None)
-    migrations = Path(importlib.import_module("ladder").__file__ or "").parent / "migrations"
-    if metadata is None or not (migrations / "versions").is_dir():
-        return None
+def _ladder_side() -> Side:
+    """The ladder's store, opened by the ladder's own code: a ladder.db of an older version
+    (``user_version`` 1 or 2, no Alembic table) is adopted and migrated as `season run` would."""
+    from ladder.schema import METADATA as LADDER_METADATA  # noqa: PLC0415 - keep --help fast
 
     def open_store(
         url: DatabaseUrl, _logs: Path | None
     ) -> tuple[sqlalchemy.Engine, Callable[[], None]]:
-        from datastore.engine import open_engine  # noqa: PLC0415
-        from datastore.migrations import upgrade  # noqa: PLC0415
+        from ladder.errors import StorageError  # noqa: PLC0415
+        from ladder.storage import LadderStore  # noqa: PLC0415
 
-        engine = open_engine(url, side="ladder")
         try:
-            upgrade(engine, url, side="ladder", script_location=migrations)
-        except BaseException:
-            engine.dispose()
-            raise
-        return engine, engine.dispose
+            store = LadderStore.open(url)
+        except StorageError as error:
+            raise CopyError(str(error)) from None
+        return store.engine, store.close
 
-    return Side("ladder", metadata, open_store, lambda folder: [folder / "ladder.db"])
+    return Side("ladder", LADDER_METADATA, open_store, lambda folder: [folder / "ladder.db"])
 
 
 def sides() -> list[Side]:
-    found = [_referee_side()]
-    ladder = _ladder_side()
-    if ladder is not None:
-        found.append(ladder)
-    return found
+    return [_referee_side(), _ladder_side()]
 
 
 # --- one side -------------------------------------------------------------------------------

@@ -295,6 +295,11 @@ class LadderStore:
             _scrub_free_pages(engine, url)
         return cls(engine, url)
 
+    @property
+    def engine(self) -> sqlalchemy.Engine:
+        """The store's engine (``brandeln db copy`` reads and writes its tables directly)."""
+        return self._engine
+
     def close(self) -> None:
         """Close every connection."""
         self._engine.dispose()

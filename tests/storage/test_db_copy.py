@@ -85,6 +85,16 @@ def test_a_copy_to_postgresql_and_back_holds_every_row_and_log(
         assert copied[key][:12] == row[:12]
         assert copied[key][12] == str(back.resolve() / "logs" / f"{key}.jsonl")
     assert _logs(copy) == logs
+    # The ladder's side went there and back too: every row, and the same leaderboard.
+    assert "ladder.results" in there.stdout
+    for table in ("seasons", "season_bots", "blocks", "matches", "results", "ratings"):
+        assert _rows(back / "ladder.db", table) == _rows(played / "ladder.db", table), table
+    boards = [
+        runner.invoke(app, ["ratings", *where, "--season", "copied", "--json"])
+        for where in (["--data", str(played)], ["--db", pg_url], ["--data", str(back)])
+    ]
+    assert all(board.exit_code == 0 for board in boards), [b.output for b in boards]
+    assert boards[0].stdout == boards[1].stdout == boards[2].stdout
 
 
 def test_a_destination_with_data_is_refused_unless_forced(played: Path, pg_url: str) -> None:
@@ -103,3 +113,20 @@ def test_a_copy_from_a_folder_without_stores_says_so(tmp_path: Path, pg_url: str
     result = runner.invoke(app, ["db", "copy", str(tmp_path), pg_url])
     assert result.exit_code == 1
     assert "no referee or ladder database to copy" in result.stderr
+
+
+def test_a_ladder_db_of_an_older_version_is_adopted_and_copied(tmp_path: Path, pg_url: str) -> None:
+    # A folder as an older brandeln left it (schema version 2, no Alembic table): the copy
+    # opens it as the ladder does, migrating it, instead of refusing it.
+    folder = tmp_path / "old"
+    folder.mkdir()
+    legacy = Path(__file__).resolve().parent.parent / "data" / "ladder_v2.db"
+    (folder / "ladder.db").write_bytes(legacy.read_bytes())
+    results = _rows(folder / "ladder.db", "results")
+    copied = runner.invoke(app, ["db", "copy", str(folder), pg_url])
+    assert copied.exit_code == 0, copied.output
+    back = tmp_path / "back"
+    assert runner.invoke(app, ["db", "copy", pg_url, str(back)]).exit_code == 0
+    assert [row[:12] for row in _rows(back / "ladder.db", "results")] == [
+        row[:12] for row in results
+    ]
