@@ -15,7 +15,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brandeln_cli import paths
-from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption
+from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption, referee_credentials
 from brandeln_cli.output import console, fail
 from brandeln_cli.terminal_text import json_text, markup, plain
 
@@ -154,15 +154,7 @@ def _run(
     from ladder.errors import LadderError  # noqa: PLC0415
 
     data_dir = data or paths.data_dir()
-    admin_token = None
-    if referee is not None:
-        admin_token = os.environ.get(paths.ADMIN_TOKEN_ENV)
-        if not admin_token:
-            raise fail(f"--referee needs the admin token in ${paths.ADMIN_TOKEN_ENV}", code=2)
-    try:
-        roots = ca.read_bytes() if ca else None
-    except OSError as error:
-        raise fail(f"cannot read the CA file {ca}: {error.strerror}", code=2) from None
+    admin_token, roots = referee_credentials(referee, ca)
     if not quiet:
         lower, upper = sprt.bounds
         console.print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,3 +32,22 @@ SeasonRefereeOption = Annotated[
 ]
 CaOption = Annotated[Path | None, typer.Option("--ca", help="CA file (PEM) for a TLS referee.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def referee_credentials(referee: str | None, ca: Path | None) -> tuple[str | None, bytes | None]:
+    """``(admin token, CA certificates)`` for a command that drives a running referee: the
+    token from $BRANDELN_ADMIN_TOKEN (required with ``--referee``), the CA file's bytes; a
+    missing token or an unreadable file ends the command (exit code 2) with one line."""
+    from brandeln_cli import paths  # noqa: PLC0415 - options stays import-light
+    from brandeln_cli.output import fail  # noqa: PLC0415
+
+    admin_token = None
+    if referee is not None:
+        admin_token = os.environ.get(paths.ADMIN_TOKEN_ENV)
+        if not admin_token:
+            raise fail(f"--referee needs the admin token in ${paths.ADMIN_TOKEN_ENV}", code=2)
+    try:
+        roots = ca.read_bytes() if ca else None
+    except OSError as error:
+        raise fail(f"cannot read the CA file {ca}: {error.strerror}", code=2) from None
+    return admin_token, roots

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.resources
-import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,7 +28,7 @@ from brandeln_cli.leaderboard_view import (
     season_line,
     season_title,
 )
-from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption
+from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption, referee_credentials
 from brandeln_cli.output import console, errors, fail, hint
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
 from brandeln_cli.web_cmd import web_address
@@ -167,15 +166,7 @@ def play(
 
     data_dir = data or paths.data_dir()
     ladder_where = ladder_database(db, data_dir)
-    admin_token = None
-    if referee is not None:
-        admin_token = os.environ.get(paths.ADMIN_TOKEN_ENV)
-        if not admin_token:
-            raise fail(f"--referee needs the admin token in ${paths.ADMIN_TOKEN_ENV}", code=2)
-    try:
-        root_certificates = ca.read_bytes() if ca else None
-    except OSError as error:
-        raise fail(f"cannot read the CA file {ca}: {error.strerror}", code=2) from None
+    admin_token, root_certificates = referee_credentials(referee, ca)
     where = "embedded referee" if referee is None else f"referee {referee}"
     talk = errors if as_json else console
     _check_bots(config, talk)

@@ -33,7 +33,7 @@ from ladder.admin_client import (
 from ladder.bot_processes import BotProcess, start_bot, stop_bots
 from ladder.config import BotSpec, CommandBot, ExternalBot, TimeControl
 from ladder.duplicate import MatchPlan, plan_block
-from ladder.errors import BotStartError
+from ladder.runner import wait_for_sessions
 from ladder.sprt import Sprt, Verdict
 
 __all__ = ["AbConfig", "AbProgress", "AbResult", "candidate_seat", "run_ab"]
@@ -127,7 +127,13 @@ async def run_ab(
                         log_path=logs_dir / f"{bot.name}.log",
                     )
                 )
-            await _wait_for_sessions(admin, config, bot_ids, processes, tables)
+            needed = {
+                bot.name: tables[bot.name] if isinstance(bot, CommandBot) else 1
+                for bot in config.bots
+            }
+            await wait_for_sessions(
+                admin, needed, bot_ids, processes, round(config.connect_timeout_s * 1000)
+            )
             matches = await _play(admin, config, sprt, bot_ids, progress)
         finally:
             await stop_bots(processes)
@@ -221,36 +227,3 @@ async def _deal_payments(
 
     await admin.play(request, on_event)
     return payments
-
-
-async def _wait_for_sessions(
-    admin: AdminClient,
-    config: AbConfig,
-    bot_ids: dict[str, str],
-    processes: Sequence[BotProcess],
-    tables: dict[str, int],
-) -> None:
-    deadline = time.monotonic() + config.connect_timeout_s
-    while True:
-        for process in processes:
-            if process.exited:
-                raise BotStartError(
-                    f"bot {process.name!r} exited with code {process.process.returncode} "
-                    f"before connecting; its log ({process.log_path}) ends:\n"
-                    f"{process.log_tail()}"
-                )
-        counts = await admin.session_counts()
-        missing = [
-            bot.name
-            for bot in config.bots
-            if (counts[bot_ids[bot.name]].connected if bot_ids[bot.name] in counts else 0)
-            < (tables[bot.name] if isinstance(bot, CommandBot) else 1)
-        ]
-        if not missing:
-            return
-        if time.monotonic() >= deadline:
-            raise BotStartError(
-                f"bots did not connect within {config.connect_timeout_s:g} s: "
-                + ", ".join(repr(name) for name in missing)
-            )
-        await asyncio.sleep(SESSION_POLL_S)

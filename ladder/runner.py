@@ -65,6 +65,7 @@ __all__ = [
     "SeasonSummary",
     "launched_bots",
     "run_season",
+    "wait_for_sessions",
     "while_bots_run",
 ]
 
@@ -440,7 +441,19 @@ async def _wait_for_sessions(
 ) -> None:
     """Wait until every command bot has ``tables`` sessions and every other bot one."""
     needed = {bot.name: bot.tables if isinstance(bot, CommandBot) else 1 for bot in config.bots}
-    deadline = time.monotonic() + config.connect_timeout_ms / 1000
+    await wait_for_sessions(admin, needed, bot_ids, processes, config.connect_timeout_ms)
+
+
+async def wait_for_sessions(
+    admin: AdminClient,
+    needed: Mapping[str, int],
+    bot_ids: Mapping[str, str],
+    processes: Sequence[BotProcess],
+    timeout_ms: int,
+) -> None:
+    """Wait until each bot (by name) has its ``needed`` seat sessions connected; raise
+    :class:`BotStartError` when a bot process exits first or ``timeout_ms`` passes."""
+    deadline = time.monotonic() + timeout_ms / 1000
     while True:
         for process in processes:
             if process.exited:
@@ -464,9 +477,7 @@ async def _wait_for_sessions(
                 + (f" (log: {logs[name]})" if name in logs else "")
                 for name, (have, want) in missing.items()
             )
-            raise BotStartError(
-                f"bots did not connect within {config.connect_timeout_ms} ms: {details}"
-            )
+            raise BotStartError(f"bots did not connect within {timeout_ms} ms: {details}")
         await asyncio.sleep(SESSION_POLL_S)
 
 
