@@ -145,18 +145,40 @@ def _fill(ladder: sqlite3.Connection, referee: sqlite3.Connection, count: int, l
                      json.dumps([f"{b}@filler" for b in FILLER_BOTS]), "[0,0,0,0]",
                      "[1,1,1,1]", "[]", "[0,0,0,0]", "finished", 4, started, started, log)
                 )  # fmt: skip
-                links += [(match_id, f"fill_{bot}") for bot in FILLER_BOTS]
+                links += [(match_id, f"fill_{bot}", started) for bot in FILLER_BOTS]
                 made += 1
-        ladder.executemany("INSERT INTO blocks VALUES (?, ?, ?, ?, ?)", blocks)
-        ladder.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", matches)
+        # Columns named: later schema revisions add columns (with defaults) to these tables.
         ladder.executemany(
-            "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", results
+            "INSERT INTO blocks (season_id, block_index, seed, bots_json, finished_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            blocks,
         )
-        ladder.executemany("INSERT INTO rating_history VALUES (?, ?, ?, ?, ?)", history)
+        ladder.executemany(
+            "INSERT INTO matches (season_id, block_index, rotation, match_id, suit_permutation,"
+            " bots_json, balances_json, forfeited_json, deals_played)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            matches,
+        )
+        ladder.executemany(
+            "INSERT INTO results (season_id, block_index, bot, rank, chips, deals, forfeited,"
+            " timeouts, illegal, strikes, contracts_bid, contracts_made)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            results,
+        )
+        ladder.executemany(
+            "INSERT INTO rating_history (season_id, block_index, bot, mu, sigma)"
+            " VALUES (?, ?, ?, ?, ?)",
+            history,
+        )
         referee.executemany(
-            "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", index
+            "INSERT INTO matches (match_id, ruleset, bot_ids, bot_names, balances, ranks,"
+            " forfeited, strikes, status, deals_played, started_at, ended_at, log_path)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            index,
         )
-        referee.executemany("INSERT INTO match_bots VALUES (?, ?)", links)
+        referee.executemany(
+            "INSERT INTO match_bots (match_id, bot_id, started_at) VALUES (?, ?, ?)", links
+        )
 
 
 def _pages(data: Path) -> dict[str, str]:
