@@ -37,6 +37,7 @@ from ladder.errors import BotStartError
 __all__ = [
     "BotProcess",
     "expand_command",
+    "find_bot_processes",
     "find_orphans",
     "resolve_program",
     "start_bot",
@@ -177,15 +178,14 @@ async def stop_bots(bots: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -
         raise asyncio.CancelledError
 
 
-def find_orphans(token_hashes: Iterable[str], proc: Path = Path("/proc")) -> list[int]:
-    """Processes left by an earlier run that was killed (SIGKILL leaves no time to stop bots).
-
-    A process counts only if its environment holds ``BRANDELN_TOKEN=<token>`` where the
-    token's SHA-256 is one of ``token_hashes`` (:func:`ladder.storage.token_hash`; the ladder
-    keeps no token): the tokens are secrets this ladder handed out, so no unrelated process can
-    match. A bot whose starter (``BRANDELN_STARTED_BY``) still runs is that run's, not an
-    orphan. Reads ``/proc`` (Linux); elsewhere it finds nothing.
-    """
+def find_bot_processes(
+    token_hashes: Iterable[str], proc: Path = Path("/proc"), *, orphans_only: bool = False
+) -> list[int]:
+    """The processes holding one of the tokens: ``BRANDELN_TOKEN=<token>`` in its environment
+    where the token's SHA-256 is one of ``token_hashes`` (:func:`ladder.storage.token_hash`; the
+    ladder keeps no token). The tokens are secrets this ladder handed out, so no unrelated
+    process can match. ``orphans_only``: only those whose starter (``BRANDELN_STARTED_BY``) is
+    gone. Reads ``/proc`` (Linux); elsewhere it finds nothing."""
     wanted = set(token_hashes)
     if not wanted or not proc.is_dir():
         return []
@@ -202,10 +202,17 @@ def find_orphans(token_hashes: Iterable[str], proc: Path = Path("/proc")) -> lis
         if not any(hashlib.sha256(token).hexdigest() in wanted for token in tokens):
             continue
         starters = [v[len(_STARTER_VAR) :] for v in variables if v.startswith(_STARTER_VAR)]
-        if starters and starters[0].isdigit() and _alive(int(starters[0])):
+        if orphans_only and starters and starters[0].isdigit() and _alive(int(starters[0])):
             continue  # its runner is alive (another run of the season): not an orphan
         found.append(int(entry.name))
     return sorted(found)
+
+
+def find_orphans(token_hashes: Iterable[str], proc: Path = Path("/proc")) -> list[int]:
+    """Bots left by an earlier run that was killed (SIGKILL leaves no time to stop them): the
+    :func:`find_bot_processes` of the tokens whose starter is gone. A bot whose starter still
+    runs belongs to that run (another runner of the season on this host), not to us."""
+    return find_bot_processes(token_hashes, proc, orphans_only=True)
 
 
 async def stop_orphans(token_hashes: Iterable[str], grace_s: float = STOP_GRACE_S) -> list[int]:

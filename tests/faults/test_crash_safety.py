@@ -34,7 +34,7 @@ from typer.testing import CliRunner
 
 from arena.store import RefereeStore
 from brandeln_cli.main import app
-from ladder.bot_processes import find_orphans, stop_orphans
+from ladder.bot_processes import find_bot_processes, find_orphans, stop_orphans
 from ladder.storage import LadderStore
 from tests.faults.fleet import CLI, ROOT, RefereeProcess
 from tests.ladder.test_season_e2e import blocks_recorded, random_bots_season
@@ -176,7 +176,7 @@ async def test_sigkill_of_the_referee_mid_season(season: Season, tmp_path: Path)
     output = first_log.read_text()
     assert "unavailable" in output
     assert "Traceback" not in output
-    assert find_orphans(season.token_hashes()) == []
+    assert find_bot_processes(season.token_hashes()) == []
     done = season.blocks_done()
     assert 1 <= done < BLOCKS, "the kill must land mid-season"
     cut_short = _statuses(season).get("running", 0)
@@ -199,8 +199,8 @@ async def test_sigkill_of_the_season_runner_mid_season(season: Season, tmp_path:
     orphans = season.token_hashes()  # the resume gives the bots new tokens: keep the old
     assert find_orphans(orphans)
     await _resume(season, tmp_path / "second.log", done)
-    assert find_orphans(orphans) == []
-    assert find_orphans(season.token_hashes()) == []
+    assert find_bot_processes(orphans) == []
+    assert find_bot_processes(season.token_hashes()) == []
     _check_nothing_lost_nothing_doubled(season)
     assert season.referee.alive()
 
@@ -211,7 +211,7 @@ async def test_sigkill_of_a_bot_mid_season(season: Season, tmp_path: Path) -> No
     with LadderStore.open(season.ladder_db, create=False) as store:
         victim = store.bot_identities(season.name)["random-2"].token_hash
     assert victim is not None
-    pids = find_orphans([victim])
+    pids = find_bot_processes([victim])  # a live run's bot: no orphan
     assert pids
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
@@ -220,7 +220,7 @@ async def test_sigkill_of_a_bot_mid_season(season: Season, tmp_path: Path) -> No
     output = first_log.read_text()
     assert "bot 'random-2' exited with code -9 during the season" in output
     assert "Traceback" not in output
-    assert find_orphans(season.token_hashes()) == []  # the other bots were stopped
+    assert find_bot_processes(season.token_hashes()) == []  # the other bots were stopped
     done = season.blocks_done()
     assert 1 <= done < BLOCKS, "the kill must land mid-season"
     await _resume(season, tmp_path / "second.log", done)

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from brandeln_cli.main import app
-from ladder.bot_processes import find_orphans, stop_orphans
+from ladder.bot_processes import find_bot_processes, find_orphans, stop_orphans
 from ladder.errors import StorageError
 from ladder.storage import LadderStore, token_hash
 
@@ -65,7 +65,7 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
         last = matches[-1].match_id
         hashes = [i.token_hash for i in store.bot_identities("e2e").values() if i.token_hash]
     assert f"inspect a match:\n  brandeln matches show {last} --data {data}" in result.output
-    assert find_orphans(hashes) == []  # every bot process was stopped
+    assert find_bot_processes(hashes) == []  # every bot process was stopped
 
     # the match the CLI points at can be inspected and replayed from the local files
     shown = runner.invoke(app, ["matches", "show", last, "--data", str(data)])
@@ -135,7 +135,7 @@ def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path
         assert result.exit_code == 0, result.output
         played = blocks - len(done)
         assert f"{played} blocks played now ({blocks} of {blocks} in all)" in result.output
-        assert find_orphans(hashes) == []
+        assert find_bot_processes(hashes) == []
     finally:
         asyncio.run(stop_orphans(hashes, grace_s=1.0))
 
@@ -208,7 +208,7 @@ def test_ctrl_c_stops_the_bots_and_keeps_the_finished_blocks(tmp_path: Path) -> 
     assert f"interrupted: {len(done)} of 4 blocks are recorded" in output
     assert "Traceback" not in output
     assert len(hashes) == 4
-    assert find_orphans(hashes) == []  # the runner stopped its bots before exiting
+    assert find_bot_processes(hashes) == []  # the runner stopped its bots before exiting
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="orphans are found through /proc")

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from arena.logrecords import MatchStatus
 from arena.store import RefereeStore
 from brandeln_cli.main import app
-from ladder.bot_processes import find_orphans, stop_orphans
+from ladder.bot_processes import find_bot_processes, stop_orphans
 from ladder.storage import LadderStore
 from tests import pg_server
 from tests.conftest import create_database
@@ -135,7 +135,7 @@ async def test_sigkill_of_a_referee_on_postgresql_mid_season(tmp_path: Path, pg_
         output = first_log.read_text()
         assert "unavailable" in output
         assert "Traceback" not in output
-        assert find_orphans(season.token_hashes()) == []
+        assert find_bot_processes(season.token_hashes()) == []
         done = season.blocks_done()
         assert 1 <= done < BLOCKS, "the kill must land mid-season"
         cut_short = _statuses(pg_url).get("running", 0)
