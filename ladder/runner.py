@@ -50,7 +50,7 @@ from typing import Final, TypeVar
 
 from ladder.admin_client import AdminClient
 from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
-from ladder.claims import HEARTBEAT_S, new_runner_id, retire
+from ladder.claims import HEARTBEAT_S, new_runner_id, retire, runner_alive
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
 from ladder.errors import BotNameTakenError, BotStartError, StorageError
@@ -200,7 +200,11 @@ async def _play_pending(
             for identity in store.bot_identities(config.name).values()
             if identity.token_hash
         )
-        bot_ids, tokens = await _identities(admin, config, store)
+        # Another live run of this season (another process, maybe another machine, on a shared
+        # database) plays with the stored identities: rotating their tokens would cut its bots
+        # off. This run then registers identities of its own (a suffix, `<bot>@<season>-2`).
+        shared = _another_run_plays(store, config.name)
+        bot_ids, tokens = await _identities(admin, config, store, rotate=not shared)
         async with launched_bots(
             admin, config, referee_address, bot_ids, tokens, logs_dir
         ) as processes:
@@ -376,11 +380,20 @@ def _leader(ratings: Sequence[RatingRow]) -> RatingRow | None:
     return max(rated, key=lambda row: (row.rating.conservative, row.bot), default=None)
 
 
+def _another_run_plays(store: LadderStore, season: str) -> bool:
+    """Whether a block of the season is claimed by a run that is not known to be dead."""
+    return any(
+        state is ClaimState.CLAIMED and runner_alive(runner or "") is not False
+        for state, runner in store.claims(season).values()
+    )
+
+
 async def _identities(
-    admin: AdminClient, config: SeasonConfig, store: LadderStore
+    admin: AdminClient, config: SeasonConfig, store: LadderStore, *, rotate: bool = True
 ) -> tuple[dict[str, str], dict[str, str]]:
     """(bot ids, command bots' fresh tokens) by season bot name: a new token for each bot the
-    referee knows, a registration for the others. Only the tokens' hashes are stored."""
+    referee knows (``rotate``; else a registration of its own), a registration for the
+    others. Only the tokens' hashes are stored."""
     stored = store.bot_identities(config.name)
     known = await admin.known_bot_ids()  # None: the referee cannot list its bots
     bot_ids: dict[str, str] = {}
@@ -396,7 +409,8 @@ async def _identities(
             continue
         identity = stored.get(bot.name)
         if (
-            identity is not None
+            rotate
+            and identity is not None
             and identity.bot_id is not None
             and identity.referee_name is not None
             and (known is None or identity.bot_id in known)
