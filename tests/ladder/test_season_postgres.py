@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from brandeln_cli.main import app
 from ladder.bot_processes import stop_orphans
-from ladder.errors import StorageError
+from ladder.errors import LadderError, StorageError
 from ladder.rating_order import blocks_to_rate
 from ladder.ratings import RatingModel
 from ladder.schema import ClaimState
@@ -185,6 +185,14 @@ def test_a_season_runs_on_postgresql_from_the_cli_and_the_read_commands_find_it(
     assert [row["blocks"] for row in rows] == [2, 2, 2, 2]
 
 
+def _claimed(db: str, season: str) -> bool:
+    try:
+        with LadderStore.open(db, create=False) as store:
+            return any(state is ClaimState.CLAIMED for state, _ in store.claims(season).values())
+    except LadderError:  # the season is not created yet
+        return False
+
+
 def test_two_runners_on_one_postgresql_share_the_blocks_and_play_none_twice(
     tmp_path: Path, pg_db: str
 ) -> None:
@@ -193,11 +201,18 @@ def test_two_runners_on_one_postgresql_share_the_blocks_and_play_none_twice(
     file = tmp_path / "season.toml"
     file.write_text(text)
     logs = [tmp_path / "runner-1.log", tmp_path / "runner-2.log"]
-    # Each runner with its own data folder (its own embedded referee), the ladder shared.
-    processes = [
-        start_season(file, tmp_path / f"data-{n}", pg_db, log) for n, log in enumerate(logs)
-    ]
+    # Each runner with its own data folder, the ladder (and the referees' records) shared.
+    # The second joins once the first plays (has claimed a block): two runs that start at the
+    # very same moment may both rotate the stored bot tokens and cut each other's bots off
+    # (the README says so); one that joins a running season registers bots of its own.
+    processes = [start_season(file, tmp_path / "data-0", pg_db, logs[0])]
     try:
+        deadline = time.monotonic() + 120
+        while not _claimed(pg_db, "shared"):
+            assert processes[0].poll() is None, logs[0].read_text()
+            assert time.monotonic() < deadline, "the first runner claimed no block"
+            time.sleep(0.05)
+        processes.append(start_season(file, tmp_path / "data-1", pg_db, logs[1]))
         for process, log in zip(processes, logs, strict=True):
             assert process.wait(timeout=300) == 0, log.read_text()
     finally:
