@@ -27,7 +27,7 @@ from sqlalchemy.exc import ArgumentError
 
 from datastore.errors import DatabaseConfigError
 
-__all__ = ["MEMORY", "Backend", "DatabaseUrl", "parse_database_url", "sqlite_url"]
+__all__ = ["MEMORY", "Backend", "DatabaseUrl", "parse_database_url", "scrub", "sqlite_url"]
 
 # An SQLite database in memory (tests, doctests): one connection for the engine's lifetime.
 MEMORY: Final = ":memory:"
@@ -93,7 +93,7 @@ def parse_database_url(text: str) -> DatabaseUrl:
         url = make_url(text)
     except ArgumentError:
         raise DatabaseConfigError(
-            f"not a database URL: {_scrub(text)!r} (expected a path, sqlite:///PATH or "
+            f"not a database URL: {scrub(text)!r} (expected a path, sqlite:///PATH or "
             "postgresql://user:pass@host:port/db)"
         ) from None
     backend, _, driver = url.drivername.partition("+")
@@ -116,12 +116,12 @@ def parse_database_url(text: str) -> DatabaseUrl:
             )
         return DatabaseUrl(Backend.POSTGRESQL, url.set(drivername=_PG_DRIVER))
     raise DatabaseConfigError(
-        f"unsupported database {backend!r} in {_scrub(text)!r}: use a path, sqlite:///PATH or "
+        f"unsupported database {backend!r} in {scrub(text)!r}: use a path, sqlite:///PATH or "
         "postgresql://user:pass@host:port/db"
     )
 
 
-def _scrub(text: str) -> str:
+def scrub(text: str) -> str:
     """``text`` without what could be a password (between ``:`` and ``@`` of the netloc)."""
     scheme, sep, rest = text.partition("://")
     netloc, slash, tail = rest.partition("/")

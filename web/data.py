@@ -32,6 +32,7 @@ from arena.matchlog import public_events, read_log
 from arena.store import RefereeStore
 from arena.summaries import record_of
 from brandeln.v1 import admin_pb2
+from datastore.url import scrub
 from ladder.admin_client import AdminClient
 from ladder.errors import LadderError, RefereeError, RefereeNotFoundError, UnknownSeasonError
 from ladder.leaderboard import LeaderboardRow, season_leaderboard
@@ -78,7 +79,7 @@ class StorageLocation:
     db_url: str | None = None
 
     def describe(self) -> str:
-        return redacted(self.db_url) if self.db_url else str(self.data)
+        return scrub(self.db_url) if self.db_url else str(self.data)
 
 
 def check_location(location: StorageLocation) -> None:
@@ -88,7 +89,7 @@ def check_location(location: StorageLocation) -> None:
             return
         raise DataError(
             f"--db takes a postgresql:// URL (an SQLite store is served with --data DIR), "
-            f"not {redacted(location.db_url)!r}"
+            f"not {scrub(location.db_url)!r}"
         )
     if location.data is None:
         raise DataError("give a data folder (--data DIR) or a database URL (--db URL)")
@@ -403,16 +404,6 @@ def _shared_stores(url: str) -> Stores:
                 raise DataError(str(error)) from None
             stores = _SHARED[url] = Stores(ladder, [referee])
         return stores
-
-
-def redacted(url: str) -> str:
-    """``url`` with its password hidden (for messages)."""
-    scheme, sep, rest = url.partition("://")
-    netloc, slash, tail = rest.partition("/")
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        netloc = f"{userinfo.split(':', 1)[0]}:***@{host}" if ":" in userinfo else netloc
-    return f"{scheme}{sep}{netloc}{slash}{tail}"
 
 
 def _log_text(data: bytes, name: str) -> str:
