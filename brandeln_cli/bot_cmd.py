@@ -63,6 +63,14 @@ def run(
     level: Annotated[
         int | None, typer.Option(help="expert: strength 1 (weakest) to 5.", min=1, max=5)
     ] = None,
+    samples: Annotated[
+        int | None,
+        typer.Option(
+            help="montecarlo: at most this many samples per option (with --seed: the same "
+            "choices at any speed).",
+            min=1,
+        ),
+    ] = None,
     matches: Matches = None,
     bot_name: Annotated[
         str | None, typer.Option(help="Display name in Hello.", envvar="BRANDELN_BOT_NAME")
@@ -88,6 +96,7 @@ def run(
             seed,
             bot_name,
             level,
+            samples,
         )
     )
 

@@ -69,16 +69,22 @@ def command(
     data: Path | None = None,
     referee: str | None = None,
     ca: Path | None = None,
+    db: str | None = None,
 ) -> str:
     """A copyable command line: the program, ``words`` and the options that chose the data.
 
     With ``referee`` the data lives there, so ``--data`` is left out; ``ca`` goes with it.
+    ``db`` (a database URL) is shown with its password hidden: the user types it again.
     """
     parts = [_quote(word) for word in words]
     if referee is not None:
         parts += ["--referee", _quote(referee)]
         if ca is not None:
             parts += ["--ca", _quote(str(ca))]
+    elif db is not None:
+        from datastore.url import scrub  # noqa: PLC0415
+
+        parts += ["--db", _quote(scrub(db))]
     elif data is not None:
         parts += ["--data", _quote(str(data))]
     return " ".join([program(), *parts])

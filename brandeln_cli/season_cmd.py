@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.resources
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -63,6 +64,32 @@ def run(
             "run's summary; the progress goes to stderr.",
         ),
     ] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            help="Play the blocks on a Ray cluster: ray://HOST:PORT (Ray Client), HOST:PORT "
+            "(its GCS) or auto (the one running here). Needs --db postgresql://... and the "
+            "cluster extra (pip install 'brandeln-arena[cluster]').",
+            show_default=False,
+        ),
+    ] = None,
+    slots: Annotated[
+        int | None,
+        typer.Option(
+            help="--cluster: worker slots (actors, each a referee and the bots); default "
+            "one per CPU of the cluster.",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
+    worker_data: Annotated[
+        str | None,
+        typer.Option(
+            help="--cluster: the folder on each node for its referees and the bots' logs "
+            "[default: TMP/brandeln-worker].",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play a season (or the rest of an interrupted one) and print its leaderboard.
 
@@ -76,7 +103,42 @@ def run(
         config = load_season(file)
     except SeasonConfigError as error:
         raise fail(str(error), code=2) from None
-    play(config, data, referee, ca, as_json=as_json, db=db)
+    on_cluster = None
+    if cluster is not None:
+        on_cluster = _cluster_settings(cluster, slots, worker_data, db, referee)
+    play(config, data, referee, ca, as_json=as_json, db=db, cluster=on_cluster)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterSettings:
+    """``--cluster`` and its companions, checked."""
+
+    address: str
+    slots: int | None
+    worker_data: str | None
+
+
+def _cluster_settings(
+    address: str, slots: int | None, worker_data: str | None, db: str | None, referee: str | None
+) -> ClusterSettings:
+    """Refuse, in one line, what a cluster season cannot do, before anything is opened."""
+    if referee is not None:
+        raise fail("--cluster and --referee exclude each other: each node runs its referees")
+    if not is_postgresql(db):
+        raise fail(
+            "a cluster season needs a database that every node reaches: give --db "
+            "postgresql://USER@HOST/DB (a SQLite file is on one machine only)",
+            code=2,
+        )
+    if not address.strip():
+        raise fail("--cluster needs an address: ray://HOST:PORT, HOST:PORT or auto", code=2)
+    import importlib.util  # noqa: PLC0415
+
+    if importlib.util.find_spec("ray") is None:
+        raise fail(
+            "--cluster needs Ray: pip install 'brandeln-arena[cluster]' (make install has it)"
+        )
+    return ClusterSettings(address.strip(), slots, worker_data)
 
 
 @season_app.command("list")
@@ -151,6 +213,7 @@ def play(
     *,
     as_json: bool = False,
     db: str | None = None,
+    cluster: ClusterSettings | None = None,
 ) -> None:
     """Run ``config`` with a progress bar, then print the leaderboard and where to look next.
 
@@ -160,6 +223,7 @@ def play(
     import asyncio  # noqa: PLC0415
 
     from arena.errors import StoreError  # noqa: PLC0415
+    from cluster.errors import ClusterError  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
     from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
@@ -168,6 +232,8 @@ def play(
     ladder_where = ladder_database(db, data_dir)
     admin_token, root_certificates = referee_credentials(referee, ca)
     where = "embedded referee" if referee is None else f"referee {referee}"
+    if cluster is not None:
+        where = f"Ray cluster {cluster.address}"
     talk = errors if as_json else console
     _check_bots(config, talk)
     talk.print(
@@ -182,7 +248,15 @@ def play(
             try:
                 summary = asyncio.run(
                     _play(
-                        config, data_dir, store, referee, admin_token, root_certificates, talk, db
+                        config,
+                        data_dir,
+                        store,
+                        referee,
+                        admin_token,
+                        root_certificates,
+                        talk,
+                        db,
+                        cluster,
                     )
                 )
             except KeyboardInterrupt:
@@ -196,7 +270,7 @@ def play(
                 raise typer.Exit(INTERRUPTED_EXIT) from None
             info = store.season(config.name)
             rows = season_leaderboard(store, config.name)
-    except (LadderError, StoreError) as error:
+    except (LadderError, StoreError, ClusterError) as error:
         # StoreError: the embedded referee's database is unusable (checked before any change)
         # or owned by a live referee (DataInUseError).
         raise fail(str(error)) from None
@@ -207,7 +281,7 @@ def play(
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
     console.print(decisions_table(rows), soft_wrap=False)
-    _print_summary(summary, data, referee, ca)
+    _print_summary(summary, data, referee, ca, db if is_postgresql(db) else None)
 
 
 def _check_bots(config: SeasonConfig, talk: Console) -> None:
@@ -249,12 +323,30 @@ async def _play(
     root_certificates: bytes | None,
     out: Console,
     db: str | None = None,
+    cluster: ClusterSettings | None = None,
 ) -> SeasonSummary:
     from ladder.runner import run_season  # noqa: PLC0415
 
     # The bots' logs stay files in the data folder, whichever database holds the ladder.
     logs_dir = paths.season_bot_logs(data_dir, config.name)
     with _ProgressBar(config, out) as show:
+        if cluster is not None and db is not None:
+            from cluster.driver import DEFAULT_WORKER_DATA, run_cluster_season  # noqa: PLC0415
+
+            def ready(summary: str, status: Callable[[], str]) -> None:
+                show.status = status
+                out.print(summary, highlight=False, markup=False)
+
+            return await run_cluster_season(
+                config,
+                store,
+                address=cluster.address,
+                database=db,
+                slots=cluster.slots,
+                worker_data=cluster.worker_data or DEFAULT_WORKER_DATA,
+                progress=show,
+                on_ready=ready,
+            )
         if referee is not None and admin_token is not None:
             return await run_season(
                 config,
@@ -295,13 +387,16 @@ class _ProgressBar:
             TextColumn("{task.fields[rate]}", table_column=Column(no_wrap=True)),
             TextColumn("{task.fields[leader]}", table_column=Column(overflow="fold")),
             TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}", table_column=Column(overflow="fold")),
             console=out,
             transient=False,
         )
         # TextColumn renders the description and fields as markup: the names are escaped.
         self.task = self.progress.add_task(
-            markup(config.name), total=config.blocks, rate="", leader="", start=True
+            markup(config.name), total=config.blocks, rate="", leader="", status="", start=True
         )
+        # A cluster season's executor says how many nodes and actors are busy.
+        self.status: Callable[[], str] | None = None
 
     def __enter__(self) -> _ProgressBar:
         self.progress.start()
@@ -322,11 +417,16 @@ class _ProgressBar:
             total=update.blocks_total,
             rate=f"{update.deals_per_second:.0f} deals/s",
             leader=leader,
+            status="" if self.status is None else markup(self.status()),
         )
 
 
 def _print_summary(
-    summary: SeasonSummary, data: Path | None, referee: str | None, ca: Path | None
+    summary: SeasonSummary,
+    data: Path | None,
+    referee: str | None,
+    ca: Path | None,
+    db: str | None = None,
 ) -> None:
     from brandeln_cli import hints  # noqa: PLC0415
 
@@ -350,15 +450,15 @@ def _print_summary(
         hint(
             "inspect a match",
             hints.command(
-                "matches", "show", summary.last_match_id, data=data, referee=referee, ca=ca
+                "matches", "show", summary.last_match_id, data=data, referee=referee, ca=ca, db=db
             ),
         )
     hint(
         "the leaderboard again",
-        hints.command("ratings", "--season", summary.season, data=data),
+        hints.command("ratings", "--season", summary.season, data=data, db=db),
     )
     # The web pages read the ladder database and the local referees' files (`brandeln web`).
-    hint("watch the season in the browser", hints.command("web", data=data))
+    hint("watch the season in the browser", hints.command("web", data=data, db=db))
     console.print(
         plain(f"  then open {web_address()}seasons/{summary.season}"),
         highlight=False,

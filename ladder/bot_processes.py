@@ -53,6 +53,18 @@ _STARTER_VAR: Final = b"BRANDELN_STARTED_BY="
 _PYTHON_NAMES: Final = frozenset({"python", "python3"})
 
 
+# Run before the bot's own program (it execs it): PR_SET_PDEATHSIG survives exec, and the
+# check of the parent's pid closes the race of a parent that died before prctl ran. (Not
+# subprocess's preexec_fn: it is unsafe in a process with threads, as a Ray worker is.)
+_DIE_WITH_PARENT = """
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(1)
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+
+
 def resolve_program(program: str) -> str:
     """The executable to run for ``program`` (see the module docstring)."""
     if program in _PYTHON_NAMES:
@@ -108,11 +120,18 @@ async def start_bot(
     token: str,
     tables: int,
     log_path: Path,
+    die_with_parent: bool = False,
 ) -> BotProcess:
-    """Start one command bot; raises :class:`BotStartError` if it cannot be started."""
+    """Start one command bot; raises :class:`BotStartError` if it cannot be started.
+
+    ``die_with_parent`` (Linux): the kernel kills the bot when this process dies, however it
+    dies (a cluster's worker, whose node may be lost, must not leave bots behind).
+    """
     values = {"server": server, "token": token, "name": name, "tables": str(tables)}
     argv = expand_command(command, values)
     argv[0] = resolve_program(argv[0])
+    if die_with_parent and sys.platform == "linux":
+        argv = [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *argv]
     env = dict(os.environ)
     env.update(
         {

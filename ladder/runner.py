@@ -43,10 +43,10 @@ import logging
 import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Final, Protocol, TypeVar
 
 from ladder.admin_client import AdminClient
 from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
@@ -60,11 +60,16 @@ from ladder.schema import ClaimState
 from ladder.storage import LadderStore, RatingRow, SeasonStatus, token_hash
 
 __all__ = [
+    "BlockPlayer",
     "ProgressCallback",
+    "RefereeBlocks",
     "SeasonProgress",
     "SeasonSummary",
+    "another_run_plays",
     "launched_bots",
+    "run_blocks",
     "run_season",
+    "season_identities",
     "wait_for_sessions",
     "while_bots_run",
 ]
@@ -115,6 +120,21 @@ def _set_status(store: LadderStore, season: str, status: SeasonStatus, detail: s
         log.warning("could not record season %r as %s: %s", season, status.value, error)
 
 
+class BlockPlayer(Protocol):
+    """What plays a season's blocks: a referee through its Admin service
+    (:func:`run_season`), or any other executor (the cluster's, beside the CLI), handed to
+    :func:`run_blocks`, which claims, records and rates."""
+
+    @property
+    def workers(self) -> int:
+        """How many blocks it plays at once."""
+        ...
+
+    async def play_block(self, plan: BlockPlan, on_deal: Callable[[], None]) -> list[MatchOutcome]:
+        """Every match of ``plan`` (``on_deal`` after each deal, where it can tell), or raise."""
+        ...
+
+
 async def run_season(
     config: SeasonConfig,
     referee_address: str,
@@ -131,6 +151,34 @@ async def run_season(
     to the ladder database). Raises a :class:`~ladder.errors.LadderError` subclass on failure;
     the blocks finished before it stay recorded.
     """
+    if logs_dir is None:
+        if store.path is None:
+            raise StorageError("the ladder database is no file: give the bots' logs folder")
+        logs_dir = store.path.parent / "seasons" / config.name / "bots"
+    return await run_blocks(
+        config,
+        store,
+        lambda: _referee_player(
+            config, referee_address, admin_token, store, logs_dir, root_certificates
+        ),
+        progress=progress,
+    )
+
+
+async def run_blocks(
+    config: SeasonConfig,
+    store: LadderStore,
+    open_player: Callable[[], AbstractAsyncContextManager[BlockPlayer]],
+    *,
+    progress: ProgressCallback | None = None,
+) -> SeasonSummary:
+    """Play the blocks of ``config`` not yet in ``store`` with the player ``open_player``
+    gives (entered only if a block is left to play): claim each block, play it, record it and
+    its ratings (in block order, :mod:`ladder.rating_order`), until none is left.
+
+    Raises a :class:`~ladder.errors.LadderError` subclass on failure; the blocks finished
+    before it stay recorded, and the run's claims are given back.
+    """
     started = time.monotonic()
     model = RatingModel(config.rating)
     store.ensure_season(config, model.initial())
@@ -139,15 +187,11 @@ async def run_season(
     )
     finished = store.finished_blocks(config.name) & {plan.index for plan in plans}
     pending = [plan for plan in plans if plan.index not in finished]
-    if logs_dir is None:
-        if store.path is None:
-            raise StorageError("the ladder database is no file: give the bots' logs folder")
-        logs_dir = store.path.parent / "seasons" / config.name / "bots"
     run = _SeasonRun(config, store, model, progress, started, len(finished))
     try:
-        await _play_pending(
-            config, referee_address, admin_token, store, run, pending, logs_dir, root_certificates
-        )
+        if pending:
+            async with open_player() as player:
+                await run.play(player, pending)
     except asyncio.CancelledError:
         _set_status(store, config.name, SeasonStatus.INTERRUPTED)
         raise
@@ -177,19 +221,16 @@ async def run_season(
     )
 
 
-async def _play_pending(
+@asynccontextmanager
+async def _referee_player(
     config: SeasonConfig,
     referee_address: str,
     admin_token: str,
     store: LadderStore,
-    run: _SeasonRun,
-    pending: list[BlockPlan],
     logs_dir: Path,
     root_certificates: bytes | None,
-) -> None:
-    """Start the bots and play the ``pending`` blocks (nothing, not even a call, if none)."""
-    if not pending:
-        return
+) -> AsyncIterator[BlockPlayer]:
+    """The season's bots launched against the referee, as a :class:`BlockPlayer`."""
     async with AdminClient(
         referee_address, admin_token, root_certificates=root_certificates
     ) as admin:
@@ -203,12 +244,51 @@ async def _play_pending(
         # Another live run of this season (another process, maybe another machine, on a shared
         # database) plays with the stored identities: rotating their tokens would cut its bots
         # off. This run then registers identities of its own (a suffix, `<bot>@<season>-2`).
-        shared = _another_run_plays(store, config.name)
-        bot_ids, tokens = await _identities(admin, config, store, rotate=not shared)
+        shared = another_run_plays(store, config.name)
+        bot_ids, tokens = await season_identities(admin, config, store, rotate=not shared)
         async with launched_bots(
             admin, config, referee_address, bot_ids, tokens, logs_dir
         ) as processes:
-            await while_bots_run(run.play(admin, pending, bot_ids), processes)
+            yield RefereeBlocks(admin, config, bot_ids, processes)
+
+
+class RefereeBlocks:
+    """Plays blocks on one referee through its Admin service, ``config.concurrency`` matches
+    at once, while watching the bot processes (a bot that exits fails the block)."""
+
+    def __init__(
+        self,
+        admin: AdminClient,
+        config: SeasonConfig,
+        bot_ids: Mapping[str, str],
+        processes: Sequence[BotProcess],
+    ) -> None:
+        self.admin = admin
+        self.config = config
+        self.bot_ids = dict(bot_ids)
+        self.processes = processes
+        self._match_slots = asyncio.Semaphore(config.concurrency)
+
+    @property
+    def workers(self) -> int:
+        # Enough blocks in flight to keep every match slot busy, and few more: an interrupted
+        # run replays only the blocks that were in flight.
+        return math.ceil(self.config.concurrency / self.config.players) + 1
+
+    async def play_block(self, plan: BlockPlan, on_deal: Callable[[], None]) -> list[MatchOutcome]:
+        outcomes: list[MatchOutcome] = []
+
+        async def play_match(rotation: int) -> None:
+            async with self._match_slots:
+                outcomes.append(
+                    await self.admin.run_match(
+                        self.config, plan.matches[rotation], self.bot_ids, on_deal=on_deal
+                    )
+                )
+
+        matches = _all_or_nothing([play_match(rotation) for rotation in range(len(plan.matches))])
+        await while_bots_run(matches, self.processes)
+        return outcomes
 
 
 @asynccontextmanager
@@ -219,9 +299,12 @@ async def launched_bots(
     bot_ids: Mapping[str, str],
     tokens: Mapping[str, str],
     logs_dir: Path,
+    *,
+    die_with_parent: bool = False,
 ) -> AsyncIterator[list[BotProcess]]:
     """Start ``config``'s command bots (token by bot name), wait until every bot has its
-    sessions connected, and stop the processes on the way out, whatever happens.
+    sessions connected, and stop the processes on the way out, whatever happens
+    (``die_with_parent``: see :func:`~ladder.bot_processes.start_bot`).
 
     Also for one match (``ladder.one_match``): any ``SeasonConfig`` describing its bots.
     Raises :class:`BotStartError` when a bot cannot start, exits, or does not connect.
@@ -238,6 +321,7 @@ async def launched_bots(
                         token=tokens[bot.name],
                         tables=bot.tables,
                         log_path=logs_dir / f"{bot.name}.log",
+                        die_with_parent=die_with_parent,
                     )
                 )
         await _wait_for_sessions(admin, config, bot_ids, processes)
@@ -280,23 +364,8 @@ class _SeasonRun:
         self._leader: RatingRow | None = None
         self.blocks_elsewhere = 0
 
-    async def play(
-        self, admin: AdminClient, pending: Sequence[BlockPlan], bot_ids: dict[str, str]
-    ) -> None:
+    async def play(self, player: BlockPlayer, pending: Sequence[BlockPlan]) -> None:
         config = self.config
-        match_slots = asyncio.Semaphore(config.concurrency)
-        # Enough blocks in flight to keep every match slot busy, and few more: an interrupted
-        # run replays only the blocks that were in flight.
-        block_workers = math.ceil(config.concurrency / config.players) + 1
-
-        async def play_match(outcomes: list[MatchOutcome], plan: BlockPlan, rotation: int) -> None:
-            async with match_slots:
-                outcomes.append(
-                    await admin.run_match(
-                        config, plan.matches[rotation], bot_ids, on_deal=self.deal_ended
-                    )
-                )
-
         by_index = {plan.index: plan for plan in pending}
         season = config.name
 
@@ -310,10 +379,7 @@ class _SeasonRun:
                 plan = by_index.get(index)
                 if plan is None:  # recorded meanwhile by another run: nothing to play
                     continue
-                outcomes: list[MatchOutcome] = []
-                await _all_or_nothing(
-                    [play_match(outcomes, plan, rotation) for rotation in range(len(plan.matches))]
-                )
+                outcomes = await player.play_block(plan, self.deal_ended)
                 await _finish_in_thread(self.record, plan, outcomes)
                 self.report(force=True)
 
@@ -324,7 +390,7 @@ class _SeasonRun:
 
         beating = asyncio.ensure_future(heartbeat())
         try:
-            await _all_or_nothing([play_blocks() for _ in range(block_workers)])
+            await _all_or_nothing([play_blocks() for _ in range(player.workers)])
         finally:
             beating.cancel()
             await asyncio.gather(beating, return_exceptions=True)
@@ -380,7 +446,7 @@ def _leader(ratings: Sequence[RatingRow]) -> RatingRow | None:
     return max(rated, key=lambda row: (row.rating.conservative, row.bot), default=None)
 
 
-def _another_run_plays(store: LadderStore, season: str) -> bool:
+def another_run_plays(store: LadderStore, season: str) -> bool:
     """Whether a block of the season is claimed by a run that is not known to be dead."""
     return any(
         state is ClaimState.CLAIMED and runner_alive(runner or "") is not False
@@ -388,7 +454,7 @@ def _another_run_plays(store: LadderStore, season: str) -> bool:
     )
 
 
-async def _identities(
+async def season_identities(
     admin: AdminClient, config: SeasonConfig, store: LadderStore, *, rotate: bool = True
 ) -> tuple[dict[str, str], dict[str, str]]:
     """(bot ids, command bots' fresh tokens) by season bot name: a new token for each bot the

@@ -32,6 +32,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--ca", help="CA certificate (PEM) to reach a TLS referee [env BRANDELN_CA]")
     p.add_argument("--seed", type=int, help="seed of the bot's random choices")
     p.add_argument("--level", type=int, help="expert: strength 1 (weakest) to 5 [3]")
+    p.add_argument("--samples", type=int, help="montecarlo: at most this many samples per option")
     p.add_argument("--matches", type=int, help="stop after this many matches per table")
     p.add_argument(
         "--connect-timeout",
@@ -82,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
                 command, options, tables, args.bot_name, args.snapshot_only, args.max_restarts
             )
         else:
-            run_sample_bot(args.name, options, tables, args.seed, args.bot_name, args.level)
+            run_sample_bot(
+                args.name, options, tables, args.seed, args.bot_name, args.level, args.samples
+            )
     except (BotKitError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

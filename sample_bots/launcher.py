@@ -9,7 +9,6 @@ seconds to keep trying to reach the referee, 120 by default).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import os
 import sys
@@ -104,20 +103,20 @@ def run_sample_bot(
     seed: int | None = None,
     display_name: str | None = None,
     level: int | None = None,
+    samples: int | None = None,
 ) -> list[SessionStats]:
     """Play with the sample bot ``name`` at ``tables`` tables until stopped (or max_matches).
 
-    Each table gets its own bot; with ``seed``, table t uses ``seed + t``.
+    Each table gets its own bot; with ``seed``, every table's bot re-seeds at each deal from
+    it and the deal (``sample_bots.deal_seed``), so its choices do not depend on the table.
     """
     try:
-        make_bot(name, level=level)  # fail fast on an unknown name or level
+        make_bot(name, level=level, samples=samples)  # fail fast on an unknown name or level
     except ValueError as error:
         raise LaunchError(str(error)) from None
-    counter = itertools.count()
 
     def factory() -> Bot:
-        table = next(counter)
-        bot = make_bot(name, None if seed is None else seed + table, level)
+        bot = make_bot(name, seed, level, samples)
         if display_name:
             bot.name = display_name
         return bot

@@ -35,6 +35,7 @@ from engine.trick_rules import (
     duties_for,
     legal_card_mask,
 )
+from sample_bots.deal_seed import deal_seed
 from sample_bots.heuristic import HeuristicBot
 from sample_bots.sdk import PASS, Answer
 from sample_bots.sdk.notation import parse_card, suit_letter
@@ -205,12 +206,18 @@ class MonteCarloBot(HeuristicBot):
         """``think_ms`` caps the time per decision; ``max_samples`` (0: no cap) caps the samples
         per searched option, which with a generous ``think_ms`` makes the bot reproducible."""
         super().__init__()
+        self.seed = seed
         self.rng = random.Random(seed)
         self.think_ms = think_ms
         self.max_samples = max_samples
         self.samples_last = 0
 
     # --- plumbing ------------------------------------------------------------------------
+    def on_deal_start(self, deal: bot_pb2.DealStarted) -> None:
+        super().on_deal_start(deal)
+        if self.seed is not None:  # reproducible whichever table the deal is at
+            self.rng.seed(deal_seed(self.seed, deal))
+
     def engine_ruleset(self) -> Ruleset | None:
         if self.match is None:
             return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from brandeln.v1 import bot_pb2
+from sample_bots.deal_seed import deal_seed
 from sample_bots.sdk import Answer, Bot
 
 
@@ -22,7 +23,12 @@ class RandomBot(Bot):
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()
+        self.seed = seed
         self.rng = random.Random(seed)
+
+    def on_deal_start(self, deal: bot_pb2.DealStarted) -> None:
+        if self.seed is not None:  # reproducible whichever table the deal is at
+            self.rng.seed(deal_seed(self.seed, deal))
 
     def decide(self, request: bot_pb2.DecisionRequest) -> Answer:
         return self.rng.randrange(len(request.legal))

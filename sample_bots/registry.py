@@ -11,19 +11,26 @@ from sample_bots.montecarlo import MonteCarloBot
 from sample_bots.random_bot import RandomBot
 from sample_bots.sdk import Bot
 
-_FACTORIES: Final[dict[str, Callable[[int | None, int], Bot]]] = {
-    "random": lambda seed, level: RandomBot(seed=seed),
-    "heuristic": lambda seed, level: HeuristicBot(),
-    "montecarlo": lambda seed, level: MonteCarloBot(seed=seed),
-    "expert": lambda seed, level: ExpertBot(seed=seed, level=level),
+# (seed, level, samples) -> a bot.
+_FACTORIES: Final[dict[str, Callable[[int | None, int, int], Bot]]] = {
+    "random": lambda seed, level, samples: RandomBot(seed=seed),
+    "heuristic": lambda seed, level, samples: HeuristicBot(),
+    "montecarlo": lambda seed, level, samples: MonteCarloBot(seed=seed, max_samples=samples),
+    "expert": lambda seed, level, samples: ExpertBot(seed=seed, level=level),
 }
 BOT_NAMES: Final = tuple(_FACTORIES)
 
 
-def make_bot(name: str, seed: int | None = None, level: int | None = None) -> Bot:
+def make_bot(
+    name: str, seed: int | None = None, level: int | None = None, samples: int | None = None
+) -> Bot:
     """A fresh bot called ``name``; ``seed`` makes its random choices reproducible; ``level``
-    (1 to 5) is the expert bot's strength (the other bots have one level)."""
+    (1 to 5) is the expert bot's strength (the other bots have one level); ``samples`` caps
+    the montecarlo bot's samples per option (with a seed: the same choices at any speed, as
+    long as its time budget is not what stops it)."""
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; sample bots: {', '.join(BOT_NAMES)}")
-    return factory(seed, DEFAULT_LEVEL if level is None else level)
+    if samples is not None and samples < 1:
+        raise ValueError(f"samples must be at least 1, not {samples}")
+    return factory(seed, DEFAULT_LEVEL if level is None else level, samples or 0)

@@ -41,23 +41,42 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "subprocess",
             "bench",
             "web",
+            "cluster",
+            "ray",
         }
     ),
     # Both stores' base: no project code (the standard library and the SQL toolkit only,
     # see test_datastore_uses_only_the_standard_library_and_the_sql_toolkit).
     "datastore": frozenset(
-        {"engine", "arena", "ladder", "brandeln", "brandeln_cli", "sample_bots", "bench", "web"}
+        {
+            "engine",
+            "arena",
+            "ladder",
+            "brandeln",
+            "brandeln_cli",
+            "sample_bots",
+            "bench",
+            "web",
+            "cluster",
+        }
     ),
-    "arena": frozenset({"ladder", "brandeln_cli", "sample_bots", "typer", "bench", "web"}),
-    "ladder": frozenset({"arena", "brandeln_cli", "sample_bots", "typer", "bench", "web"}),
+    "arena": frozenset(
+        {"ladder", "brandeln_cli", "sample_bots", "typer", "bench", "web", "cluster", "ray"}
+    ),
+    "ladder": frozenset(
+        {"arena", "brandeln_cli", "sample_bots", "typer", "bench", "web", "cluster", "ray"}
+    ),
     # The web front composes the stores and the Admin client like the CLI, beside it: it reads
     # through arena's and ladder's own modules, never through the CLI's.
-    "web": frozenset({"brandeln_cli", "sample_bots", "typer", "rich", "bench"}),
-    "sample_bots": frozenset({"arena", "ladder", "brandeln_cli", "bench", "web"}),
+    "web": frozenset({"brandeln_cli", "sample_bots", "typer", "rich", "bench", "cluster", "ray"}),
+    # The cluster executor composes arena and ladder beside the CLI (ARCHITECTURE.md), never
+    # through it; Ray is imported by it alone.
+    "cluster": frozenset({"brandeln_cli", "sample_bots", "typer", "rich", "bench", "web"}),
+    "sample_bots": frozenset({"arena", "ladder", "brandeln_cli", "bench", "web", "cluster"}),
     "brandeln": frozenset(
         {"engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench", "web"}
     ),
-    "brandeln_cli": frozenset({"bench"}),
+    "brandeln_cli": frozenset({"bench", "ray"}),
     # The benchmarks measure every layer: they may import all of them.
     "bench": frozenset(),
 }
@@ -146,6 +165,7 @@ PACKAGES = (
     "bench",
     "datastore",
     "web",
+    "cluster",
 )
 
 
