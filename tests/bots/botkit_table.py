@@ -14,6 +14,7 @@ from brandeln.v1 import bot_pb2, cards_pb2
 from engine.dealing import deal_cards
 from engine.outcome import DealOutcome
 from engine.rulesets import Ruleset, find_ruleset
+from engine.seats import forehand_of
 from engine.state import DealState
 from sample_bots.sdk import Bot, resolve_answer
 
@@ -44,12 +45,30 @@ def seat_bots(bots: Sequence[Bot], ruleset: Ruleset) -> None:
 
 
 def play_deal(
-    bots: Sequence[Bot], ruleset_id: str = "standard", seed: int = 0, dealer: int = 0
+    bots: Sequence[Bot],
+    ruleset_id: str = "standard",
+    seed: int = 0,
+    dealer: int = 0,
+    *,
+    deal_number: int = 1,
+    choices: list[str] | None = None,
 ) -> DealOutcome:
-    """One deal of ``ruleset_id`` with ``bots[seat]`` deciding for each seat."""
+    """One deal of ``ruleset_id`` with ``bots[seat]`` deciding for each seat; each bot hears
+    ``DealStarted`` first, as from the referee. ``choices`` collects every choice made."""
     ruleset = find_ruleset(ruleset_id)
     seat_bots(bots, ruleset)
-    state = DealState.new(ruleset, deal_cards(ruleset, dealer=dealer, seed=seed))
+    deal = deal_cards(ruleset, dealer=dealer, seed=seed)
+    forehand = forehand_of(dealer, ruleset.players)
+    for seat, bot in enumerate(bots):
+        bot.on_deal_start(
+            bot_pb2.DealStarted(
+                deal_number=deal_number,
+                dealer=dealer,
+                forehand=forehand,
+                hand=codec.cards_to_pb(deal.hands[seat]),
+            )
+        )
+    state = DealState.new(ruleset, deal)
     request_id = 0
     while not state.is_over():
         request_id += 1
@@ -57,6 +76,8 @@ def play_deal(
         seat = state.to_act
         assert seat is not None
         choice = resolve_answer(request, bots[seat].decide(request))  # raises unless legal
+        if choices is not None:
+            choices.append(str(choice))
         state = state.apply(codec.choice_to_action(choice, state.phase))
     outcome = state.outcome()
     assert outcome is not None
