@@ -4,11 +4,17 @@ The tests start it themselves (no system service is touched): ``initdb`` into a 
 ``postgres`` listening on 127.0.0.1 only at a free port with its socket in that folder, stopped
 by its PID afterwards. PostgreSQL refuses to run as root, so as root the server runs as the
 ``postgres`` system user that Debian's package creates.
+
+The cluster tests start one inside a network namespace of their test bed (``netns=``, see
+``cluster.testbed``), listening on that namespace's address (``host=``) and trusting the test
+bed's net (10.213.0.0/16) as it trusts loopback; it is then checked and reached from inside
+the namespaces only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pwd
 import shutil
@@ -17,7 +23,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +32,11 @@ INSTALL_HINT = (
     "with `sudo apt-get install postgresql` (make test does it when run as root)"
 )
 _STARTUP_SECONDS = 30.0
+# The cluster test bed's addresses (cluster.testbed): trusted like loopback when the server
+# listens there.
+TESTBED_NET = "10.213.0.0/16"
+# Inside a namespace of our own nothing else listens: the standard port.
+NETNS_PORT = 5432
 
 
 def find_bindir() -> Path | None:
@@ -73,8 +84,14 @@ def _demote() -> tuple[int, int] | None:
 
 
 @contextlib.contextmanager
-def postgres_server(bindir: Path) -> Iterator[PostgresServer]:
-    """Start a fresh cluster in a new temp folder; stop it (by PID) and remove the folder."""
+def postgres_server(
+    bindir: Path, host: str = "127.0.0.1", netns: str | None = None
+) -> Iterator[PostgresServer]:
+    """Start a fresh cluster in a new temp folder; stop it (by PID) and remove the folder.
+
+    By default it listens on 127.0.0.1 at a free port. With ``netns`` (a network namespace's
+    name) it runs inside that namespace, listening on ``host`` (the namespace's address) at
+    port 5432, and clients from the test bed's net are trusted."""
     ids = _demote()
     # Its own folder under the system temp dir: pytest's tmp_path sits below a root-only
     # folder that the ``postgres`` user could not enter.
@@ -93,31 +110,48 @@ def postgres_server(bindir: Path) -> Iterator[PostgresServer]:
         group=gid,
         extra_groups=groups,
     )
-    port = free_port()
+    if host != "127.0.0.1":
+        # initdb -A trust trusts local sockets and loopback only.
+        with (data / "pg_hba.conf").open("a") as hba:
+            hba.write(f"host all all {TESTBED_NET} trust\n")
+    port = free_port() if netns is None else NETNS_PORT
+    argv = [
+        str(bindir / "postgres"),
+        "-D",
+        str(data),
+        "-h",
+        host,
+        "-p",
+        str(port),
+        "-k",
+        str(folder),
+        "-c",
+        "fsync=off",  # a test cluster: speed over crash durability of the server itself
+    ]
     log = (folder / "server.log").open("wb")
-    process = subprocess.Popen(
-        [
-            str(bindir / "postgres"),
-            "-D",
-            str(data),
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "-k",
-            str(folder),
-            "-c",
-            "fsync=off",  # a test cluster: speed over crash durability of the server itself
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        user=uid,
-        group=gid,
-        extra_groups=groups,
-    )
+    accepts: Callable[[], bool] | None = None
+    if netns is None:
+        process = subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            user=uid,
+            group=gid,
+            extra_groups=groups,
+        )
+    else:
+        # Entering a namespace takes root, so the switch to the postgres user comes after:
+        # `ip netns exec` and setpriv both exec in place, so the PID is the server's own.
+        drop: list[str] = []
+        if ids is not None:
+            drop = ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+        process = subprocess.Popen(
+            ["ip", "netns", "exec", netns, *drop, *argv], stdout=log, stderr=subprocess.STDOUT
+        )
+        accepts = functools.partial(_accepts_in_netns, bindir, netns, host, port)
     try:
-        _wait_ready(port, process, folder / "server.log")
-        yield PostgresServer("127.0.0.1", port, user, "postgres", process.pid)
+        _wait_ready(port, process, folder / "server.log", accepts)
+        yield PostgresServer(host, port, user, "postgres", process.pid)
     finally:
         # SIGINT is PostgreSQL's "fast shutdown": clients are disconnected, nothing lingers.
         process.send_signal(signal.SIGINT)
@@ -128,6 +162,13 @@ def postgres_server(bindir: Path) -> Iterator[PostgresServer]:
             process.wait()
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _accepts_in_netns(bindir: Path, netns: str, host: str, port: int) -> bool:
+    """The readiness check from inside the namespace (its address is unreachable from
+    outside): pg_isready answers 0 only once sessions are accepted, not while starting up."""
+    check = [str(bindir / "pg_isready"), "-q", "-h", host, "-p", str(port), "-t", "2"]
+    return subprocess.run(["ip", "netns", "exec", netns, *check], check=False).returncode == 0
 
 
 def _accepts_sessions(port: int) -> bool:
@@ -148,15 +189,22 @@ def _accepts_sessions(port: int) -> bool:
         return False
 
 
-def _wait_ready(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+def _wait_ready(
+    port: int,
+    process: subprocess.Popen[bytes],
+    log: Path,
+    accepts: Callable[[], bool] | None = None,
+) -> None:
+    """Until the server takes sessions (``accepts``; by default on 127.0.0.1:``port``)."""
+    ready = accepts if accepts is not None else functools.partial(_accepts_sessions, port)
     deadline = time.monotonic() + _STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"postgres exited at start: {log.read_text()[-2000:]}")
-        if _accepts_sessions(port):
+        if ready():
             return
         time.sleep(0.05)
-    raise RuntimeError(f"postgres did not listen on 127.0.0.1:{port} in {_STARTUP_SECONDS} s")
+    raise RuntimeError(f"postgres did not take sessions at port {port} in {_STARTUP_SECONDS} s")
 
 
 class RestartableServer:
