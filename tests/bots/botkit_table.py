@@ -59,13 +59,13 @@ def play_deal(
     seat_bots(bots, ruleset)
     deal = deal_cards(ruleset, dealer=dealer, seed=seed)
     forehand = forehand_of(dealer, ruleset.players)
-    for seat, bot in enumerate(bots):
+    for dealt, bot in enumerate(bots):
         bot.on_deal_start(
             bot_pb2.DealStarted(
                 deal_number=deal_number,
                 dealer=dealer,
                 forehand=forehand,
-                hand=codec.cards_to_pb(deal.hands[seat]),
+                hand=codec.cards_to_pb(deal.hands[dealt]),
             )
         )
     state = DealState.new(ruleset, deal)

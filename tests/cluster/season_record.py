@@ -38,8 +38,7 @@ def _normal(value: Any) -> Any:
 def season_record(ladder_db: str, referee_db: str, season: str) -> dict[str, Any]:
     with LadderStore.open(ladder_db, create=False) as ladder:
         results = [
-            {"block": index, **_normal(asdict(result))}
-            for index, result in ladder.results(season)
+            {"block": index, **_normal(asdict(result))} for index, result in ladder.results(season)
         ]
         history = [
             [index, bot, rating.mu, rating.sigma]
