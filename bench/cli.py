@@ -208,6 +208,41 @@ def season(
     _write_json(json_path, figures)
 
 
+@bench_app.command("cluster")
+def cluster(
+    quick: Annotated[bool, typer.Option("--quick", help="4 blocks.")] = False,
+    blocks: Annotated[
+        int | None, typer.Option(min=1, help="Blocks of the light season [12].")
+    ] = None,
+    season: Annotated[
+        Path | None,
+        typer.Option(help="A season file to play instead (e.g. examples/seasons/strength.toml)."),
+    ] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """A season on a Ray cluster of 1 and 2 nodes (network namespaces here; needs root)
+    against one machine without Ray, each run's results compared; the driver's cost per
+    block."""
+    import dataclasses  # noqa: PLC0415
+
+    from bench.cluster import (  # noqa: PLC0415 - keep --help fast
+        ClusterBenchSettings,
+        print_cluster_figures,
+        run_cluster_bench,
+    )
+
+    settings = ClusterBenchSettings.quick() if quick else ClusterBenchSettings()
+    if blocks is not None:
+        settings = dataclasses.replace(settings, blocks=blocks)
+    if season is not None:
+        settings = dataclasses.replace(settings, season=season)
+    figures = run_cluster_bench(settings, _say)
+    print_cluster_figures(figures, lambda line: console.print(line, markup=False, highlight=False))
+    _write_json(json_path, figures)
+
+
 @bench_app.command("storage")
 def storage(
     quick: Annotated[

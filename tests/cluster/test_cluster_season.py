@@ -26,7 +26,7 @@ import pytest
 from cluster import testbed
 from cluster.testbed import Host, RayNode, Sandbox
 from tests import pg_server
-from tests.cluster.season_record import season_record
+from cluster.record import season_record
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -164,7 +164,7 @@ def in_sandbox(bed: Bed, *args: str) -> str:
 
 
 def cluster_record(bed: Bed, name: str) -> dict[str, Any]:
-    out = in_sandbox(bed, "-m", "tests.cluster.season_record", bed.db, bed.db, name)
+    out = in_sandbox(bed, "-m", "cluster.record", bed.db, bed.db, name)
     record: dict[str, Any] = json.loads(out)
     return record
 
