@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# System packages the tests need: PostgreSQL's server binaries (storage tests) and Chromium
-# (browser tests). As root with apt-get, the missing ones are installed (and named); otherwise
+# System packages the tests need: PostgreSQL's server binaries (storage tests), Chromium
+# (browser tests) and iproute2 (the cluster tests' namespaces). As root with apt-get, the missing ones are installed (and named); otherwise
 # nothing is installed and those tests skip with a message saying how to install them.
 set -u
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 \
     || missing+=(postgresql)
+# `ip` makes the network namespaces of the cluster tests (cluster/testbed.py).
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 for package in "$@"; do
     case "$package" in
         chromium) command -v chromium >/dev/null 2>&1 || missing+=(chromium) ;;
