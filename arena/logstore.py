@@ -85,7 +85,9 @@ class FileLogStore:
     """One JSON Lines file per match in ``logs_dir`` (0600, the folder 0700)."""
 
     def __init__(self, logs_dir: Path) -> None:
-        self.logs_dir = logs_dir
+        # Absolute: the index row keeps the path, and a later reader (`matches show`, the web
+        # front) may run from another folder than the referee that wrote it (`--data rel`).
+        self.logs_dir = logs_dir.absolute()
 
     def open(self, match_id: str) -> tuple[LogSink, str]:
         private_dir(self.logs_dir)

@@ -4,8 +4,8 @@ one JSON document on stdout, to compare a run on one machine with a run on a clu
 Run where the databases are reachable (for the cluster tests: inside a namespace of the test
 bed, where PostgreSQL listens). The record holds every block's results, the rating history,
 the final ratings and every match's log, less what may differ between two runs of the same
-season: timing (``ms``, ``*_at``, latencies) and the ids a referee draws (match, bot and
-session ids).
+season: timing (``ms``, ``*_at``, latencies), the ids a referee draws (match, bot and
+session ids) and the season's name in the bots' names at the referee.
 """
 
 from __future__ import annotations
@@ -26,13 +26,19 @@ VARYING_KEYS = frozenset({"ms", "match_id", "bot_id", "session_id", "latency", "
 def _normal(value: Any) -> Any:
     if isinstance(value, dict):
         return {
-            key: _normal(item)
+            key: _bot_name(item) if key == "bot_name" else _normal(item)
             for key, item in value.items()
             if key not in VARYING_KEYS and not key.endswith("_at") and not key.startswith("lat")
         }
     if isinstance(value, list):
         return [_normal(item) for item in value]
     return value
+
+
+def _bot_name(name: Any) -> Any:
+    """A command bot's name at the referee less its season (``mine@spring`` is ``mine``), so
+    two seasons of the same file under two names compare too."""
+    return name.split("@", 1)[0] if isinstance(name, str) else name
 
 
 def season_record(ladder_db: str, referee_db: str, season: str) -> dict[str, Any]:

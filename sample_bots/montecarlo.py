@@ -211,6 +211,8 @@ class MonteCarloBot(HeuristicBot):
         self.think_ms = think_ms
         self.max_samples = max_samples
         self.samples_last = 0
+        # Set by `--samples` (sample_bots.registry): the cap, not the clock, ends a search.
+        self.exact_samples = False
 
     # --- plumbing ------------------------------------------------------------------------
     def on_deal_start(self, deal: bot_pb2.DealStarted) -> None:
@@ -230,6 +232,12 @@ class MonteCarloBot(HeuristicBot):
             return None
 
     def deadline(self, request: bot_pb2.DecisionRequest) -> float:
+        if self.exact_samples:
+            # Reproducible: the sample cap ends the search, not the clock (a slow or busy
+            # machine must not change a choice). The clock is only a guard against a timeout:
+            # the move's time and half the bank left.
+            budget = (request.move_ms or MAX_THINK_MS) + request.bank_ms * BUDGET_SHARE
+            return time.monotonic() + budget / 1000
         budget = min(self.think_ms, (request.move_ms or MAX_THINK_MS) * BUDGET_SHARE)
         return time.monotonic() + max(MIN_THINK_MS, budget) / 1000
 

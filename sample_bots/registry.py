@@ -15,10 +15,18 @@ from sample_bots.sdk import Bot
 _FACTORIES: Final[dict[str, Callable[[int | None, int, int], Bot]]] = {
     "random": lambda seed, level, samples: RandomBot(seed=seed),
     "heuristic": lambda seed, level, samples: HeuristicBot(),
-    "montecarlo": lambda seed, level, samples: MonteCarloBot(seed=seed, max_samples=samples),
+    "montecarlo": lambda seed, level, samples: _exact(
+        MonteCarloBot(seed=seed, max_samples=samples)
+    ),
     "expert": lambda seed, level, samples: ExpertBot(seed=seed, level=level),
 }
 BOT_NAMES: Final = tuple(_FACTORIES)
+
+
+def _exact(bot: MonteCarloBot) -> MonteCarloBot:
+    """With a sample cap the bot stops at the cap, not at its time share: reproducible."""
+    bot.exact_samples = bot.max_samples > 0
+    return bot
 
 
 def make_bot(
@@ -26,8 +34,9 @@ def make_bot(
 ) -> Bot:
     """A fresh bot called ``name``; ``seed`` makes its random choices reproducible; ``level``
     (1 to 5) is the expert bot's strength (the other bots have one level); ``samples`` caps
-    the montecarlo bot's samples per option (with a seed: the same choices at any speed, as
-    long as its time budget is not what stops it)."""
+    the montecarlo bot's samples per option and lets the cap, not the clock, end its searches
+    (with a seed: the same choices at any speed; the clock still guards against a timeout,
+    at the move's time plus half the bank)."""
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; sample bots: {', '.join(BOT_NAMES)}")

@@ -50,6 +50,9 @@ def test_the_seed_still_matters() -> None:
 
 def test_samples_caps_the_montecarlo_bot() -> None:
     bot = make_bot("montecarlo", seed=1, samples=3)
-    assert isinstance(bot, MonteCarloBot) and bot.max_samples == 3
+    assert isinstance(bot, MonteCarloBot)
+    assert bot.max_samples == 3
+    assert bot.exact_samples  # the cap ends its searches, not its time share
+    assert not make_bot("montecarlo", seed=1).exact_samples
     with pytest.raises(ValueError, match="at least 1"):
         make_bot("montecarlo", samples=0)

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 from cluster import testbed
+from cluster.record import season_record
 from cluster.testbed import Host, RayNode, Sandbox
 from tests import pg_server
-from cluster.record import season_record
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -97,8 +97,18 @@ def season_file(
     return path
 
 
+BLOCKS = 8
+
+
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The season played on this machine alone (the embedded referee, SQLite): the record
+    every cluster run of it, under any name, must equal."""
+    folder = tmp_path_factory.mktemp("local")
+    return local_record(folder, season_file(folder, "reference", BLOCKS), "reference")
+
+
 def local_record(tmp_path: Path, season: Path, name: str) -> dict[str, Any]:
-    """The season played on this machine alone (the embedded referee, SQLite): the reference."""
     data = tmp_path / "local"
     result = subprocess.run(
         [sys.executable, "-m", "brandeln_cli", "season", "run", str(season), "--data", str(data)],
@@ -199,19 +209,20 @@ def bot_processes(hosts: list[Host]) -> list[int]:
     return found
 
 
-def test_a_season_on_three_hosts_equals_the_one_machine_run(bed: Bed, tmp_path: Path) -> None:
-    season = season_file(tmp_path, "same", blocks=6)
-    expected = local_record(tmp_path, season, "same")
+def test_a_season_on_three_hosts_equals_the_one_machine_run(
+    bed: Bed, tmp_path: Path, expected: dict[str, Any]
+) -> None:
+    season = season_file(tmp_path, "same", BLOCKS)
     output = finish(start_cluster_season(bed, tmp_path, season))
     assert "3 worker slots on 3 nodes" in output
     assert "actors busy" in output  # the progress bar's cluster column
-    assert "6 blocks played now (6 of 6 in all)" in output
+    assert f"{BLOCKS} blocks played now ({BLOCKS} of {BLOCKS} in all)" in output
     got = cluster_record(bed, "same")
     assert got["results"] == expected["results"]
     assert got["history"] == expected["history"]
     assert got["ratings"] == expected["ratings"]
     assert got["logs"] == expected["logs"]
-    assert len(got["logs"]) == 6 * 4
+    assert len(got["logs"]) == BLOCKS * 4
     # Run again: everything is recorded, nothing is played or counted twice.
     again = finish(start_cluster_season(bed, tmp_path, season))
     assert "nothing to play" in again
@@ -234,9 +245,10 @@ def test_a_node_lacking_a_bot_file_is_named_before_the_season_starts(
     assert "node " in errors[0]
 
 
-def test_the_driver_killed_mid_season_resumes_from_the_database(bed: Bed, tmp_path: Path) -> None:
-    season = season_file(tmp_path, "resumed", blocks=8)
-    expected = local_record(tmp_path, season, "resumed")
+def test_the_driver_killed_mid_season_resumes_from_the_database(
+    bed: Bed, tmp_path: Path, expected: dict[str, Any]
+) -> None:
+    season = season_file(tmp_path, "resumed", BLOCKS)
     process = start_cluster_season(bed, tmp_path, season)
     wait_for_blocks(bed, "resumed", 2, process)
     process.send_signal(signal.SIGKILL)
@@ -248,13 +260,14 @@ def test_the_driver_killed_mid_season_resumes_from_the_database(bed: Bed, tmp_pa
         assert time.monotonic() < deadline, f"bots outlived their actors: {bot_processes(workers)}"
         time.sleep(0.5)
     output = finish(start_cluster_season(bed, tmp_path, season))
-    assert "of 8 in all" in output
+    assert f"of {BLOCKS} in all" in output
     assert cluster_record(bed, "resumed") == expected
 
 
-def test_a_worker_node_killed_mid_season_costs_only_its_block(bed: Bed, tmp_path: Path) -> None:
-    season = season_file(tmp_path, "node-lost", blocks=8)
-    expected = local_record(tmp_path, season, "node-lost")
+def test_a_worker_node_killed_mid_season_costs_only_its_block(
+    bed: Bed, tmp_path: Path, expected: dict[str, Any]
+) -> None:
+    season = season_file(tmp_path, "node-lost", BLOCKS)
     process = start_cluster_season(bed, tmp_path, season)
     wait_for_blocks(bed, "node-lost", 2, process)
     lost = bed.workers[-1]
