@@ -203,3 +203,19 @@ async def test_verify_names_a_damaged_or_cut_log_in_the_database_in_one_line(
     assert f"the log of match {match_id}, line" in lines[0]
     assert "Traceback" not in damaged.output
     engine.dispose()
+
+
+def test_a_log_file_is_indexed_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--data rel`: a later reader in another folder (`matches show`, the web front) must
+    # still find the file the index row names.
+    from arena.logstore import FileLogStore  # noqa: PLC0415
+
+    monkeypatch.chdir(tmp_path)
+    sink, where = FileLogStore(Path("data") / "logs").open("m_1")
+    sink.append(b"{}\n")
+    sink.close()
+    assert Path(where).is_absolute()
+    monkeypatch.chdir("/")
+    assert FileLogStore(tmp_path / "data" / "logs").read(where) == b"{}\n"
