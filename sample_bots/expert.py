@@ -3,16 +3,23 @@
 The approach of the strong Skat programs and of bridge's GIB. For a card decision it samples
 the cards it cannot see, consistently with what the play has shown (as the `montecarlo` bot
 does: voids, failures to trump, failures to beat), solves the rest of each sampled deal exactly
-for the contract's result (:mod:`engine.double_dummy`), and plays the card that makes (as
-soloist) or beats (as defender) the contract in the most samples; ties are broken by the
-`montecarlo` bot's greedy playouts on the same samples, which also play the russian free play
-(no soloist, no two-sided game to solve). For bids and trump it solves each contract (with each
-trump) in sampled deals and bids the contract whose expected chips beat passing by a margin.
+for the contract's result (:mod:`engine.double_dummy`), and counts for each card the samples in
+which it makes (as soloist) or beats (as defender) the contract. The solver assumes that every
+seat sees every card, which early in a deal is far from true (a bettel's defenders do not know
+where the soloist's weak card is), and from trick 1 it affords only a few samples in the time;
+so the `montecarlo` bot's greedy playouts, a hundred times cheaper, are played on the same
+samples and on more of them, and the two estimates are blended: the solver's weighs
+``n / (n + SOLVER_PRIOR)`` after ``n`` solved samples, so it decides once it has solved enough
+samples (later in the deal) and the playouts decide where it has not, or where it sees no
+difference between the cards. The russian free play (no soloist, no two-sided game to solve)
+is the `montecarlo` bot's. For bids and trump it estimates each contract's (and trump's) chance
+of being made over sampled deals the same way, the solver and the playouts blended, and bids
+the contract whose expected chips beat passing by a margin.
 
-**Levels** (``--level 1..5``) cap the samples per decision (4, 8, 16, 32, 64); every level
-also keeps to its time budget, a share of the request's ``move_ms``: the solver counts the
-positions it visits and stops at a budget derived from the time left, so a decision never
-overruns, whatever the deal.
+**Levels** (``--level 1..5``) cap the solved samples per decision (4, 8, 16, 32, 64) and the
+playouts at ``PLAYOUTS_PER_SAMPLE`` times that; every level also keeps to its time budget, a
+share of the request's ``move_ms``: the solver looks at the clock as it searches and stops at
+the deadline, so a decision never overruns, whatever the deal.
 """
 
 from __future__ import annotations
@@ -31,11 +38,12 @@ from sample_bots.montecarlo import Deal, MonteCarloBot, Playout, card_index, eng
 from sample_bots.sdk import Answer
 
 LEVEL_SAMPLES: Final = {1: 4, 2: 8, 3: 16, 4: 32, 5: 64}
-DEFAULT_LEVEL: Final = 3
+DEFAULT_LEVEL: Final = 4
 BID_MARGIN: Final = 0.25  # of the contract's value V: the solver sees every hand, players don't
-# A first estimate of the solver's speed, corrected after every search (positions per second).
-INITIAL_NODE_RATE: Final = 100_000.0
-TIE_WEIGHT: Final = 1e-3  # the playouts only break ties between equally good cards
+SOLVER_SHARE: Final = 0.7  # of a decision's time for the solver; the rest for more playouts
+SOLVER_PRIOR: Final = 8.0  # n solved samples weigh n / (n + SOLVER_PRIOR) against the playouts
+PLAYOUTS_PER_SAMPLE: Final = 32  # the playouts' cap, per solved sample of the level
+MIN_PLAYOUTS: Final = 2
 
 
 def level_samples(level: int) -> int:
@@ -60,25 +68,31 @@ def made_payoff(ruleset: Ruleset, contract: Contract, made: bool) -> int:
     return payments[0]
 
 
+def blend(solved: float, solved_count: int, played: float, played_count: int) -> float:
+    """The share of samples won, the solver's and the playouts' estimates blended (see the
+    module docstring); ``solved`` and ``played`` are the samples each counted as won."""
+    if not played_count:
+        return solved / solved_count if solved_count else 0.0
+    if not solved_count:
+        return played / played_count
+    weight = solved_count / (solved_count + SOLVER_PRIOR)
+    return weight * solved / solved_count + (1 - weight) * played / played_count
+
+
 class ExpertBot(MonteCarloBot):
     """Double-dummy Monte Carlo; the `montecarlo` bot's sampling, playouts and fallbacks."""
 
     name = "expert"
-    version = "1.0"
+    version = "1.1"
     bid_margin = BID_MARGIN  # search_bid is montecarlo's, on this evaluate_contract
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
         self.level = level
-        self.node_rate = INITIAL_NODE_RATE
+        self.playouts_last = 0
 
-    def node_budget(self, deadline: float) -> int:
-        """Positions the solver may visit before ``deadline`` at its measured speed."""
-        return max(1, int((deadline - time.monotonic()) * self.node_rate))
-
-    def learn_rate(self, nodes: int, seconds: float) -> None:
-        if nodes > 1000 and seconds > 0:
-            self.node_rate = 0.7 * self.node_rate + 0.3 * (nodes / seconds)
+    def more_playouts(self, playouts: int) -> bool:
+        return playouts < PLAYOUTS_PER_SAMPLE * self.max_samples
 
     # --- cards ---------------------------------------------------------------------------
     def search_card(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
@@ -93,25 +107,18 @@ class ExpertBot(MonteCarloBot):
         hands, counts, unseen, forbidden = self.world(view, ruleset, duties)
         candidates = [card_index(choice.card) for choice in request.legal]
         playout = Playout(ruleset, self.rng)
-        wins = [0] * len(candidates)
-        ties = [0.0] * len(candidates)
+        solved_wins = [0] * len(candidates)
+        played_wins = [0] * len(candidates)
         trick = [card_index(c) for c in view.current_trick]
-        deadline, samples = self.deadline(request), 0
         on_side = view.seat == soloist
-        while self.more(samples) and time.monotonic() < deadline:
-            dealt = self.sample(hands, counts, unseen, forbidden)[: ruleset.players]
-            started, nodes = time.monotonic(), solver.stats.nodes
-            solver.budget = self.node_budget(deadline)
-            try:
-                values = solver.card_values(
-                    dealt, view.tricks_won, view.current_trick_leader, trick
-                )
-            except BudgetExceeded:
-                break  # out of time: decide on the samples solved so far
-            finally:
-                self.learn_rate(solver.stats.nodes - nodes, time.monotonic() - started)
+        start = time.monotonic()
+        deadline = self.deadline(request)
+        solver.deadline = start + SOLVER_SHARE * (deadline - start)
+        solved = played = 0
+
+        def play_out(dealt: list[int]) -> None:
             deal = Deal(
-                hands=list(dealt),
+                hands=dealt,
                 leader=view.current_trick_leader,
                 trick=trick,
                 tricks_won=list(view.tricks_won),
@@ -120,14 +127,30 @@ class ExpertBot(MonteCarloBot):
                 trump=trump,
             )
             for i, card in enumerate(candidates):
-                wins[i] += values[card] == on_side
                 won = playout.run(deal, first=card)
-                ties[i] += self.payoff(ruleset, view.seat, soloist, view.contract, won)
-            samples += 1
-        self.samples_last = samples
-        if samples == 0:  # not even one sample in time: the playouts' choice, at once
-            return super().search_card(request, ruleset)
-        return max(range(len(candidates)), key=lambda i: wins[i] + TIE_WEIGHT * ties[i] / samples)
+                played_wins[i] += contract.made_with(won[soloist]) == on_side
+
+        while self.more(solved) and time.monotonic() < solver.deadline:
+            dealt = self.sample(hands, counts, unseen, forbidden)[: ruleset.players]
+            try:
+                values = solver.card_values(
+                    dealt, view.tricks_won, view.current_trick_leader, trick
+                )
+            except BudgetExceeded:
+                break  # the solver's time is up: the playouts go on with fresh samples
+            for i, card in enumerate(candidates):
+                solved_wins[i] += values[card] == on_side
+            solved += 1
+            play_out(dealt)
+            played += 1
+        while played < MIN_PLAYOUTS or (self.more_playouts(played) and time.monotonic() < deadline):
+            play_out(self.sample(hands, counts, unseen, forbidden)[: ruleset.players])
+            played += 1
+        self.samples_last, self.playouts_last = solved, played
+        scores = [
+            blend(solved_wins[i], solved, played_wins[i], played) for i in range(len(candidates))
+        ]
+        return max(range(len(candidates)), key=lambda i: scores[i])
 
     # --- bids and trump ------------------------------------------------------------------
     def evaluate_contract(
@@ -139,29 +162,46 @@ class ExpertBot(MonteCarloBot):
         deadline: float,
     ) -> list[float]:
         """Expected chips of playing ``contract_id`` as soloist (leading) with each trump:
-        the share of sampled deals the solver makes it in, settled by the engine."""
+        its chance of being made over sampled deals (the solver's and the playouts' blended),
+        settled by the engine."""
         view = request.view
         contract = ruleset.contract(contract_id)
         hands, counts, unseen, forbidden = self.world(view, ruleset, duties_for(ruleset, trumps[0]))
-        made = [0] * len(trumps)
+        solved_made = [0] * len(trumps)
+        played_made = [0] * len(trumps)
         solvers = [DoubleDummy(ruleset, contract, view.seat, trump) for trump in trumps]
-        zeros, samples = [0] * ruleset.players, 0
-        while self.more(samples) and time.monotonic() < deadline:
+        playout = Playout(ruleset, self.rng)
+        zeros = [0] * ruleset.players
+        start = time.monotonic()
+        solve_end = start + SOLVER_SHARE * (deadline - start)
+        solved = played = 0
+
+        def play_out(dealt: list[int]) -> None:
+            for i, trump in enumerate(trumps):
+                deal = Deal(dealt, view.seat, [], list(zeros), view.seat, contract, trump)
+                won = playout.run(deal)
+                played_made[i] += contract.made_with(won[view.seat])
+
+        while self.more(solved) and time.monotonic() < solve_end:
             dealt = self.sample(hands, counts, unseen, forbidden)[: ruleset.players]
             results = []
             try:
                 for solver in solvers:
-                    started, nodes = time.monotonic(), solver.stats.nodes
-                    solver.budget = self.node_budget(deadline)
+                    solver.deadline = solve_end
                     solver.clear()  # a new deal: its positions never recur
                     results.append(solver.makes(dealt, zeros, view.seat))
-                    self.learn_rate(solver.stats.nodes - nodes, time.monotonic() - started)
             except BudgetExceeded:
                 break
             for i, result in enumerate(results):
-                made[i] += result
-            samples += 1
-        if samples == 0:
-            return super().evaluate_contract(request, ruleset, contract_id, trumps, deadline)
+                solved_made[i] += result
+            solved += 1
+            play_out(dealt)
+            played += 1
+        while played < MIN_PLAYOUTS or (self.more_playouts(played) and time.monotonic() < deadline):
+            play_out(self.sample(hands, counts, unseen, forbidden)[: ruleset.players])
+            played += 1
         win, lose = made_payoff(ruleset, contract, True), made_payoff(ruleset, contract, False)
-        return [(m * win + (samples - m) * lose) / samples for m in made]
+        chances = [
+            blend(solved_made[i], solved, played_made[i], played) for i in range(len(trumps))
+        ]
+        return [chance * win + (1 - chance) * lose for chance in chances]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -17,7 +18,7 @@ from engine.phase import Phase
 from engine.rulesets import RULESET_IDS, find_ruleset
 from engine.state import DealState
 from sample_bots.expert import LEVEL_SAMPLES, ExpertBot, level_samples, made_payoff
-from sample_bots.montecarlo import card_index
+from sample_bots.montecarlo import MIN_THINK_MS, card_index
 from sample_bots.registry import make_bot
 from sample_bots.sdk import Bot, parse_card, resolve_answer
 from tests.bots.botkit_table import match_started_for, play_deal, request_for
@@ -109,8 +110,10 @@ def test_out_of_time_the_expert_still_answers_a_legal_card_at_once() -> None:
         assert seat is not None
         bot = ExpertBot(seed=2, level=5)
         bot.match = match_started_for(state.ruleset, seat)
-        bot.node_rate = 1.0  # a solver this slow gets a budget of one position
+        started = time.monotonic()
         resolve_answer(request_for(state, 1, move_ms=40), bot.decide(request_for(state, 1, 40)))
+        # 40 ms of move time: the least a bot thinks (MIN_THINK_MS), and the clock's slack.
+        assert time.monotonic() - started < (MIN_THINK_MS + 60) / 1000
 
 
 def test_levels_cap_the_samples_and_a_bad_level_is_refused() -> None:
