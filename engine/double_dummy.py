@@ -8,6 +8,10 @@ the search is a two-valued game, searched with:
 - **pruning by the goal**: a position whose result no share of the remaining tricks can change
   is scored at once (this is also every early end of R9.2 and of ``early_stop = when_decided``,
   which cannot change the result either);
+- **sure tricks**: a trump that no card of the other side can beat takes the trick it is played
+  in (R8.4), whenever that is; the soloist's such trumps are tricks it will take, the defenders'
+  are tricks it will lose (up to N-1 of them in one trick), so the soloist's final count lies in
+  a range, and a position whose result is the same over that range is scored at once;
 - **equivalent cards merged**: two cards of one hand that are neighbours in the deal's order of
   their suit, among the cards still live (in the hands or on the table), win and lose against
   exactly the same cards, so only one of them is searched;
@@ -33,6 +37,7 @@ True
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
@@ -47,8 +52,12 @@ __all__ = ["BudgetExceeded", "DoubleDummy", "SolverStats"]
 _SUIT_BITS: Final = (1 << RANK_COUNT) - 1
 
 
+_CLOCK_EVERY: Final = 1023  # look at the clock after every 1024 positions (a mask)
+
+
 class BudgetExceeded(Exception):  # noqa: N818 - it is an outcome of the search, not a bug
-    """A search visited more positions than its ``budget`` allowed (a bot out of time)."""
+    """A search visited more positions than its ``budget`` allowed, or ran past its
+    ``deadline`` (a bot out of time)."""
 
 
 @dataclass(slots=True)
@@ -80,8 +89,11 @@ class DoubleDummy:
         self._tricks = ruleset.tricks
         self._left = left_of_each(ruleset.players)
         self._fixed = _fixed_results(contract, ruleset.tricks)
+        self._ranges = _range_results(contract, ruleset.tricks)
+        self._trump_mask = 0 if self.trump is None else _SUIT_BITS << (int(self.trump) * RANK_COUNT)
         self._table: dict[tuple[int, ...], bool] = {}
         self.budget = 0  # positions one search may visit (0: no limit), see BudgetExceeded
+        self.deadline = 0.0  # time.monotonic() past which a search stops (0: none)
 
     def clear(self) -> None:
         """Forget the positions solved so far (a new deal)."""
@@ -109,16 +121,26 @@ class DoubleDummy:
         leader: int,
         trick: Sequence[int] = (),
     ) -> dict[int, bool]:
-        """For each legal card of the seat to play, whether the soloist then makes it."""
+        """For each legal card of the seat to play, whether the soloist then makes it.
+
+        Equivalent cards (neighbours among the live cards of their suit) are searched once."""
         duties = self._duties
         seat = seat_after(leader, len(trick), self._players)
         led, win, head, _ = trick_state(trick, duties)
-        legal = legal_card_mask(hands[seat], led, win, head, duties)
+        hand = hands[seat]
+        legal = legal_card_mask(hand, led, win, head, duties)
+        live = 0
+        for other in hands:
+            live |= other
+        for card in trick:
+            live |= 1 << card
         values: dict[int, bool] = {}
-        for card in _bits(legal):
+        for run in _runs(hand, legal, live, duties.suit_indices):
             after = list(hands)
-            after[seat] ^= 1 << card
-            values[card] = self._search(after, tricks_won, leader, [*trick, card])
+            after[seat] ^= 1 << run[0]
+            value = self._search(after, tricks_won, leader, [*trick, run[0]])
+            for card in run:
+                values[card] = value
         return values
 
     def max_tricks(
@@ -155,10 +177,15 @@ class DoubleDummy:
         suit_indices = duties.suit_indices
         left_of = self._left
         fixed = self._fixed
+        ranges = self._ranges
+        trump_mask = self._trump_mask
+        defenders_per_trick = players - 1
         total = self._tricks
         table = self._table
         stats = self.stats
         limit = stats.nodes + self.budget if self.budget else -1
+        deadline = self.deadline
+        monotonic = time.monotonic
         zero_goal = self.contract.goal is Goal.ZERO
         exact_goal = self.contract.goal is Goal.EXACT
         target = self.contract.tricks
@@ -218,10 +245,32 @@ class DoubleDummy:
             stats.nodes += 1
             if stats.nodes == limit:
                 raise BudgetExceeded
+            if deadline and not stats.nodes & _CLOCK_EVERY and monotonic() > deadline:
+                raise BudgetExceeded
             if in_trick == 0:
-                result = fixed[won][total - played]
+                left = total - played
+                result = fixed[won][left]
                 if result is not None:
                     return result
+                if trump_mask:
+                    # Sure tricks: the trumps no card of the other side beats (see above).
+                    own = hands[soloist]
+                    others = 0
+                    for other_seat in range(players):
+                        if other_seat != soloist:
+                            others |= hands[other_seat]
+                    sure = lost = 0
+                    for card in _bits(own & trump_mask):
+                        if not beats[card] & others:
+                            sure += 1
+                    for card in _bits(others & trump_mask):
+                        if not beats[card] & own:
+                            lost += 1
+                    if sure or lost:
+                        lost = -(-lost // defenders_per_trick)
+                        result = ranges[won + sure][won + left - lost]
+                        if result is not None:
+                            return result
                 key = key_of(hands, leader, won)
                 known = table.get(key)
                 if known is not None:
@@ -343,6 +392,42 @@ def _fixed_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
         row: list[bool | None] = []
         for left in range(tricks + 1):
             results = {contract.made_with(taken + more) for more in range(left + 1)}
+            row.append(results.pop() if len(results) == 1 else None)
+        table.append(row)
+    return table
+
+
+def _runs(
+    hand: int, legal: int, live: int, suit_indices: tuple[tuple[tuple[int, ...], ...], ...]
+) -> list[list[int]]:
+    """The legal cards of ``hand`` in runs of equivalent cards: neighbours in their suit's order
+    among the ``live`` cards (a run's cards are all legal or all not: the card to beat is live
+    and would split it)."""
+    runs: list[list[int]] = []
+    for suit in range(SUIT_COUNT):
+        if not legal >> (suit * RANK_COUNT) & _SUIT_BITS:
+            continue
+        run: list[int] = []
+        for card in suit_indices[suit][live >> (suit * RANK_COUNT) & _SUIT_BITS]:
+            if hand >> card & 1 and legal >> card & 1:
+                run.append(card)
+                continue
+            if run:
+                runs.append(run)
+            run = []
+        if run:
+            runs.append(run)
+    return runs
+
+
+def _range_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
+    """``ranges[low][high]``: the result when the soloist ends with ``low`` to ``high`` tricks,
+    if it is the same over the whole range (and the range is not empty), else None."""
+    table: list[list[bool | None]] = []
+    for low in range(tricks + 1):
+        row: list[bool | None] = []
+        for high in range(tricks + 1):
+            results = {contract.made_with(taken) for taken in range(low, high + 1)}
             row.append(results.pop() if len(results) == 1 else None)
         table.append(row)
     return table

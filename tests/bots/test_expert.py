@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -16,8 +17,9 @@ from engine.double_dummy import DoubleDummy
 from engine.phase import Phase
 from engine.rulesets import RULESET_IDS, find_ruleset
 from engine.state import DealState
+from engine.trick_rules import duties_for
 from sample_bots.expert import LEVEL_SAMPLES, ExpertBot, level_samples, made_payoff
-from sample_bots.montecarlo import card_index
+from sample_bots.montecarlo import MIN_THINK_MS, card_index
 from sample_bots.registry import make_bot
 from sample_bots.sdk import Bot, parse_card, resolve_answer
 from tests.bots.botkit_table import match_started_for, play_deal, request_for
@@ -109,8 +111,10 @@ def test_out_of_time_the_expert_still_answers_a_legal_card_at_once() -> None:
         assert seat is not None
         bot = ExpertBot(seed=2, level=5)
         bot.match = match_started_for(state.ruleset, seat)
-        bot.node_rate = 1.0  # a solver this slow gets a budget of one position
+        started = time.monotonic()
         resolve_answer(request_for(state, 1, move_ms=40), bot.decide(request_for(state, 1, 40)))
+        # 40 ms of move time: the least a bot thinks (MIN_THINK_MS), and the clock's slack.
+        assert time.monotonic() - started < (MIN_THINK_MS + 60) / 1000
 
 
 def test_levels_cap_the_samples_and_a_bad_level_is_refused() -> None:
@@ -138,3 +142,34 @@ def test_made_payoff_is_the_engines_settlement() -> None:
     russian = find_ruleset("russian")
     exact = russian.contracts[-1]
     assert made_payoff(russian, exact, True) == exact.value
+
+
+def test_a_defender_samples_a_bettel_soloist_with_few_aces_and_kings() -> None:
+    # The auction as evidence: a bettel's soloist was dealt few aces and kings.
+    ruleset = find_ruleset("standard")
+    state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5))
+    state = state.apply(
+        codec.choice_to_action(cards_pb2.Choice(bid=cards_pb2.Bid(contract="bettel")), state.phase)
+    )
+    while state.phase is not Phase.PLAY:
+        state = state.apply(state.legal_actions()[0])  # the others pass
+    assert state.soloist is not None
+    seat = (state.soloist + 1) % 4
+    while state.to_act != seat:
+        state = state.apply(state.legal_actions()[0])
+    bot = ExpertBot(seed=4)
+    bot.match = match_started_for(ruleset, seat)
+    view = request_for(state, 1).view
+    evidence = bot.evidence(view, ruleset)
+    assert evidence is not None
+    soloist, played, counted, _ = evidence
+    hands, counts, unseen, forbidden = bot.world(view, ruleset, duties_for(ruleset, None))
+
+    def mean_held(keep: bool) -> float:
+        total = 0
+        for _ in range(300):
+            dealt = bot.sample_with(evidence if keep else None, hands, counts, unseen, forbidden)
+            total += ((dealt[soloist] | played) & counted).bit_count()
+        return total / 300
+
+    assert mean_held(True) < mean_held(False) - 0.5

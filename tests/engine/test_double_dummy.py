@@ -251,3 +251,30 @@ def test_a_search_over_its_budget_stops_and_the_solver_stays_exact() -> None:
     assert solver.makes(game.hands, game.tricks_won, game.leader, game.trick) == (
         brute_force(game) == 1
     )
+
+
+def test_a_search_past_its_deadline_stops() -> None:
+    import time  # noqa: PLC0415
+
+    from engine.double_dummy import BudgetExceeded  # noqa: PLC0415
+
+    # Whole deals from trick 1, one whose tree has far more than the 1024 positions between two
+    # looks at the clock.
+    standard = find_ruleset("standard")
+    brandle = standard.contract("brandle")
+    rng = random.Random(4)
+    cards = bits(standard.deck().mask)
+    while True:
+        rng.shuffle(cards)
+        hands = [sum(1 << c for c in cards[7 * seat : 7 * seat + 7]) for seat in range(4)]
+        solver = DoubleDummy(standard, brandle, soloist=0, trump=Suit.HEARTS)
+        expected = solver.makes(hands, (0, 0, 0, 0), leader=0)
+        if solver.stats.nodes > 4096:
+            break
+    solver = DoubleDummy(standard, brandle, soloist=0, trump=Suit.HEARTS)
+    solver.deadline = time.monotonic() - 1.0
+    with pytest.raises(BudgetExceeded):
+        solver.makes(hands, (0, 0, 0, 0), leader=0)
+    assert solver.stats.nodes == 1024
+    solver.deadline = 0.0
+    assert solver.makes(hands, (0, 0, 0, 0), leader=0) == expected
