@@ -53,6 +53,8 @@ def test_samples_caps_the_montecarlo_bot() -> None:
     assert isinstance(bot, MonteCarloBot)
     assert bot.max_samples == 3
     assert bot.exact_samples  # the cap ends its searches, not its time share
-    assert not make_bot("montecarlo", seed=1).exact_samples
+    uncapped = make_bot("montecarlo", seed=1)
+    assert isinstance(uncapped, MonteCarloBot)
+    assert not uncapped.exact_samples
     with pytest.raises(ValueError, match="at least 1"):
         make_bot("montecarlo", samples=0)
