@@ -184,7 +184,7 @@ class Table:
         if decision is not None:
             # The decision's record stands for the event it caused (a bid, the trump, a card):
             # one line instead of two keeps a deal's log small (see arena.matchlog).
-            self.log.write(decision.to_json(seq))
+            self.log.write_line(decision.to_line(seq))
         else:
             self.log.write(event_record(event, seq, self.deal_number))
         self._fan_out(data, codec.event_kind(event), is_deal_end)
