@@ -15,7 +15,8 @@ its two's complement on 64 bits (ten bytes).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 from engine.actions import Action, NameTrump, PlayCard
 from engine.cards import CARDS, Card, Suit
@@ -198,34 +199,56 @@ def _trick(trick: TrickTaken) -> bytes:
 
 
 # The bids and tricks of a deal recur in every later snapshot as the very same (frozen) engine
-# objects: their view fields are kept, keyed by identity (cheaper than hashing the values).
-# An entry holds its object, so an id cannot be reused while the entry lives; the cache is
-# emptied when full.
-_FRAGMENT_LIMIT = 8192
-_auction_fragments: dict[int, tuple[BidMade, bytes]] = {}
-_trick_fragments: dict[int, tuple[TrickTaken, bytes]] = {}
+# objects, and so do the tuples that hold them (a deal's state keeps its auction, its completed
+# tricks and its tricks won until the next bid or trick, and the match its balances until the
+# deal ends): their view fields are kept, keyed by identity, which is cheaper than hashing the
+# values. Only immutable keys are kept (frozen events, tuples: a list is encoded afresh each
+# time). An entry holds its object, so an id cannot be reused while the entry lives; a cache
+# is emptied when full.
+_CACHE_LIMIT = 8192
+K = TypeVar("K")
 
 
-def _auction_fragment(event: BidMade) -> bytes:
-    entry = _auction_fragments.get(id(event))
-    if entry is not None and entry[0] is event:
-        return entry[1]
-    data = length_delimited(_VIEW_AUCTION, _bid_made(event.seat, event.bid.contract))
-    if len(_auction_fragments) >= _FRAGMENT_LIMIT:
-        _auction_fragments.clear()
-    _auction_fragments[id(event)] = (event, data)
-    return data
+class _ByIdentity(Generic[K]):
+    __slots__ = ("_build", "_entries", "_sequences")
+
+    def __init__(self, build: Callable[[K], bytes], *, sequences: bool = False) -> None:
+        self._build = build
+        self._entries: dict[int, tuple[K, bytes]] = {}
+        self._sequences = sequences  # keys are sequences: only tuples are kept
+
+    def __call__(self, key: K) -> bytes:
+        if self._sequences and type(key) is not tuple:
+            return self._build(key)
+        entry = self._entries.get(id(key))
+        if entry is not None and entry[0] is key:
+            return entry[1]
+        data = self._build(key)
+        if len(self._entries) >= _CACHE_LIMIT:
+            self._entries.clear()
+        self._entries[id(key)] = (key, data)
+        return data
 
 
-def _trick_fragment(trick: TrickTaken) -> bytes:
-    entry = _trick_fragments.get(id(trick))
-    if entry is not None and entry[0] is trick:
-        return entry[1]
-    data = length_delimited(_VIEW_TRICKS, _trick(trick))
-    if len(_trick_fragments) >= _FRAGMENT_LIMIT:
-        _trick_fragments.clear()
-    _trick_fragments[id(trick)] = (trick, data)
-    return data
+_auction_fragment: _ByIdentity[BidMade] = _ByIdentity(
+    lambda event: length_delimited(_VIEW_AUCTION, _bid_made(event.seat, event.bid.contract))
+)
+_trick_fragment: _ByIdentity[TrickTaken] = _ByIdentity(
+    lambda trick: length_delimited(_VIEW_TRICKS, _trick(trick))
+)
+# Whole fields of a view: every bid so far, every completed trick, the packed numbers.
+_auction_field: _ByIdentity[tuple[BidMade, ...]] = _ByIdentity(
+    lambda auction: b"".join([_auction_fragment(bid) for bid in auction]), sequences=True
+)
+_tricks_field: _ByIdentity[tuple[TrickTaken, ...]] = _ByIdentity(
+    lambda tricks: b"".join([_trick_fragment(trick) for trick in tricks]), sequences=True
+)
+_tricks_won_field: _ByIdentity[Sequence[int]] = _ByIdentity(
+    lambda values: _packed(_VIEW_TRICKS_WON, values), sequences=True
+)
+_balances_field: _ByIdentity[Sequence[int]] = _ByIdentity(
+    lambda values: _packed(_VIEW_MATCH_BALANCES, values), sequences=True
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -244,7 +267,7 @@ def view(view: PlayerView, match_balances: Sequence[int], deal_number: int) -> b
         _uint(_VIEW_DEALER, view.dealer),
         _uint(_VIEW_FOREHAND, view.forehand),
         _hand(view.hand.mask, trump, view.trump_order),
-        *[_auction_fragment(bid) for bid in view.auction],
+        _auction_field(view.auction),
     ]
     if view.soloist is not None:
         parts.append(_VIEW_SOLOIST + varint(view.soloist))
@@ -252,13 +275,14 @@ def view(view: PlayerView, match_balances: Sequence[int], deal_number: int) -> b
         parts.append(_string(_VIEW_CONTRACT, view.contract))
     if trump is not None:
         parts.append(_VIEW_TRUMP + varint(int(trump) + _ENUM_OFFSET))
-    parts += [_trick_fragment(trick) for trick in view.tricks]
+    parts.append(_tricks_field(view.tricks))
     if view.current_trick_leader:
         parts.append(_VIEW_LEADER + varint(view.current_trick_leader))
     parts += [current[card.index] for card in view.current_trick]
-    parts.append(_packed(_VIEW_TRICKS_WON, view.tricks_won))
-    parts.append(_packed(_VIEW_DEAL_PAYMENTS, view.deal_payments))
-    parts.append(_packed(_VIEW_MATCH_BALANCES, match_balances))
+    parts.append(_tricks_won_field(view.tricks_won))
+    if view.deal_payments:
+        parts.append(_packed(_VIEW_DEAL_PAYMENTS, view.deal_payments))
+    parts.append(_balances_field(match_balances))
     parts.append(_uint(_VIEW_DEAL_NUMBER, deal_number))
     return b"".join(parts)
 

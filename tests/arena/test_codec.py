@@ -158,3 +158,19 @@ def test_the_match_fields_of_a_view_come_from_the_match_not_the_deal() -> None:
         1, Phase.AUCTION, [Bid("pass")], view, 100, 0, 0, 0, match_balances=(1, 2, 3, -6)
     )
     assert list(request.request.view.match_balances) == [1, 2, 3, -6]
+
+
+def test_request_bytes_follow_a_list_of_balances_changed_in_place() -> None:
+    # Tuples' encodings are kept by identity; a list may change under the same identity.
+    ruleset = find_ruleset("standard")
+    state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=3))
+    seat = state.to_act
+    assert seat is not None
+    args = (1, state.phase, state.legal_actions(), state.view(seat), 100, 0, 0, 0)
+    balances = [1, 2, 3, -6]
+    first = codec.decision_request_bytes(*args, match_balances=balances, deal_number=1)
+    balances[0] = 500
+    second = codec.decision_request_bytes(*args, match_balances=balances, deal_number=1)
+    parsed = bot_pb2.RefereeMessage.FromString(second)
+    assert list(parsed.request.view.match_balances) == [500, 2, 3, -6]
+    assert first != second
