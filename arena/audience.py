@@ -21,23 +21,34 @@ class Audience:
         self.observers: list[Observer] = []
         self.summary_observers: list[Observer] = []
         self.watchers: list[asyncio.Queue[codec.GameEvent | None]] = []
-        self.history: list[codec.GameEvent] = []  # for spectators who join late
+        # Every public event so far, serialized, for spectators who join late (history()).
+        self._history: list[bytes] = []
 
     def started(self, message: codec.MatchStarted) -> None:
         update = codec.MatchUpdate(started=message)
         for observer in (*self.observers, *self.summary_observers):
             observer(update)
 
-    def event(self, message: codec.GameEvent) -> None:
-        """A public event (on the hot path: one update built only if someone observes)."""
-        self.history.append(message)
+    def history(self) -> list[codec.GameEvent]:
+        """The public events so far, in order."""
+        return [codec.GameEvent.FromString(data) for data in self._history]
+
+    def event(self, data: bytes, kind: str) -> None:
+        """A public event, serialized, and its kind (the ``GameEvent.kind`` it fills).
+
+        On the hot path: the message is parsed back only for whoever watches or observes it."""
+        self._history.append(data)
+        summary = bool(self.summary_observers) and kind in SUMMARY_EVENTS
+        if not (self.watchers or self.observers or summary):
+            return
+        message = codec.GameEvent.FromString(data)
         for queue in self.watchers:
             queue.put_nowait(message)
-        if self.observers or self.summary_observers:
+        if self.observers or summary:
             update = codec.MatchUpdate(event=message)
             for observer in self.observers:
                 observer(update)
-            if self.summary_observers and message.WhichOneof("kind") in SUMMARY_EVENTS:
+            if summary:
                 for observer in self.summary_observers:
                     observer(update)
 

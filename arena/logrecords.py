@@ -11,6 +11,7 @@ import dataclasses
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from arena.seat import Seat, SeatOutcome
@@ -159,6 +160,15 @@ class DecisionRecord:
         if self.outcome is not SeatOutcome.OK:
             record["status"] = self.outcome.value
         return record
+
+    def to_line(self, seq: int) -> str:
+        """``to_json(seq)`` as its log line (without the newline), written directly: the same
+        text as the log's JSON encoder gives, at a fraction of its cost (one a decision)."""
+        status = "" if self.outcome is SeatOutcome.OK else f',"status":"{self.outcome.value}"'
+        return (
+            f'{{"type":"decision","seq":{seq:d},"seat":{self.seat:d},"req":{self.request_id:d},'
+            f'"action":{encode_basestring_ascii(self.action)},"ms":{self.latency_ms:d}{status}}}'
+        )
 
 
 @dataclass(frozen=True, slots=True)

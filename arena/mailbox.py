@@ -1,9 +1,10 @@
-"""A seat's inbox: a FIFO with one waiter and a cheap timed wait.
+"""A seat's inbox or a session's outbox: a FIFO with one waiter and a cheap timed wait.
 
 The referee waits on a seat's inbox once per decision; ``asyncio.Queue`` with
 ``asyncio.timeout`` costs a cancellation round-trip per wait. A mailbox instead parks one future
 and wakes it either from ``put_nowait`` or from a ``call_later`` timer: the same semantics at a
-fraction of the cost on the referee's hot path.
+fraction of the cost on the referee's hot path. A session's writer takes every message the
+referee sends from one (:meth:`Mailbox.get`), for less than ``asyncio.Queue``'s bookkeeping.
 """
 
 from __future__ import annotations
@@ -44,6 +45,17 @@ class Mailbox(Generic[T]):
 
     def get_nowait(self) -> T:
         """The oldest item (IndexError when empty)."""
+        return self._items.popleft()
+
+    async def get(self) -> T:
+        """The oldest item, once there is one (one task at a time may wait)."""
+        while not self._items:
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiter = waiter
+            try:
+                await waiter
+            finally:
+                self._waiter = None
         return self._items.popleft()
 
     async def wait(self, timeout: float) -> bool:

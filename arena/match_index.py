@@ -5,6 +5,7 @@ A part of :class:`arena.store.RefereeStore` (its base class), kept apart by topi
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -88,16 +89,13 @@ class MatchIndex:
         row["referee_id"] = self.referee_id
 
         def write(conn: Connection) -> None:
-            insert = dialect_insert(conn, MATCHES).values(row)
-            conn.execute(
-                insert.on_conflict_do_update(
-                    index_elements=["match_id"],
-                    set_={name: insert.excluded[name] for name in _UPDATED},
-                )
-            )
+            # Statements built once per dialect, the values bound as parameters: building an
+            # upsert costs more than running it (a referee writes two per match).
+            upsert, bots = _record_statements(conn.dialect.name)
+            conn.execute(upsert, row)
             # executemany of one cached statement (a multi-row VALUES is compiled anew).
             conn.execute(
-                dialect_insert(conn, MATCH_BOTS).on_conflict_do_nothing(),
+                bots,
                 [
                     {"match_id": match.match_id, "bot_id": b, "started_at": match.started_at}
                     for b in sorted(set(match.bot_ids))
@@ -184,7 +182,21 @@ def match_row(match: MatchRecord) -> dict[str, Any]:
 
 def dialect_insert(conn: Connection, table: sqlalchemy.Table) -> Any:
     """The dialect's INSERT with ON CONFLICT (PostgreSQL's and SQLite's speak alike)."""
-    if conn.dialect.name == "postgresql":
+    return _dialect_insert(conn.dialect.name, table)
+
+
+@functools.lru_cache(maxsize=4)
+def _record_statements(dialect: str) -> tuple[Any, Any]:
+    """record_match's statements: the index row's upsert, the match_bots rows' insert."""
+    insert = _dialect_insert(dialect, MATCHES)
+    upsert = insert.on_conflict_do_update(
+        index_elements=["match_id"], set_={name: insert.excluded[name] for name in _UPDATED}
+    )
+    return upsert, _dialect_insert(dialect, MATCH_BOTS).on_conflict_do_nothing()
+
+
+def _dialect_insert(dialect: str, table: sqlalchemy.Table) -> Any:
+    if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert  # noqa: PLC0415
 
         return pg_insert(table)

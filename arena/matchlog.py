@@ -126,9 +126,14 @@ class MatchLogWriter:
         self.committed = 0  # bytes in the store (lines are ASCII: characters = bytes)
 
     def write(self, record: Mapping[str, Any]) -> None:
+        if self._sink is not None:
+            self.write_line(_ENCODER.encode(record))
+
+    def write_line(self, text: str) -> None:
+        """Write a record already encoded as its line (JSON, ASCII, no newline)."""
         if self._sink is None:
             return
-        line = _ENCODER.encode(record) + "\n"
+        line = text + "\n"
         if self._held is not None:
             self._held.append(line)
         else:

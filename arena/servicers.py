@@ -272,7 +272,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
             if table is None:
                 raise NotFoundError(f"no running match with id {request.match_id!r}")
             queue: asyncio.Queue[cards_pb2.GameEvent | None] = asyncio.Queue()
-            for event in table.audience.history:
+            for event in table.audience.history():
                 queue.put_nowait(event)
             table.audience.watchers.append(queue)
             return queue

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from arena.errors import CloseReason, SeatUnavailableError
 from arena.limits import OUTBOX_LIMIT
+from arena.mailbox import Mailbox
 from arena.seat import Outgoing, Seat
 
 __all__ = ["OUTBOX_LIMIT", "SHUTDOWN_REASON", "Lobby", "Outgoing", "SeatSession", "SessionState"]
@@ -46,7 +47,7 @@ class SeatSession:
     match_id: str = ""
     seat: Seat | None = None
     # Messages, or their serialized bytes (the hot path serializes a fan-out once for all seats).
-    outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
+    outbox: Mailbox[Outgoing | None] = field(default_factory=Mailbox)
     # Why the referee closed the stream (None: it ended on the bot's side), and the detail.
     close_kind: CloseReason | None = None
     close_detail: str = ""

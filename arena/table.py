@@ -173,7 +173,7 @@ class Table:
     def _publish(self, event: Event) -> None:
         seq = next(self._seq)
         is_deal_end = isinstance(event, DealEnded)
-        message = codec.event_to_pb(
+        data = codec.event_bytes(
             event,
             seq,
             self.deal_number,
@@ -184,18 +184,19 @@ class Table:
         if decision is not None:
             # The decision's record stands for the event it caused (a bid, the trump, a card):
             # one line instead of two keeps a deal's log small (see arena.matchlog).
-            self.log.write(decision.to_json(seq))
+            self.log.write_line(decision.to_line(seq))
         else:
             self.log.write(event_record(event, seq, self.deal_number))
-        self._fan_out(message, is_deal_end)
+        self._fan_out(data, codec.event_kind(event), is_deal_end)
 
-    def _fan_out(self, message: codec.GameEvent, to_snapshot_only: bool) -> None:
-        wrapped = codec.event_message_bytes(message)  # serialized once for every seat
+    def _fan_out(self, event: bytes, kind: str, to_snapshot_only: bool) -> None:
+        """Send a serialized GameEvent (of ``kind``) to the seats and the audience."""
+        wrapped = codec.event_message_bytes(event)  # serialized once for every seat
         for seat in self.seats:
             session = seat.session
             if session is not None and (to_snapshot_only or not session.snapshot_only):
                 session.send(wrapped)
-        self.audience.event(message)
+        self.audience.event(event, kind)
 
     def _penalize(self, seat: Seat, outcome: SeatOutcome, reason: str, strike: bool) -> None:
         # Every seat gets the reason, and the log keeps it: it must stay short whatever the
@@ -206,7 +207,8 @@ class Table:
         penalty = Penalty(self.deal_number, seat.index, outcome, reason, seat.strikes)
         self.penalties.append(penalty)
         self.log.write(penalty.to_json())
-        self._fan_out(codec.seat_penalized(next(self._seq), penalty), to_snapshot_only=False)
+        event = codec.seat_penalized(next(self._seq), penalty).SerializeToString()
+        self._fan_out(event, "seat_penalized", to_snapshot_only=False)
         if strike and not seat.forfeited and seat.strikes >= self.spec.time_control.max_strikes:
             seat.forfeited = True
             self._penalize(

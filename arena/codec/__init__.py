@@ -8,6 +8,7 @@ a missing oneof raises :class:`CodecError` with a reason fit to send back in an
 
 - :mod:`arena.codec.values`: cards, suits, phases, choices and actions, rulesets, hands.
 - :mod:`arena.codec.snapshots`: events, views and decision requests (the hot path).
+- :mod:`arena.codec.wire`: the hot path's messages written as bytes by hand.
 - :mod:`arena.codec.messages`: the match-level messages a table sends, ``ActionRejected``.
 - :mod:`arena.codec.requests`: a RunMatchRequest validated into a MatchSpec.
 
@@ -36,6 +37,8 @@ from arena.codec.requests import match_spec_from_request
 from arena.codec.snapshots import (
     decision_request,
     decision_request_bytes,
+    event_bytes,
+    event_kind,
     event_message_bytes,
     event_to_pb,
     view_to_pb,
@@ -73,6 +76,8 @@ __all__ = [
     "deal_started",
     "decision_request",
     "decision_request_bytes",
+    "event_bytes",
+    "event_kind",
     "event_message_bytes",
     "event_to_pb",
     "fixed_deal_from_pb",

@@ -1,8 +1,10 @@
 """Events, views and decision requests: the referee's hot path (see the package docstring).
 
 Building a ``DecisionRequest`` happens once per decision, with a snapshot that holds every
-completed trick, so cards, choices, bids and completed tricks are built once and kept as shared
-*templates*; a fan-out's event is serialized once for every seat.
+completed trick: the hot path (``decision_request_bytes``, ``event_bytes``) writes the bytes
+from cached pieces (:mod:`arena.codec.wire`) and a fan-out's event is serialized once for every
+seat. The message builders (``decision_request``, ``event_to_pb``) keep cards, choices, bids
+and completed tricks as shared *templates*; they are the reference the bytes are tested against.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Generic, TypeVar
 
 from google.protobuf.descriptor import Descriptor
 
+from arena.codec import wire
 from arena.codec.values import (
     _CARD_TEMPLATES,
     _card_templates,
@@ -77,15 +80,6 @@ def _build_bid_made(event: BidMade) -> cards_pb2.BidMade:
 
 _trick_to_pb = _IdentityCache(_build_trick)
 _bid_made_to_pb = _IdentityCache(_build_bid_made)
-# The same, serialized as one element of PlayerView.tricks / PlayerView.auction: a view's
-# bytes are its other fields' bytes followed by these (concatenated messages merge, and
-# repeated fields append: the protobuf encoding guarantees it).
-_trick_fragment: _IdentityCache[TrickTaken, bytes] = _IdentityCache(
-    lambda trick: cards_pb2.PlayerView(tricks=[_trick_to_pb(trick)]).SerializeToString()
-)
-_bid_made_fragment: _IdentityCache[BidMade, bytes] = _IdentityCache(
-    lambda event: cards_pb2.PlayerView(auction=[_bid_made_to_pb(event)]).SerializeToString()
-)
 
 
 def event_to_pb(
@@ -202,27 +196,13 @@ def decision_request(
     return message
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _length_delimited(tag: bytes, payload: bytes) -> bytes:
-    return tag + _varint(len(payload)) + payload
-
-
 def _tag(descriptor: Descriptor, field: str) -> bytes:
     number = descriptor.fields_by_name[field].number
-    return _varint(number << 3 | 2)  # wire type 2: length-delimited
+    return wire.varint(number << 3 | 2)  # wire type 2: length-delimited
 
 
 _REQUEST_TAG = _tag(bot_pb2.RefereeMessage.DESCRIPTOR, "request")
 _EVENT_TAG = _tag(bot_pb2.RefereeMessage.DESCRIPTOR, "event")
-_VIEW_TAG = _tag(bot_pb2.DecisionRequest.DESCRIPTOR, "view")
 
 
 def decision_request_bytes(
@@ -240,47 +220,62 @@ def decision_request_bytes(
 ) -> bytes:
     """The serialized ``RefereeMessage`` of :func:`decision_request`, built for the hot path.
 
-    A snapshot repeats every earlier bid and trick of the deal; their encodings are cached and
-    concatenated behind the view's other fields instead of being copied message by message.
-    Parsing the result gives a message equal to :func:`decision_request`'s (a test checks).
+    Written as bytes from cached pieces (:mod:`arena.codec.wire`): a snapshot repeats every
+    earlier bid and trick of the deal, whose encodings are kept. The bytes are those of
+    :func:`decision_request`'s message (a test checks).
     """
-    head = cards_pb2.PlayerView(
-        seat=view.seat,
-        dealer=view.dealer,
-        forehand=view.forehand,
-        contract=view.contract or "",
-        current_trick_leader=view.current_trick_leader or 0,
-        tricks_won=view.tricks_won,
-        deal_payments=view.deal_payments,
-        match_balances=match_balances,
-        deal_number=deal_number,
+    request = wire.decision_request(
+        request_id,
+        phase,
+        legal,
+        view,
+        move_ms,
+        bank_ms,
+        strikes,
+        last_rtt_ms,
+        match_balances,
+        deal_number,
     )
-    head.hand.extend(_hand_templates(view))
-    head.current_trick.extend(_card_templates(view.current_trick))
-    if view.soloist is not None:
-        head.soloist = view.soloist
-    if view.trump is not None:
-        head.trump = suit_to_pb(view.trump)
-    view_bytes = b"".join(
-        [
-            head.SerializeToString(),
-            *[_bid_made_fragment(bid) for bid in view.auction],
-            *[_trick_fragment(trick) for trick in view.tricks],
-        ]
-    )
-    request = bot_pb2.DecisionRequest(
-        request_id=request_id,
-        phase=phase_to_pb(phase),
-        move_ms=move_ms,
-        bank_ms=bank_ms,
-        strikes=strikes,
-        last_rtt_ms=last_rtt_ms,
-    )
-    request.legal.extend([_choice_template(action) for action in legal])
-    request_bytes = request.SerializeToString() + _length_delimited(_VIEW_TAG, view_bytes)
-    return _length_delimited(_REQUEST_TAG, request_bytes)
+    return wire.length_delimited(_REQUEST_TAG, request)
 
 
-def event_message_bytes(event: cards_pb2.GameEvent) -> bytes:
-    """A serialized ``RefereeMessage{event}``: serialized once, sent to every seat."""
-    return _length_delimited(_EVENT_TAG, event.SerializeToString())
+def event_bytes(
+    event: Event,
+    seq: int,
+    deal_number: int,
+    balances: Sequence[int] = (),
+    pool: int = 0,
+) -> bytes:
+    """:func:`event_to_pb`'s message serialized; the common events (a bid, the trump, a card,
+    a trick) are written as bytes (:mod:`arena.codec.wire`), without a message object."""
+    if isinstance(event, CardPlayed):
+        return wire.card_played_event(seq, deal_number, event.seat, event.card)
+    if isinstance(event, BidMade):
+        return wire.bid_made_event(seq, deal_number, event)
+    if isinstance(event, TrickTaken):
+        return wire.trick_taken_event(seq, deal_number, event)
+    if isinstance(event, TrumpNamed):
+        return wire.trump_named_event(seq, deal_number, event.suit)
+    return event_to_pb(event, seq, deal_number, balances, pool).SerializeToString()
+
+
+_EVENT_KINDS: dict[type[Event], str] = {
+    BidMade: "bid_made",
+    ContractSet: "contract_set",
+    TrumpNamed: "trump_named",
+    CardPlayed: "card_played",
+    TrickTaken: "trick_taken",
+    DealEnded: "deal_ended",
+}
+
+
+def event_kind(event: Event) -> str:
+    """The ``GameEvent.kind`` field an engine event fills."""
+    return _EVENT_KINDS[type(event)]
+
+
+def event_message_bytes(event: cards_pb2.GameEvent | bytes) -> bytes:
+    """A serialized ``RefereeMessage{event}`` of an event or of its bytes: serialized once,
+    sent to every seat."""
+    data = event if isinstance(event, bytes) else event.SerializeToString()
+    return wire.length_delimited(_EVENT_TAG, data)

@@ -88,7 +88,17 @@ def _hand_templates(view: PlayerView) -> list[cards_pb2.Card]:
     return [templates[i] for i in canonical_indices(view.hand.mask, view.trump, view.trump_order)]
 
 
+# Every real card by its (suit, rank) proto values: a valid card is one lookup.
+_CARDS_BY_PB: dict[tuple[int, int], Card] = {
+    (int(card.suit) + _ENUM_OFFSET, int(card.rank) + _ENUM_OFFSET): card for card in CARDS
+}
+_PLAY_CARDS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)  # frozen values
+
+
 def card_from_pb(message: cards_pb2.Card) -> Card:
+    card = _CARDS_BY_PB.get((message.suit, message.rank))
+    if card is not None:
+        return card
     suit = suit_from_pb(message.suit)
     if message.rank == cards_pb2.RANK_UNSPECIFIED:
         raise CodecError("card rank is unset (RANK_UNSPECIFIED)")
@@ -167,7 +177,7 @@ def choice_to_action(
         return Bid(contract)
     if kind == "trump":
         return NameTrump(suit_from_pb(choice.trump))
-    return PlayCard(card_from_pb(choice.card))
+    return _PLAY_CARDS[card_from_pb(choice.card).index]
 
 
 def ruleset_to_pb(ruleset: Ruleset) -> cards_pb2.Ruleset:

@@ -83,16 +83,30 @@ def _random_states(seed: int, ruleset_id: str) -> list[DealState]:
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32), ruleset_id=st.sampled_from(RULESET_IDS))
-def test_request_bytes_parse_to_the_request_message(seed: int, ruleset_id: str) -> None:
+def test_request_bytes_are_the_request_message_serialized(seed: int, ruleset_id: str) -> None:
+    rng = random.Random(seed)
     for state in _random_states(seed, ruleset_id):
         seat = state.to_act
         if seat is None:
             continue
         view = state.view(seat)
-        args = (7, state.phase, state.legal_actions(), view, 100, 2000, 1, 3)
-        balances = tuple(range(state.ruleset.players))
-        expected = codec.decision_request(*args, match_balances=balances, deal_number=2)
-        wire = codec.decision_request_bytes(*args, match_balances=balances, deal_number=2)
+        # Times and numbers of every size: a varint of one byte, of two, of more.
+        args = (
+            rng.choice([1, 7, 300, 70_000]),
+            state.phase,
+            state.legal_actions(),
+            view,
+            rng.choice([0, 100, 2000]),
+            rng.choice([0, 2000, 200_000]),
+            rng.randrange(3),
+            rng.choice([0, 3, 5000]),
+        )
+        balances = tuple(rng.randrange(-100_000, 100_000) for _ in range(state.ruleset.players))
+        deal_number = rng.choice([0, 2, 200])
+        expected = codec.decision_request(*args, match_balances=balances, deal_number=deal_number)
+        wire = codec.decision_request_bytes(*args, match_balances=balances, deal_number=deal_number)
+        # Byte for byte what protobuf itself writes for the message (fields in number order).
+        assert wire == expected.SerializeToString()
         assert bot_pb2.RefereeMessage.FromString(wire) == expected
         # A snapshot holds this seat's cards and the played ones, never another hand.
         own = set(state.hand(seat))
@@ -100,12 +114,32 @@ def test_request_bytes_parse_to_the_request_message(seed: int, ruleset_id: str) 
             assert codec.card_from_pb(card) in own
 
 
-def test_event_bytes_parse_to_the_event_message() -> None:
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), ruleset_id=st.sampled_from(RULESET_IDS))
+def test_event_bytes_are_the_event_message_serialized(seed: int, ruleset_id: str) -> None:
+    ruleset = find_ruleset(ruleset_id)
+    rng = random.Random(seed)
+    state = DealState.new(ruleset, deal_cards(ruleset, rng.randrange(ruleset.players), seed))
+    seq = rng.choice([0, 100, 20_000])
+    balances = tuple(rng.randrange(-100_000, 100_000) for _ in range(ruleset.players))
+    while not state.is_over():
+        actions = state.legal_actions()
+        state, events = state.step(actions[rng.randrange(len(actions))])
+        for event in events:
+            seq += 1
+            message = codec.event_to_pb(event, seq, 3, balances=balances, pool=7)
+            data = codec.event_bytes(event, seq, 3, balances=balances, pool=7)
+            assert data == message.SerializeToString()
+            assert message.WhichOneof("kind") == codec.event_kind(event)
+
+
+def test_event_message_bytes_wrap_the_event_in_a_referee_message() -> None:
     event = cards_pb2.GameEvent(seq=3, deal_number=1)
     event.card_played.seat = 2
     event.card_played.card.CopyFrom(codec.card_to_pb(parse_card("SA")))
-    parsed = bot_pb2.RefereeMessage.FromString(codec.event_message_bytes(event))
-    assert parsed == bot_pb2.RefereeMessage(event=event)
+    for given_as in (event, event.SerializeToString()):
+        parsed = bot_pb2.RefereeMessage.FromString(codec.event_message_bytes(given_as))
+        assert parsed == bot_pb2.RefereeMessage(event=event)
 
 
 def test_the_match_fields_of_a_view_come_from_the_match_not_the_deal() -> None:
@@ -124,3 +158,19 @@ def test_the_match_fields_of_a_view_come_from_the_match_not_the_deal() -> None:
         1, Phase.AUCTION, [Bid("pass")], view, 100, 0, 0, 0, match_balances=(1, 2, 3, -6)
     )
     assert list(request.request.view.match_balances) == [1, 2, 3, -6]
+
+
+def test_request_bytes_follow_a_list_of_balances_changed_in_place() -> None:
+    # Tuples' encodings are kept by identity; a list may change under the same identity.
+    ruleset = find_ruleset("standard")
+    state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=3))
+    seat = state.to_act
+    assert seat is not None
+    args = (1, state.phase, state.legal_actions(), state.view(seat), 100, 0, 0, 0)
+    balances = [1, 2, 3, -6]
+    first = codec.decision_request_bytes(*args, match_balances=balances, deal_number=1)
+    balances[0] = 500
+    second = codec.decision_request_bytes(*args, match_balances=balances, deal_number=1)
+    parsed = bot_pb2.RefereeMessage.FromString(second)
+    assert list(parsed.request.view.match_balances) == [500, 2, 3, -6]
+    assert first != second

@@ -44,3 +44,21 @@ async def test_a_cancelled_wait_leaves_the_box_usable() -> None:
         await waiting
     box.put_nowait("later")  # no waiter left to wake, and no error
     assert await box.wait(0.01) is True
+
+
+async def test_get_waits_for_the_next_item_and_survives_a_cancelled_wait() -> None:
+    box: Mailbox[int] = Mailbox()
+    box.put_nowait(1)
+    assert await box.get() == 1
+    getter = asyncio.ensure_future(box.get())
+    await asyncio.sleep(0)
+    assert not getter.done()
+    box.put_nowait(2)
+    assert await getter == 2
+    cancelled = asyncio.ensure_future(box.get())
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    box.put_nowait(3)
+    assert await box.get() == 3
