@@ -244,22 +244,6 @@ class ExpertBot(MonteCarloBot):
             return 0.0
         return -PASS_SHARE * min(contract.value for contract in ruleset.contracts)
 
-    def search_bid(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
-        """Bid the contract whose best expected chips, less a safety margin, beat passing."""
-        bids = [(i, c.bid.contract) for i, c in enumerate(request.legal) if c.bid.contract != PASS]
-        end = self.deadline(request)
-        best, best_score = 0, self.pass_value(ruleset)  # index 0 is "pass"
-        for number, (index, contract_id) in enumerate(bids):
-            contract = ruleset.contract(contract_id)
-            trumps: list[Suit | None] = list(Suit) if contract.trump else [None]
-            now = time.monotonic()
-            slice_end = now + (end - now) / (len(bids) - number)
-            scores = self.evaluate_contract(request, ruleset, contract_id, trumps, slice_end)
-            score = max(scores) - self.bid_margin * contract.value
-            if score > best_score:
-                best, best_score = index, score
-        return best
-
     def evaluate_contract(
         self,
         request: bot_pb2.DecisionRequest,

@@ -426,11 +426,16 @@ class MonteCarloBot(HeuristicBot):
         )
         return max(range(len(suits)), key=lambda i: scores[i])
 
+    def pass_value(self, ruleset: Ruleset) -> float:
+        """What passing is worth to this seat, the bar a bid must clear (0 here; the expert
+        bot counts passing's expected loss)."""
+        return 0.0
+
     def search_bid(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
-        """Bid the contract whose best average, less a safety margin, beats passing (0)."""
+        """Bid the contract whose best average, less a safety margin, beats passing."""
         bids = [(i, c.bid.contract) for i, c in enumerate(request.legal) if c.bid.contract != PASS]
         end = self.deadline(request)
-        best, best_score = 0, 0.0  # index 0 is "pass"
+        best, best_score = 0, self.pass_value(ruleset)  # index 0 is "pass"
         for number, (index, contract_id) in enumerate(bids):
             contract = ruleset.contract(contract_id)
             trumps: list[Suit | None] = list(Suit) if contract.trump else [None]
