@@ -37,8 +37,7 @@ True
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -93,7 +92,10 @@ class DoubleDummy:
         self._trump_mask = 0 if self.trump is None else _SUIT_BITS << (int(self.trump) * RANK_COUNT)
         self._table: dict[tuple[int, ...], bool] = {}
         self.budget = 0  # positions one search may visit (0: no limit), see BudgetExceeded
-        self.deadline = 0.0  # time.monotonic() past which a search stops (0: none)
+        # A reading of ``clock`` past which a search stops (0: none). The clock is the
+        # caller's (the engine reads no clock of its own): a bot hands in time.monotonic.
+        self.deadline = 0.0
+        self.clock: Callable[[], float] | None = None
 
     def clear(self) -> None:
         """Forget the positions solved so far (a new deal)."""
@@ -185,7 +187,7 @@ class DoubleDummy:
         stats = self.stats
         limit = stats.nodes + self.budget if self.budget else -1
         deadline = self.deadline
-        monotonic = time.monotonic
+        monotonic = self.clock
         zero_goal = self.contract.goal is Goal.ZERO
         exact_goal = self.contract.goal is Goal.EXACT
         target = self.contract.tricks
@@ -245,7 +247,12 @@ class DoubleDummy:
             stats.nodes += 1
             if stats.nodes == limit:
                 raise BudgetExceeded
-            if deadline and not stats.nodes & _CLOCK_EVERY and monotonic() > deadline:
+            if (
+                deadline
+                and monotonic is not None
+                and not stats.nodes & _CLOCK_EVERY
+                and monotonic() > deadline
+            ):
                 raise BudgetExceeded
             if in_trick == 0:
                 left = total - played

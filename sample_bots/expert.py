@@ -196,6 +196,7 @@ class ExpertBot(MonteCarloBot):
         start = time.monotonic()
         deadline = self.deadline(request)
         solver.deadline = start + SOLVER_SHARE * (deadline - start)
+        solver.clock = time.monotonic
         solved = played = 0
 
         def play_out(dealt: list[int]) -> None:
@@ -278,7 +279,7 @@ class ExpertBot(MonteCarloBot):
             results = []
             try:
                 for solver in solvers:
-                    solver.deadline = solve_end
+                    solver.deadline, solver.clock = solve_end, time.monotonic
                     solver.clear()  # a new deal: its positions never recur
                     results.append(solver.makes(dealt, zeros, view.seat))
             except BudgetExceeded:
