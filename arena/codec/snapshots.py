@@ -9,8 +9,7 @@ and completed tricks as shared *templates*; they are the reference the bytes are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Sequence
 
 from google.protobuf.descriptor import Descriptor
 
@@ -42,27 +41,6 @@ from engine.view import PlayerView
 # objects: their messages (and serialized view fragments) are built once and kept, keyed by
 # identity, which is cheaper than hashing the values. A cache holds each object it keys on, so
 # an id cannot be reused by another object while its entry lives; it is emptied when full.
-_TEMPLATE_CACHE_LIMIT = 8192
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _IdentityCache(Generic[K, V]):
-    __slots__ = ("_build", "_entries")
-
-    def __init__(self, build: Callable[[K], V]) -> None:
-        self._build = build
-        self._entries: dict[int, tuple[K, V]] = {}
-
-    def __call__(self, key: K) -> V:
-        entry = self._entries.get(id(key))
-        if entry is not None and entry[0] is key:
-            return entry[1]
-        value = self._build(key)
-        if len(self._entries) >= _TEMPLATE_CACHE_LIMIT:
-            self._entries.clear()
-        self._entries[id(key)] = (key, value)
-        return value
 
 
 def _build_trick(trick: TrickTaken) -> cards_pb2.TrickTaken:
@@ -78,8 +56,8 @@ def _build_bid_made(event: BidMade) -> cards_pb2.BidMade:
     return cards_pb2.BidMade(seat=event.seat, bid=cards_pb2.Bid(contract=event.bid.contract))
 
 
-_trick_to_pb = _IdentityCache(_build_trick)
-_bid_made_to_pb = _IdentityCache(_build_bid_made)
+_trick_to_pb = wire.ByIdentity(_build_trick)
+_bid_made_to_pb = wire.ByIdentity(_build_bid_made)
 
 
 def event_to_pb(

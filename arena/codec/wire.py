@@ -207,17 +207,21 @@ def _trick(trick: TrickTaken) -> bytes:
 # is emptied when full.
 _CACHE_LIMIT = 8192
 K = TypeVar("K")
+V = TypeVar("V")
 
 
-class _ByIdentity(Generic[K]):
+class ByIdentity(Generic[K, V]):
+    """``build(key)``, kept by the key's identity (see above); also the protobuf templates'
+    cache of :mod:`arena.codec.snapshots`."""
+
     __slots__ = ("_build", "_entries", "_sequences")
 
-    def __init__(self, build: Callable[[K], bytes], *, sequences: bool = False) -> None:
+    def __init__(self, build: Callable[[K], V], *, sequences: bool = False) -> None:
         self._build = build
-        self._entries: dict[int, tuple[K, bytes]] = {}
+        self._entries: dict[int, tuple[K, V]] = {}
         self._sequences = sequences  # keys are sequences: only tuples are kept
 
-    def __call__(self, key: K) -> bytes:
+    def __call__(self, key: K) -> V:
         if self._sequences and type(key) is not tuple:
             return self._build(key)
         entry = self._entries.get(id(key))
@@ -230,23 +234,23 @@ class _ByIdentity(Generic[K]):
         return data
 
 
-_auction_fragment: _ByIdentity[BidMade] = _ByIdentity(
+_auction_fragment: ByIdentity[BidMade, bytes] = ByIdentity(
     lambda event: length_delimited(_VIEW_AUCTION, _bid_made(event.seat, event.bid.contract))
 )
-_trick_fragment: _ByIdentity[TrickTaken] = _ByIdentity(
+_trick_fragment: ByIdentity[TrickTaken, bytes] = ByIdentity(
     lambda trick: length_delimited(_VIEW_TRICKS, _trick(trick))
 )
 # Whole fields of a view: every bid so far, every completed trick, the packed numbers.
-_auction_field: _ByIdentity[tuple[BidMade, ...]] = _ByIdentity(
+_auction_field: ByIdentity[tuple[BidMade, ...], bytes] = ByIdentity(
     lambda auction: b"".join([_auction_fragment(bid) for bid in auction]), sequences=True
 )
-_tricks_field: _ByIdentity[tuple[TrickTaken, ...]] = _ByIdentity(
+_tricks_field: ByIdentity[tuple[TrickTaken, ...], bytes] = ByIdentity(
     lambda tricks: b"".join([_trick_fragment(trick) for trick in tricks]), sequences=True
 )
-_tricks_won_field: _ByIdentity[Sequence[int]] = _ByIdentity(
+_tricks_won_field: ByIdentity[Sequence[int], bytes] = ByIdentity(
     lambda values: _packed(_VIEW_TRICKS_WON, values), sequences=True
 )
-_balances_field: _ByIdentity[Sequence[int]] = _ByIdentity(
+_balances_field: ByIdentity[Sequence[int], bytes] = ByIdentity(
     lambda values: _packed(_VIEW_MATCH_BALANCES, values), sequences=True
 )
 
