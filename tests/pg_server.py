@@ -75,6 +75,28 @@ class PostgresServer:
         return f"postgresql+psycopg://{self.user}@{self.host}:{self.port}/{self.database}"
 
 
+def password_role(server: PostgresServer, role: str = "pwuser", password: str = "right") -> str:
+    """A role that must give its password over TCP (the test server trusts its other users):
+    created, or reset to ``password``, with its scram-sha-256 rule first in pg_hba.conf. Safe
+    to call again, from any test module on the same server (in any order)."""
+    import psycopg  # noqa: PLC0415 - only the PostgreSQL tests need the driver
+
+    with psycopg.connect(
+        host=server.host, port=server.port, user=server.user, dbname="postgres", autocommit=True
+    ) as admin:
+        exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+        verb = "ALTER" if exists else "CREATE"
+        admin.execute(f"{verb} ROLE {role} LOGIN PASSWORD '{password}'")
+        row = admin.execute("SHOW hba_file").fetchone()
+        assert row is not None
+        hba = Path(str(row[0]))
+        rule = f"host all {role} 127.0.0.1/32 scram-sha-256\n"
+        if rule not in hba.read_text():
+            hba.write_text(rule + hba.read_text())
+            admin.execute("SELECT pg_reload_conf()")
+    return role
+
+
 def _demote() -> tuple[int, int] | None:
     """uid and gid to run the server as: ``postgres`` when we are root, else ourselves."""
     if os.geteuid() != 0:

@@ -8,7 +8,6 @@ import sqlite3
 import stat
 from pathlib import Path
 
-import psycopg
 import pytest
 import sqlalchemy
 
@@ -29,7 +28,7 @@ from datastore.migrations import upgrade
 from datastore.retry import retrying
 from datastore.sqlite_schema import missing_schema
 from datastore.url import Backend, parse_database_url, sqlite_url
-from tests.pg_server import PostgresServer, free_port
+from tests.pg_server import PostgresServer, free_port, password_role
 
 SCHEMA = "CREATE TABLE bots (bot_id TEXT PRIMARY KEY, name TEXT); CREATE TABLE runs (n INTEGER);"
 
@@ -178,23 +177,7 @@ def test_a_missing_database_is_named(postgres: PostgresServer) -> None:
 
 
 def test_a_wrong_password_is_named_with_the_user(postgres: PostgresServer) -> None:
-    # A role that must give a password (the session server trusts its other users).
-    with psycopg.connect(
-        host=postgres.host,
-        port=postgres.port,
-        user=postgres.user,
-        dbname="postgres",
-        autocommit=True,
-    ) as admin:
-        hba = admin.execute("SHOW hba_file").fetchone()
-        assert hba is not None
-        hba_path = Path(hba[0])
-        rule = "host all pwuser 127.0.0.1/32 scram-sha-256\n"
-        if rule not in hba_path.read_text():
-            hba_path.write_text(rule + hba_path.read_text())
-            admin.execute("SELECT pg_reload_conf()")
-            admin.execute("DROP ROLE IF EXISTS pwuser")
-            admin.execute("CREATE ROLE pwuser LOGIN PASSWORD 'right'")
+    password_role(postgres)
     url = parse_database_url(f"postgresql://pwuser:wrong@127.0.0.1:{postgres.port}/postgres")
     with pytest.raises(DatabaseAuthFailed) as caught:
         open_engine(url, side="ladder")

@@ -5,9 +5,9 @@ mid-match are replaced and retried, and the match is recorded whole."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -63,19 +63,7 @@ def test_an_unknown_user_is_named_and_the_password_never_shown(
 
 @pytest.fixture(scope="module")
 def password_user(postgres: pg_server.PostgresServer) -> str:
-    """A role that must give its password (``right``): the test server trusts everyone else."""
-    with psycopg.connect(
-        host=postgres.host,
-        port=postgres.port,
-        user=postgres.user,
-        dbname="postgres",
-        autocommit=True,
-    ) as admin:
-        admin.execute("CREATE ROLE pwuser LOGIN PASSWORD 'right'")
-        hba = Path(str(admin.execute("SHOW hba_file").fetchone()[0]))  # type: ignore[index]
-        hba.write_text("host all pwuser 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
-        admin.execute("SELECT pg_reload_conf()")
-    return "pwuser"
+    return pg_server.password_role(postgres)
 
 
 def test_a_wrong_password_is_named(postgres: pg_server.PostgresServer, password_user: str) -> None:
@@ -119,22 +107,26 @@ async def test_a_match_is_recorded_whole_while_its_connections_are_cut(
             ids.append(reply.bot_id)
         await admin.wait_for_sessions(ids)
         cuts = 0
+        # The cutter is a thread stopped by a flag and joined, not a cancelled task: cancelling
+        # leaves its last cut running in a worker thread, which can then hit the store opened
+        # below.
+        stop = threading.Event()
 
-        async def cutting() -> None:
+        def cutting() -> None:
             nonlocal cuts
-            while True:
-                cuts += await asyncio.to_thread(_cut_connections, postgres, name)
-                await asyncio.sleep(0.05)
+            while not stop.is_set():
+                cuts += _cut_connections(postgres, name)
+                stop.wait(0.05)
 
-        cutter = asyncio.create_task(cutting())
+        cutter = threading.Thread(target=cutting, name="cutter")
+        cutter.start()
         try:
             _, result = await admin.run_match(
                 admin_pb2.RunMatchRequest(bot_ids=ids, ruleset="standard", deals=12, seed=4)
             )
         finally:
-            cutter.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await cutter
+            stop.set()
+            await asyncio.to_thread(cutter.join)
         assert cuts >= 1  # the cuts landed while it played
         assert result.status == "finished"
         assert referee.referee is not None
