@@ -19,7 +19,7 @@ from _random import Random as _SeededGenerator  # random.Random's C base: same s
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import NoReturn
+from typing import Final, NoReturn
 
 from engine.cards import Card, CardSet, Rank, deck_of
 from engine.errors import InvalidDealError
@@ -58,12 +58,16 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     rows = [0] * ruleset.deal_rows
     for position in range(len(cards)):
         rows[row_of_position[position]] |= 1 << cards[position]
-    hands = [CardSet()] * ruleset.players
-    for distance in range(ruleset.players):
-        seat = seat_at_distance(dealer, distance, ruleset.players)
+    players = ruleset.players
+    hands = [_NO_CARDS] * players
+    for distance in range(players):
+        seat = seat_at_distance(dealer, distance, players)
         hands[seat] = CardSet.from_mask(rows[distance])
-    blind = CardSet.from_mask(rows[ruleset.players]) if ruleset.blind else CardSet()
-    return Deal(dealer=dealer, hands=tuple(hands), blind=blind, seed=seed)
+    blind = CardSet.from_mask(rows[players]) if ruleset.blind else _NO_CARDS
+    return Deal(dealer, tuple(hands), blind, seed)
+
+
+_NO_CARDS: Final = CardSet()  # sets are immutable: one empty one serves every deal
 
 
 def _shuffle(cards: list[int], seed: int) -> None:

@@ -37,6 +37,14 @@ HAFERL_STAKE: Final = 1  # section 6, haferl: each player pays 1 chip into the p
 FREE_PLAY_BEST: Final = 1  # russian free play: the player(s) with most tricks score +1 ...
 FREE_PLAY_SWEEP: Final = -3  # ... but one who takes every trick scores -3, nobody else scores
 
+# The enum members the per-trick test compares with, bound once: compiled (setup.py), this
+# module reads a Final as a C static, where ``EarlyStop.NEVER`` is a dict and an attribute
+# lookup at every trick.
+_NEVER: Final = EarlyStop.NEVER
+_RULES: Final = EarlyStop.RULES
+_ZERO: Final = Goal.ZERO
+_ALL: Final = Goal.ALL
+
 
 def contract_payments(
     ruleset: Ruleset, contract: Contract, soloist: int, tricks_won: tuple[int, ...], pool: int
@@ -95,18 +103,21 @@ def deal_ends(
     >>> deal_ends(standard, standard.contract("brand"), 1, (0, 4, 0, 0))  # R9.3
     False
     """
-    played = sum(tricks_won)
+    played = 0
+    for won in tricks_won:  # a native loop where the builtin sum is a call
+        played += won
     if played >= ruleset.tricks:
         return True
     early_stop = ruleset.early_stop
-    if early_stop is EarlyStop.NEVER:
+    if early_stop is _NEVER:
         return False
-    if early_stop is EarlyStop.RULES:
+    if early_stop is _RULES:
         if contract is None or soloist is None:
             return False
-        if contract.goal is Goal.ZERO:
+        goal = contract.goal
+        if goal is _ZERO:
             return tricks_won[soloist] > 0  # R9.2: bettel lost with the first trick
-        if contract.goal is Goal.ALL:
+        if goal is _ALL:
             return tricks_won[soloist] < played  # R9.2: mord lost with a defender's trick
         return False  # R9.3
     left = ruleset.tricks - played

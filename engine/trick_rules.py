@@ -239,19 +239,19 @@ class PlayDuties:
 
 def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
     """The duties for a deal of ``ruleset`` with ``trump`` (``None`` in a no-trump contract)."""
+    # Positional: the cache's key is then the argument tuple itself (every deal asks).
     return _duties(
-        order=ruleset.trump_order,
-        stichzwang=ruleset.stichzwang,
-        trumpfzwang=ruleset.trumpfzwang,
-        head_rule=ruleset.head_rule,
-        undertrump=ruleset.undertrump,
-        trump=NO_TRUMP if trump is None else int(trump),
+        ruleset.trump_order,
+        ruleset.stichzwang,
+        ruleset.trumpfzwang,
+        ruleset.head_rule,
+        ruleset.undertrump,
+        NO_TRUMP if trump is None else int(trump),
     )
 
 
 @cache
 def _duties(
-    *,
     order: TrumpOrder,
     stichzwang: Stichzwang,
     trumpfzwang: Trumpfzwang,
