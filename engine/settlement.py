@@ -17,7 +17,7 @@ from itertools import combinations_with_replacement
 from typing import Final
 
 from engine.cards import CardSet, Suit
-from engine.dealing import Deal
+from engine.dealing import Deal, trusted_card_set
 from engine.outcome import DealOutcome
 from engine.rulesets import Contract, EarlyStop, Goal, PassOut, Ruleset, Scoring
 
@@ -165,7 +165,7 @@ def deal_outcome(
     # Every hand is empty after a deal played to its last trick: one shared value then.
     unplayed = _NO_CARDS_LEFT.get(len(hands)) if not any(hands) else None
     if unplayed is None:
-        unplayed = tuple(CardSet.from_mask(mask) for mask in hands)
+        unplayed = tuple(trusted_card_set(mask) for mask in hands)
     return DealOutcome(
         dealer=deal.dealer,
         soloist=soloist,

@@ -40,7 +40,7 @@ from engine.auction import (
     next_to_speak,
 )
 from engine.cards import RANK_COUNT, Card, CardSet, Suit
-from engine.dealing import Deal, validate_deal
+from engine.dealing import Deal, trusted_card_set, validate_deal
 from engine.errors import IllegalActionError
 from engine.events import (
     BidMade,
@@ -309,11 +309,11 @@ class DealState:
     @property
     def hands(self) -> tuple[CardSet, ...]:
         """Every seat's current hand (the referee's view: all of them)."""
-        return tuple(CardSet.from_mask(mask) for mask in self._hand_masks())
+        return tuple(trusted_card_set(mask) for mask in self._hand_masks())
 
     def hand(self, seat: int) -> CardSet:
         """One seat's current hand."""
-        return CardSet.from_mask(self._ctx.dealt[seat] & self._unplayed)
+        return trusted_card_set(self._ctx.dealt[seat] & self._unplayed)
 
     def _hand_masks(self) -> tuple[int, ...]:
         unplayed = self._unplayed
