@@ -580,7 +580,7 @@ class DealState:
         return self._name_trump(action, events), events  # type: ignore[arg-type]  # legal: NameTrump
 
     def _copy(self) -> DealState:
-        new = _new_state(DealState)
+        new = DealState()  # no __init__: compiled, a bare native allocation
         new._ctx = self._ctx
         new._phase = self._phase
         new._to_act = self._to_act
@@ -679,7 +679,7 @@ class DealState:
             raise IllegalActionError(self.illegal_reason(action))
         ctx = self._ctx
         game = self._game
-        new = _new_state(DealState)
+        new = DealState()  # no __init__: compiled, a bare native allocation
         new._ctx = ctx
         new._phase = _PLAY
         new._holder = self._holder

@@ -351,6 +351,7 @@ _SPADES_AT: Final = Suit.SPADES * RANK_COUNT
 _HEARTS_AT: Final = Suit.HEARTS * RANK_COUNT
 _DIAMONDS_AT: Final = Suit.DIAMONDS * RANK_COUNT
 _ONE_SUIT: Final = _SUIT_SIZE - 1
+_SUIT_STARTS: Final = (0, _SPADES_AT, _HEARTS_AT, _DIAMONDS_AT)
 
 
 def canonical_card_indices(mask: int, duties: PlayDuties) -> list[int]:
@@ -406,6 +407,12 @@ def _in_canonical_order(mask: int, tables: tuple[tuple[tuple[int, ...], ...], ..
 def canonical_play_cards(mask: int, duties: PlayDuties) -> list[PlayCard]:
     """The cards of ``mask`` as :class:`PlayCard` actions in canonical order (R12.3)."""
     clubs, spades, hearts, diamonds = duties.suit_actions
+    for suit, at in enumerate(_SUIT_STARTS):
+        bits = mask >> at
+        if bits <= _ONE_SUIT:  # no card above this suit
+            if bits << at == mask:  # nor below it: one suit, as when following; one copy
+                return list(duties.suit_actions[suit][bits])
+            break
     return [
         *clubs[mask & _ONE_SUIT],
         *spades[mask >> _SPADES_AT & _ONE_SUIT],
