@@ -37,13 +37,14 @@ HAFERL_STAKE: Final = 1  # section 6, haferl: each player pays 1 chip into the p
 FREE_PLAY_BEST: Final = 1  # russian free play: the player(s) with most tricks score +1 ...
 FREE_PLAY_SWEEP: Final = -3  # ... but one who takes every trick scores -3, nobody else scores
 
-# The enum members the per-trick test compares with, bound once: compiled (setup.py), this
-# module reads a Final as a C static, where ``EarlyStop.NEVER`` is a dict and an attribute
-# lookup at every trick.
+# The enum members the per-trick and per-deal tests compare with, bound once: compiled
+# (setup.py), this module reads a Final as a C static, where ``EarlyStop.NEVER`` is a dict and
+# an attribute lookup at every trick.
 _NEVER: Final = EarlyStop.NEVER
 _RULES: Final = EarlyStop.RULES
 _ZERO: Final = Goal.ZERO
 _ALL: Final = Goal.ALL
+_ZERO_SUM: Final = Scoring.ZERO_SUM
 
 
 def contract_payments(
@@ -58,7 +59,7 @@ def contract_payments(
     sign = 1 if made else -1
     players = len(tricks_won)
     payments = [0] * players
-    if ruleset.scoring is Scoring.ZERO_SUM:
+    if ruleset.scoring is _ZERO_SUM:
         for seat in range(players):
             payments[seat] = -sign * contract.value
         payments[soloist] = sign * contract.value * (players - 1)

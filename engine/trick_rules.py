@@ -68,6 +68,9 @@ NO_TRUMP: Final = SUIT_COUNT
 """The trump slot of a contract without trump (bettel, herrenmord, free play)."""
 
 _SUIT_SIZE: Final = 1 << RANK_COUNT  # the number of distinct masks of one suit
+# Compiled (setup.py), a Final of this module is a C static; the imported name is a lookup in
+# the module's dict at every legal-card test.
+_SUIT_MASKS: Final = SUIT_MASKS
 
 # R2.2: inside the trump suit the J and the 7 rank above the ace: J 7 A K Q T 9 (8 is never
 # dealt with this order, but keeps its natural place so the table is total).
@@ -288,7 +291,7 @@ def legal_card_mask(hand: int, led: int, win: int, head: int, duties: PlayDuties
     """
     if led == NO_TRICK:
         return hand  # R8.2
-    follow = hand & SUIT_MASKS[led]
+    follow = hand & _SUIT_MASKS[led]
     if follow:  # R8.3a: Farbzwang comes first
         if duties.stichzwang:  # R8.3b
             better = follow & duties.beats[head if duties.head_suit else win]
@@ -298,7 +301,7 @@ def legal_card_mask(hand: int, led: int, win: int, head: int, duties: PlayDuties
     trump = duties.trump
     if duties.trumpfzwang == _TRUMPF_NONE:  # no-trump contract, or classic-1905
         return hand  # R8.3d
-    trumps = hand & SUIT_MASKS[trump]
+    trumps = hand & _SUIT_MASKS[trump]
     if not trumps:
         return hand  # R8.3d
     if win // RANK_COUNT != trump:
