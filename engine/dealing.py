@@ -19,14 +19,21 @@ from _random import Random as _SeededGenerator  # random.Random's C base: same s
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import NoReturn
+from typing import Final, NoReturn
 
 from engine.cards import Card, CardSet, Rank, deck_of
 from engine.errors import InvalidDealError
 from engine.rulesets import Ruleset
 from engine.seats import seat_at_distance
 
-__all__ = ["Deal", "InvalidDealError", "deal_cards", "fixed_deal", "validate_deal"]
+__all__ = [
+    "Deal",
+    "InvalidDealError",
+    "deal_cards",
+    "fixed_deal",
+    "trusted_card_set",
+    "validate_deal",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +65,28 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     rows = [0] * ruleset.deal_rows
     for position in range(len(cards)):
         rows[row_of_position[position]] |= 1 << cards[position]
-    hands = [CardSet()] * ruleset.players
-    for distance in range(ruleset.players):
-        seat = seat_at_distance(dealer, distance, ruleset.players)
-        hands[seat] = CardSet.from_mask(rows[distance])
-    blind = CardSet.from_mask(rows[ruleset.players]) if ruleset.blind else CardSet()
-    return Deal(dealer=dealer, hands=tuple(hands), blind=blind, seed=seed)
+    players = ruleset.players
+    hands = [_NO_CARDS] * players
+    for distance in range(players):
+        seat = seat_at_distance(dealer, distance, players)
+        hands[seat] = trusted_card_set(rows[distance])
+    blind = trusted_card_set(rows[players]) if ruleset.blind else _NO_CARDS
+    return Deal(dealer, tuple(hands), blind, seed)
+
+
+_NO_CARDS: Final = CardSet()  # sets are immutable: one empty one serves every deal
+
+
+def trusted_card_set(mask: int) -> CardSet:
+    """``CardSet.from_mask(mask)`` without its range check, for masks the engine made from a
+    deck: compiled (setup.py), two C calls where the classmethod runs a Python frame.
+
+    >>> trusted_card_set(0b101) == CardSet.from_mask(0b101)
+    True
+    """
+    cards = object.__new__(CardSet)
+    object.__setattr__(cards, "mask", mask)  # CardSet's own __setattr__ refuses: immutable
+    return cards
 
 
 def _shuffle(cards: list[int], seed: int) -> None:
@@ -74,14 +97,29 @@ def _shuffle(cards: list[int], seed: int) -> None:
     if type(seed) is not int:  # Random.seed's other conversions (str, bytes): the slow way
         random.Random(seed).shuffle(cards)
         return
+    # getrandbits(k) for k <= 32 is the top k bits of the generator's next 32-bit word, and
+    # getrandbits(32 * m) is its next m words, the first lowest: the generator is this deal's
+    # own, so it may draw words in batches that run past the last one used.
     getrandbits = _SeededGenerator(seed).getrandbits
+    words = b""
+    at = 0
     for i in range(len(cards) - 1, 0, -1):
         n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
+        shift = _WORD_BITS - n.bit_length()
+        while True:
+            if at == len(words):
+                words = getrandbits(_WORD_BITS * _BATCH).to_bytes(_BATCH * 4, "little")
+                at = 0
+            word = words[at] | words[at + 1] << 8 | words[at + 2] << 16 | words[at + 3] << 24
+            j = word >> shift
+            at += 4
+            if j < n:  # Random._randbelow's rejection sampling
+                break
         cards[i], cards[j] = cards[j], cards[i]
+
+
+_WORD_BITS: Final = 32
+_BATCH: Final = 64  # words per draw: a 28-card shuffle uses about 40
 
 
 @cache

@@ -59,6 +59,9 @@ holds, the index of the card winning it and that card's seat (both meaningless w
 
 _SUITS: Final = tuple(Suit)
 _ONE_SUIT: Final = (1 << RANK_COUNT) - 1  # the eight bits of one suit in a card mask
+# How many cards each 8-bit suit mask holds: compiled (setup.py), a tuple lookup is a few
+# instructions where ``int.bit_count()`` is a method call on a boxed int.
+_CARDS_IN: Final = tuple(bin(bits).count("1") for bits in range(_ONE_SUIT + 1))
 
 
 def playout_deal(
@@ -274,7 +277,12 @@ def _play(
         if policy is None:
             # legal[randrange(len(legal))] for legal = canonical_card_indices(mask, duties),
             # without building the list: count, draw, then find the card suit by suit.
-            n = mask.bit_count()
+            n = (
+                _CARDS_IN[mask & _ONE_SUIT]
+                + _CARDS_IN[mask >> RANK_COUNT & _ONE_SUIT]
+                + _CARDS_IN[mask >> 2 * RANK_COUNT & _ONE_SUIT]
+                + _CARDS_IN[mask >> 3 * RANK_COUNT]
+            )
             if exact:
                 k = n.bit_length()
                 choice = getrandbits(k)
@@ -284,12 +292,12 @@ def _play(
                 choice = randrange(n)
             suit = 0
             bits = mask & _ONE_SUIT
-            size = bits.bit_count()
+            size = _CARDS_IN[bits]
             while choice >= size:
                 choice -= size
                 suit += 1
                 bits = mask >> (suit * RANK_COUNT) & _ONE_SUIT
-                size = bits.bit_count()
+                size = _CARDS_IN[bits]
             index = suit_indices[suit][bits][choice]
         else:
             index = policy(seat, mask, in_trick, win, win_seat, won)

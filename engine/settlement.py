@@ -17,7 +17,7 @@ from itertools import combinations_with_replacement
 from typing import Final
 
 from engine.cards import CardSet, Suit
-from engine.dealing import Deal
+from engine.dealing import Deal, trusted_card_set
 from engine.outcome import DealOutcome
 from engine.rulesets import Contract, EarlyStop, Goal, PassOut, Ruleset, Scoring
 
@@ -37,6 +37,15 @@ HAFERL_STAKE: Final = 1  # section 6, haferl: each player pays 1 chip into the p
 FREE_PLAY_BEST: Final = 1  # russian free play: the player(s) with most tricks score +1 ...
 FREE_PLAY_SWEEP: Final = -3  # ... but one who takes every trick scores -3, nobody else scores
 
+# The enum members the per-trick and per-deal tests compare with, bound once: compiled
+# (setup.py), this module reads a Final as a C static, where ``EarlyStop.NEVER`` is a dict and
+# an attribute lookup at every trick.
+_NEVER: Final = EarlyStop.NEVER
+_RULES: Final = EarlyStop.RULES
+_ZERO: Final = Goal.ZERO
+_ALL: Final = Goal.ALL
+_ZERO_SUM: Final = Scoring.ZERO_SUM
+
 
 def contract_payments(
     ruleset: Ruleset, contract: Contract, soloist: int, tricks_won: tuple[int, ...], pool: int
@@ -50,7 +59,7 @@ def contract_payments(
     sign = 1 if made else -1
     players = len(tricks_won)
     payments = [0] * players
-    if ruleset.scoring is Scoring.ZERO_SUM:
+    if ruleset.scoring is _ZERO_SUM:
         for seat in range(players):
             payments[seat] = -sign * contract.value
         payments[soloist] = sign * contract.value * (players - 1)
@@ -95,18 +104,21 @@ def deal_ends(
     >>> deal_ends(standard, standard.contract("brand"), 1, (0, 4, 0, 0))  # R9.3
     False
     """
-    played = sum(tricks_won)
+    played = 0
+    for won in tricks_won:  # a native loop where the builtin sum is a call
+        played += won
     if played >= ruleset.tricks:
         return True
     early_stop = ruleset.early_stop
-    if early_stop is EarlyStop.NEVER:
+    if early_stop is _NEVER:
         return False
-    if early_stop is EarlyStop.RULES:
+    if early_stop is _RULES:
         if contract is None or soloist is None:
             return False
-        if contract.goal is Goal.ZERO:
+        goal = contract.goal
+        if goal is _ZERO:
             return tricks_won[soloist] > 0  # R9.2: bettel lost with the first trick
-        if contract.goal is Goal.ALL:
+        if goal is _ALL:
             return tricks_won[soloist] < played  # R9.2: mord lost with a defender's trick
         return False  # R9.3
     left = ruleset.tricks - played
@@ -154,7 +166,7 @@ def deal_outcome(
     # Every hand is empty after a deal played to its last trick: one shared value then.
     unplayed = _NO_CARDS_LEFT.get(len(hands)) if not any(hands) else None
     if unplayed is None:
-        unplayed = tuple(CardSet.from_mask(mask) for mask in hands)
+        unplayed = tuple(trusted_card_set(mask) for mask in hands)
     return DealOutcome(
         dealer=deal.dealer,
         soloist=soloist,

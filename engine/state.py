@@ -40,7 +40,7 @@ from engine.auction import (
     next_to_speak,
 )
 from engine.cards import RANK_COUNT, Card, CardSet, Suit
-from engine.dealing import Deal, validate_deal
+from engine.dealing import Deal, trusted_card_set, validate_deal
 from engine.errors import IllegalActionError
 from engine.events import (
     BidMade,
@@ -79,9 +79,41 @@ __all__ = [
 # The tail is typed ``object`` (it is a _History or None), not recursively: mypyc, which
 # compiles this module (setup.py), crashes on a recursive type alias.
 _History: TypeAlias = "tuple[object, int, Action]"
+# A completed trick as the play loop records it: (leader, cards in play order, winner). The
+# TrickTaken events are built from these only when asked for (``tricks``, ``step``, ``view``).
+_TrickRecord: TypeAlias = "tuple[int, tuple[Card, ...], int]"
 # ``_legal`` caches what legality needs: the legal-card mask in the play, the lowest legal bid
 # level in the auction (both are never negative); _UNKNOWN until first used.
 _UNKNOWN: Final = -1
+
+
+class _RulesetFacts:
+    """What every deal of one ruleset shares: its bids as actions, their levels, the seats."""
+
+    __slots__ = ("bid_actions", "left", "levels", "players", "ruleset")
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.players = ruleset.players
+        self.left = left_of_each(ruleset.players)
+        self.bid_actions = tuple(Bid(c.id) for c in ruleset.contracts)
+        self.levels = {c.id: level for level, c in enumerate(ruleset.contracts)}
+
+
+# By the ruleset's identity: a Ruleset hashes by value, all its fields, which costs more than
+# the facts themselves. Each entry holds its ruleset, so its id is not reused while it is here;
+# the bound keeps a caller who makes a fresh Ruleset per deal from growing it without end.
+_FACTS: Final[dict[int, _RulesetFacts]] = {}
+_FACTS_KEPT: Final = 64
+
+
+def _facts_of(ruleset: Ruleset) -> _RulesetFacts:
+    facts = _FACTS.get(id(ruleset))
+    if facts is None or facts.ruleset is not ruleset:
+        if len(_FACTS) >= _FACTS_KEPT:
+            _FACTS.clear()
+        facts = _FACTS[id(ruleset)] = _RulesetFacts(ruleset)
+    return facts
 
 
 class _Context:
@@ -91,6 +123,7 @@ class _Context:
         "bid_actions",
         "deal",
         "dealer",
+        "dealt",
         "forehand",
         "left",
         "levels",
@@ -100,15 +133,17 @@ class _Context:
     )
 
     def __init__(self, ruleset: Ruleset, deal: Deal, pool: int) -> None:
+        facts = _facts_of(ruleset)
         self.ruleset = ruleset
         self.deal = deal
-        self.players = ruleset.players
+        self.dealt = tuple(hand.mask for hand in deal.hands)
+        self.players = facts.players
         self.dealer = deal.dealer
-        self.forehand = forehand_of(deal.dealer, ruleset.players)
-        self.left = left_of_each(ruleset.players)
+        self.forehand = forehand_of(deal.dealer, facts.players)
+        self.left = facts.left
         self.pool = pool
-        self.bid_actions = tuple(Bid(c.id) for c in ruleset.contracts)
-        self.levels = {c.id: level for level, c in enumerate(ruleset.contracts)}
+        self.bid_actions = facts.bid_actions
+        self.levels = facts.levels
 
 
 class _Game:
@@ -132,12 +167,11 @@ class _Game:
 
 
 _NO_GAME: Final = _Game(None, None, False, None, None)
-_NO_AUCTION: Final = AuctionState(None, NO_BID, 0, ())
 # Bound once: the hot path compares phases by identity and allocates states directly.
 _PLAY: Final = Phase.PLAY
 _AUCTION: Final = Phase.AUCTION
 _TRUMP: Final = Phase.TRUMP
-_new_auction = tuple.__new__  # AuctionState without the frame of its generated __new__
+_DONE: Final = Phase.DONE
 _EXPECTED: Final = {Bid: Phase.AUCTION, NameTrump: Phase.TRUMP, PlayCard: Phase.PLAY}
 
 
@@ -148,21 +182,25 @@ class DealState:
     """
 
     __slots__ = (
-        "_auction",
+        "_bids",
         "_ctx",
         "_game",
-        "_hands",
         "_head",
         "_history",
+        "_holder",
         "_leader",
         "_led",
         "_legal",
+        "_level",
         "_outcome",
+        "_passed",
         "_phase",
         "_to_act",
         "_trick",
+        "_trick_log",
         "_tricks",
         "_tricks_won",
+        "_unplayed",
         "_win",
         "_win_seat",
     )
@@ -170,8 +208,15 @@ class DealState:
     _ctx: _Context
     _phase: Phase
     _to_act: int | None
-    _hands: tuple[int, ...]
-    _auction: AuctionState
+    # The cards not played yet, of every hand: a seat's hand is what it was dealt & this, so
+    # a card played changes one int instead of rebuilding a tuple of hands.
+    _unplayed: int
+    # The auction so far (AuctionState's fields); its BidMade records are built when asked for
+    # (``_bids`` None: not yet), and a state whose parent had them built extends them.
+    _holder: int | None
+    _level: int
+    _passed: int
+    _bids: tuple[BidMade, ...] | None
     _game: _Game
     _trick: tuple[Card, ...]
     _leader: int
@@ -179,7 +224,9 @@ class DealState:
     _win: int
     _win_seat: int
     _head: int
-    _tricks: tuple[TrickTaken, ...]
+    # The completed tricks as records, and as TrickTaken events once asked for (as _bids).
+    _trick_log: tuple[_TrickRecord, ...]
+    _tricks: tuple[TrickTaken, ...] | None
     _tricks_won: tuple[int, ...]
     _history: _History | None
     _outcome: DealOutcome | None
@@ -199,8 +246,14 @@ class DealState:
         state._ctx = ctx = _Context(ruleset, deal, pool)
         state._phase = Phase.AUCTION
         state._to_act = ctx.forehand  # R5.1
-        state._hands = tuple(hand.mask for hand in deal.hands)
-        state._auction = _NO_AUCTION
+        unplayed = 0
+        for mask in ctx.dealt:
+            unplayed |= mask
+        state._unplayed = unplayed
+        state._holder = None
+        state._level = NO_BID
+        state._passed = 0
+        state._bids = None
         state._game = _NO_GAME
         state._trick = ()
         state._leader = ctx.forehand
@@ -208,7 +261,8 @@ class DealState:
         state._win = NO_CARD
         state._win_seat = 0
         state._head = NO_CARD
-        state._tricks = ()
+        state._trick_log = ()
+        state._tricks = None
         state._tricks_won = (0,) * ruleset.players
         state._history = None
         state._outcome = None
@@ -255,21 +309,36 @@ class DealState:
     @property
     def hands(self) -> tuple[CardSet, ...]:
         """Every seat's current hand (the referee's view: all of them)."""
-        return tuple(CardSet.from_mask(mask) for mask in self._hands)
+        return tuple(trusted_card_set(mask) for mask in self._hand_masks())
 
     def hand(self, seat: int) -> CardSet:
         """One seat's current hand."""
-        return CardSet.from_mask(self._hands[seat])
+        return trusted_card_set(self._ctx.dealt[seat] & self._unplayed)
+
+    def _hand_masks(self) -> tuple[int, ...]:
+        unplayed = self._unplayed
+        return tuple(mask & unplayed for mask in self._ctx.dealt)
 
     @property
     def auction(self) -> tuple[BidMade, ...]:
         """Every auction action so far, in order."""
-        return self._auction.bids
+        bids = self._bids
+        if bids is None:  # built once per state, from the history (newest first)
+            made: list[BidMade] = []
+            node = self._history
+            while node is not None:
+                tail, seat, action = node
+                if type(action) is Bid:
+                    made.append(BidMade(seat, action))
+                node = tail  # type: ignore[assignment]  # the tail of a _History is one or None
+            made.reverse()
+            bids = self._bids = tuple(made)
+        return bids
 
     @property
     def auction_state(self) -> AuctionState:
         """The auction so far as a value: holder, level, passed seats and every action."""
-        return self._auction
+        return AuctionState(self._holder, self._level, self._passed, self.auction)
 
     @property
     def soloist(self) -> int | None:
@@ -294,7 +363,13 @@ class DealState:
     @property
     def tricks(self) -> tuple[TrickTaken, ...]:
         """The completed tricks, in order."""
-        return self._tricks
+        tricks = self._tricks
+        if tricks is None:  # built once per state; later states extend what is built
+            tricks = self._tricks = tuple(
+                TrickTaken(number, leader, cards, winner)
+                for number, (leader, cards, winner) in enumerate(self._trick_log, start=1)
+            )
+        return tricks
 
     @property
     def current_trick(self) -> tuple[tuple[int, Card], ...]:
@@ -308,7 +383,7 @@ class DealState:
     @property
     def leader(self) -> int | None:
         """The seat that leads (or led) the trick in progress, during the play."""
-        return self._leader if self._phase is Phase.PLAY else None
+        return self._leader if self._phase is _PLAY else None
 
     @property
     def tricks_won(self) -> tuple[int, ...]:
@@ -339,7 +414,7 @@ class DealState:
 
     def is_over(self) -> bool:
         """True once the deal has ended."""
-        return self._phase is Phase.DONE
+        return self._phase is _DONE
 
     def outcome(self) -> DealOutcome | None:
         """The deal's outcome once it is over, else ``None``."""
@@ -352,7 +427,7 @@ class DealState:
         mask = self._legal
         if mask == _UNKNOWN:
             mask = self._legal = legal_card_mask(  # a cache; the state's value is unchanged
-                self._hands[self._to_act],  # type: ignore[index]
+                self._ctx.dealt[self._to_act] & self._unplayed,  # type: ignore[index]
                 self._led,
                 self._win,
                 self._head,
@@ -378,7 +453,7 @@ class DealState:
             mask = self._legal
             if mask == _UNKNOWN:
                 mask = self._legal = legal_card_mask(
-                    self._hands[self._to_act],  # type: ignore[index]
+                    self._ctx.dealt[self._to_act] & self._unplayed,  # type: ignore[index]
                     self._led,
                     self._win,
                     self._head,
@@ -387,7 +462,7 @@ class DealState:
             return canonical_play_cards(mask, duties)  # type: ignore[return-value]
         if phase is _AUCTION:
             return [PASS, *self._ctx.bid_actions[self._lowest_bid_level() :]]
-        if phase is Phase.TRUMP:
+        if phase is _TRUMP:
             return list(NAME_TRUMPS)
         return []
 
@@ -421,7 +496,7 @@ class DealState:
                 return None
             duties: PlayDuties = self._game.duties  # type: ignore[assignment]
             return explain_illegal_card(
-                self._hands[self._to_act],  # type: ignore[index]
+                self._ctx.dealt[self._to_act] & self._unplayed,  # type: ignore[index]
                 card.index,
                 led=self._led,
                 win=self._win,
@@ -442,7 +517,7 @@ class DealState:
         expected = _EXPECTED.get(kind)
         if expected is None:
             return f"not an action: {action!r}"
-        if phase is Phase.DONE:
+        if phase is _DONE:
             return "the deal is over"
         return f"it is {phase.noun}, not {expected.noun}"
 
@@ -452,7 +527,7 @@ class DealState:
         if bid_level is None:
             known = ", ".join((PASS_ID, *ctx.levels))
             return f"{contract!r} is not a bid in {ctx.ruleset.id!r}; bids: {known}"
-        level = self._auction.level
+        level = self._level
         current = ctx.ruleset.contracts[level].id
         wanted = ctx.ruleset.contracts[bid_level].id
         if bid_level < level:
@@ -464,12 +539,11 @@ class DealState:
     def _lowest_bid_level(self) -> int:
         low = self._legal
         if low == _UNKNOWN:  # legal_actions and apply both ask: compute it once per state
-            auction = self._auction
             ctx = self._ctx
             assert self._to_act is not None
             low = self._legal = lowest_legal_level(
-                auction.level,
-                auction.holder,
+                self._level,
+                self._holder,
                 self._to_act,
                 dealer=ctx.dealer,
                 players=ctx.players,
@@ -506,12 +580,15 @@ class DealState:
         return self._name_trump(action, events), events  # type: ignore[arg-type]  # legal: NameTrump
 
     def _copy(self) -> DealState:
-        new = _new_state(DealState)
+        new = DealState()  # no __init__: compiled, a bare native allocation
         new._ctx = self._ctx
         new._phase = self._phase
         new._to_act = self._to_act
-        new._hands = self._hands
-        new._auction = self._auction
+        new._unplayed = self._unplayed
+        new._holder = self._holder
+        new._level = self._level
+        new._passed = self._passed
+        new._bids = self._bids
         new._game = self._game
         new._trick = self._trick
         new._leader = self._leader
@@ -519,6 +596,7 @@ class DealState:
         new._win = self._win
         new._win_seat = self._win_seat
         new._head = self._head
+        new._trick_log = self._trick_log
         new._tricks = self._tricks
         new._tricks_won = self._tricks_won
         new._history = self._history
@@ -528,20 +606,22 @@ class DealState:
 
     def _bid(self, bid: Bid, events: list[Event] | None) -> DealState:
         ctx = self._ctx
-        auction = self._auction
         seat = self._to_act
         assert seat is not None
-        holder, level, passed = auction.holder, auction.level, auction.passed
+        holder, level, passed = self._holder, self._level, self._passed
         if bid.contract == PASS_ID:
             passed |= 1 << seat  # R5.2
         else:  # a raise, or a hold by a senior player (R5.3); illegal_reason has checked it
             holder, level = seat, ctx.levels[bid.contract]
-        made = BidMade(seat, bid)
         new = self._copy()
-        new._auction = _new_auction(AuctionState, (holder, level, passed, (*auction.bids, made)))
+        new._holder, new._level, new._passed = holder, level, passed
         new._history = (self._history, seat, bid)
-        if events is not None:
-            events.append(made)
+        bids = self._bids
+        if events is not None or bids is not None:
+            made = BidMade(seat, bid)
+            new._bids = None if bids is None else (*bids, made)
+            if events is not None:
+                events.append(made)
         following = next_to_speak(seat, passed, holder, ctx.players)
         if following is not None:
             new._to_act = following
@@ -552,9 +632,8 @@ class DealState:
     def _end_auction(self, events: list[Event] | None) -> None:
         """R5.5 and R6: the auction's result, then naming trump, the play or the end."""
         ctx = self._ctx
-        auction = self._auction
         soloist, contract, passed_out, leader = auction_result(
-            ctx.ruleset, auction.holder, auction.level, ctx.dealer
+            ctx.ruleset, self._holder, self._level, ctx.dealer
         )
         self._game = _Game(soloist, contract, passed_out, None, None)
         if events is not None:
@@ -562,7 +641,7 @@ class DealState:
         if leader is None:  # passed out, no play (haferl, thrown in)
             self._finish(events)
         elif contract is not None and contract.trump:  # R7.1: trump before the first lead
-            self._phase = Phase.TRUMP
+            self._phase = _TRUMP
             self._to_act = leader
         else:  # R7.2
             self._start_play(leader, None)
@@ -571,7 +650,7 @@ class DealState:
         game = self._game
         duties = duties_for(self._ctx.ruleset, trump)
         self._game = _Game(game.soloist, game.contract, game.passed_out, trump, duties)
-        self._phase = Phase.PLAY
+        self._phase = _PLAY
         self._to_act = self._leader = leader  # R8.1
 
     def _name_trump(self, action: NameTrump, events: list[Event] | None) -> DealState:
@@ -600,18 +679,21 @@ class DealState:
             raise IllegalActionError(self.illegal_reason(action))
         ctx = self._ctx
         game = self._game
-        new = _new_state(DealState)
+        new = DealState()  # no __init__: compiled, a bare native allocation
         new._ctx = ctx
         new._phase = _PLAY
-        new._auction = self._auction
+        new._holder = self._holder
+        new._level = self._level
+        new._passed = self._passed
+        new._bids = self._bids
         new._game = game
         new._outcome = None
         new._legal = _UNKNOWN
         new._leader = self._leader
+        new._trick_log = self._trick_log
         new._tricks = self._tricks
         new._tricks_won = self._tricks_won
-        hands = self._hands
-        new._hands = (*hands[:seat], hands[seat] ^ 1 << index, *hands[seat + 1 :])
+        new._unplayed = self._unplayed ^ 1 << index
         new._history = (self._history, seat, action)
         if events is not None:
             events.append(CardPlayed(seat, card))
@@ -631,17 +713,21 @@ class DealState:
 
     def _complete_trick(self, trick: tuple[Card, ...], events: list[Event] | None) -> None:
         ctx = self._ctx
-        winner = self._win_seat
-        taken = TrickTaken(len(self._tricks) + 1, self._leader, trick, winner)  # R8.4
-        self._tricks = (*self._tricks, taken)
+        winner = self._win_seat  # R8.4
+        log = self._trick_log
+        self._trick_log = (*log, (self._leader, trick, winner))
+        tricks = self._tricks
+        if events is not None or tricks is not None:
+            taken = TrickTaken(len(log) + 1, self._leader, trick, winner)
+            self._tricks = None if tricks is None else (*tricks, taken)
+            if events is not None:
+                events.append(taken)
         won = list(self._tricks_won)
         won[winner] += 1
         self._tricks_won = tricks_won = tuple(won)
         self._trick = ()
         self._led = NO_TRICK
         self._win = self._head = NO_CARD
-        if events is not None:
-            events.append(taken)
         game = self._game
         if not deal_ends(ctx.ruleset, game.contract, game.soloist, tricks_won):
             self._to_act = self._leader = winner  # R8.1: the winner leads the next trick
@@ -651,7 +737,7 @@ class DealState:
     def _finish(self, events: list[Event] | None) -> None:
         ctx = self._ctx
         game = self._game
-        self._phase = Phase.DONE
+        self._phase = _DONE
         self._to_act = None
         self._outcome = outcome = deal_outcome(
             ctx.ruleset,
@@ -662,7 +748,7 @@ class DealState:
             trump=game.trump,
             passed_out=game.passed_out,
             tricks_won=self._tricks_won,
-            hands=self._hands,
+            hands=self._hand_masks(),
         )
         if events is not None:
             events.append(DealEnded.of(outcome))
@@ -680,12 +766,12 @@ class DealState:
             seat=seat,
             dealer=ctx.dealer,
             forehand=ctx.forehand,
-            hand=CardSet.from_mask(self._hands[seat]),
-            auction=self._auction.bids,
+            hand=self.hand(seat),
+            auction=self.auction,
             soloist=game.soloist,
             contract=game.contract.id if game.contract is not None else None,
             trump=game.trump,
-            tricks=self._tricks,
+            tricks=self.tricks,
             current_trick_leader=self.leader,
             current_trick=self._trick,
             tricks_won=self._tricks_won,
@@ -708,7 +794,7 @@ class DealState:
         return (
             f"<DealState {self._ctx.ruleset.id} dealer={self._ctx.dealer} "
             f"phase={self._phase.name} to_act={self._to_act} "
-            f"tricks={len(self._tricks)} current={[str(c) for c in self._trick]}>"
+            f"tricks={len(self._trick_log)} current={[str(c) for c in self._trick]}>"
         )
 
 

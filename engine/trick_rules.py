@@ -68,6 +68,9 @@ NO_TRUMP: Final = SUIT_COUNT
 """The trump slot of a contract without trump (bettel, herrenmord, free play)."""
 
 _SUIT_SIZE: Final = 1 << RANK_COUNT  # the number of distinct masks of one suit
+# Compiled (setup.py), a Final of this module is a C static; the imported name is a lookup in
+# the module's dict at every legal-card test.
+_SUIT_MASKS: Final = SUIT_MASKS
 
 # R2.2: inside the trump suit the J and the 7 rank above the ace: J 7 A K Q T 9 (8 is never
 # dealt with this order, but keeps its natural place so the table is total).
@@ -239,19 +242,19 @@ class PlayDuties:
 
 def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
     """The duties for a deal of ``ruleset`` with ``trump`` (``None`` in a no-trump contract)."""
+    # Positional: the cache's key is then the argument tuple itself (every deal asks).
     return _duties(
-        order=ruleset.trump_order,
-        stichzwang=ruleset.stichzwang,
-        trumpfzwang=ruleset.trumpfzwang,
-        head_rule=ruleset.head_rule,
-        undertrump=ruleset.undertrump,
-        trump=NO_TRUMP if trump is None else int(trump),
+        ruleset.trump_order,
+        ruleset.stichzwang,
+        ruleset.trumpfzwang,
+        ruleset.head_rule,
+        ruleset.undertrump,
+        NO_TRUMP if trump is None else int(trump),
     )
 
 
 @cache
 def _duties(
-    *,
     order: TrumpOrder,
     stichzwang: Stichzwang,
     trumpfzwang: Trumpfzwang,
@@ -288,7 +291,7 @@ def legal_card_mask(hand: int, led: int, win: int, head: int, duties: PlayDuties
     """
     if led == NO_TRICK:
         return hand  # R8.2
-    follow = hand & SUIT_MASKS[led]
+    follow = hand & _SUIT_MASKS[led]
     if follow:  # R8.3a: Farbzwang comes first
         if duties.stichzwang:  # R8.3b
             better = follow & duties.beats[head if duties.head_suit else win]
@@ -298,7 +301,7 @@ def legal_card_mask(hand: int, led: int, win: int, head: int, duties: PlayDuties
     trump = duties.trump
     if duties.trumpfzwang == _TRUMPF_NONE:  # no-trump contract, or classic-1905
         return hand  # R8.3d
-    trumps = hand & SUIT_MASKS[trump]
+    trumps = hand & _SUIT_MASKS[trump]
     if not trumps:
         return hand  # R8.3d
     if win // RANK_COUNT != trump:
@@ -351,6 +354,7 @@ _SPADES_AT: Final = Suit.SPADES * RANK_COUNT
 _HEARTS_AT: Final = Suit.HEARTS * RANK_COUNT
 _DIAMONDS_AT: Final = Suit.DIAMONDS * RANK_COUNT
 _ONE_SUIT: Final = _SUIT_SIZE - 1
+_SUIT_STARTS: Final = (0, _SPADES_AT, _HEARTS_AT, _DIAMONDS_AT)
 
 
 def canonical_card_indices(mask: int, duties: PlayDuties) -> list[int]:
@@ -406,6 +410,12 @@ def _in_canonical_order(mask: int, tables: tuple[tuple[tuple[int, ...], ...], ..
 def canonical_play_cards(mask: int, duties: PlayDuties) -> list[PlayCard]:
     """The cards of ``mask`` as :class:`PlayCard` actions in canonical order (R12.3)."""
     clubs, spades, hearts, diamonds = duties.suit_actions
+    for suit, at in enumerate(_SUIT_STARTS):
+        bits = mask >> at
+        if bits <= _ONE_SUIT:  # no card above this suit
+            if bits << at == mask:  # nor below it: one suit, as when following; one copy
+                return list(duties.suit_actions[suit][bits])
+            break
     return [
         *clubs[mask & _ONE_SUIT],
         *spades[mask >> _SPADES_AT & _ONE_SUIT],
