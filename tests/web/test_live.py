@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
+import httpx2 as httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.routing import Mount
