@@ -26,12 +26,13 @@ install: $(STAMP)
 
 NODE_BOT := sample_bots/node
 
-# The Node.js sample bot joins the demo where npm is installed; without it the demo still runs.
+# The Node.js sample bot joins the demo and the tests where npm is installed; without it the
+# demo still runs and its tests skip, saying so.
 $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		(cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error) \
-		|| echo "npm ci failed: the demo runs without the Node.js bot"; \
-	else echo "npm not found: the demo runs without the Node.js bot"; fi
+		|| echo "npm ci failed: the demo runs without the Node.js bot; its tests try again"; \
+	else echo "npm not found: the demo runs without the Node.js bot, its tests skip"; fi
 
 demo: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	$(BIN)/brandeln demo
@@ -45,14 +46,14 @@ PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # System packages the tests need (PostgreSQL's server, Chromium): installed when missing and
 # root, else named (those tests then skip, saying how to install them).
-test: $(STAMP)
+test: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	@bash scripts/system_deps.sh chromium
 	$(PYTEST)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	@bash scripts/system_deps.sh chromium
 	$(PYTEST)
 

@@ -5,10 +5,14 @@ PostgreSQL server per test session)."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import hashlib
 import itertools
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -20,6 +24,36 @@ from brandeln.v1 import admin_pb2, admin_pb2_grpc
 from tests import pg_server
 
 ROOT = Path(__file__).resolve().parent.parent
+NODE_DIR = ROOT / "sample_bots" / "node"
+
+
+@pytest.fixture(scope="session")
+def node_bin() -> str:
+    """`node`, with the Node.js sample bot's packages in place, or a skip saying what is missing.
+
+    `make test` runs `npm ci` before the suite (as `make demo` does); run alone, the first test
+    that asks runs it here. Only when node_modules is older than the lock file, and under a file
+    lock: the suite's parallel processes share the folder, and `npm ci` empties node_modules
+    before it fills it again."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("node/npm not found on PATH: the Node.js sample bot tests need Node.js 18+")
+    installed = NODE_DIR / "node_modules" / ".package-lock.json"
+    wanted = NODE_DIR / "package-lock.json"
+    folder = hashlib.sha256(str(NODE_DIR).encode()).hexdigest()[:12]
+    with (Path(tempfile.gettempdir()) / f"brandeln-npm-ci-{folder}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not installed.exists() or installed.stat().st_mtime < wanted.stat().st_mtime:
+            done = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=NODE_DIR,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            assert done.returncode == 0, f"npm ci in {NODE_DIR} failed: {done.stderr}"
+    return node
 
 
 class AdminClient:

@@ -22,10 +22,8 @@ from arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, cards_pb2
 from sample_bots.launcher import LaunchError, resolve_options
 from tests.arena.test_tls_and_serve import self_signed
-from tests.conftest import AdminClient, BotProcesses
+from tests.conftest import NODE_DIR, ROOT, AdminClient, BotProcesses
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE_DIR = ROOT / "sample_bots" / "node"
 SIMPLE_BOT = ROOT / "sample_bots" / "bridge_examples" / "simple_bot.py"
 FAST = cards_pb2.TimeControl(move_ms=1500, bank_ms=5000, max_strikes=3)
 
@@ -193,16 +191,6 @@ async def test_the_bridge_plays_with_the_sample_child_and_survives_a_crashing_on
 async def test_the_node_bot_plays_a_full_match(
     admin: AdminClient, bot_processes: BotProcesses, referee: object, node_bin: str
 ) -> None:
-    install = await asyncio.to_thread(
-        subprocess.run,
-        ["npm", "ci", "--no-audit", "--no-fund"],
-        cwd=NODE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert install.returncode == 0, install.stderr
     address = referee.address  # type: ignore[attr-defined]
     node_id, node_token = await register(admin, "node")
     ids = [node_id]
@@ -248,8 +236,6 @@ def test_the_node_bot_fails_clearly_without_a_token(node_bin: str) -> None:
         timeout=60,
         check=False,
     )
-    if "Cannot find module" in done.stderr:
-        pytest.skip("run `npm ci` in sample_bots/node first (the e2e test does)")
     assert done.returncode == 2
     assert "no token" in done.stderr
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -94,11 +93,8 @@ def test_sample_bot_passes(command: tuple[str, ...]) -> None:
     assert code == 0
 
 
-def test_node_sample_bot_passes() -> None:
-    node = shutil.which("node")
-    if node is None or not (NODE_BOT.parent / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        pytest.skip("the Node.js bot needs `node` and `npm ci` in sample_bots/node")
-    code, document = bot_check(*QUICK, "--", node, str(NODE_BOT))
+def test_node_sample_bot_passes(node_bin: str) -> None:
+    code, document = bot_check(*QUICK, "--", node_bin, str(NODE_BOT))
     assert failures(document) == {}
     assert code == 0
 
