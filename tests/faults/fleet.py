@@ -514,6 +514,8 @@ def _load_explains(
     - a timeout whose answer the referee read after the deadline (the penalty says so, or it
       rejected the answer as stale later), having waited the full move time for it: a loaded
       machine carried the answer late;
+    - a timeout having waited the full move time while the seat was away (reconnecting) for
+      longer than a move: a loaded machine made the reconnection slow;
     - a forfeit for not coming back, when the referee saw the seat away longer than
       ``reconnect_ms``: a loaded referee accepts new calls late, and a resume is a new call;
     - the forfeit at max_strikes reached through such a timeout.
@@ -534,6 +536,14 @@ def _load_explains(
             waited = _waited_ms(records, penalty)
             if late and waited >= move_ms - CLOCK_SLACK_MS:
                 why = f"the answer to request {request_id} came late ({waited} ms waited)"
+                load_strike = True
+            elif waited >= move_ms - CLOCK_SLACK_MS and any(
+                a >= move_ms - CLOCK_SLACK_MS for a in away
+            ):
+                # The seat was away (its stream closed, as the behaviour asks) for longer than
+                # a move, and the referee waited the move out: a loaded machine made the
+                # reconnection slow (a quiet one takes a few hundred ms).
+                why = f"away {max(away)} ms while request {request_id} waited {waited} ms"
                 load_strike = True
         elif code == "disconnected" and any(a >= reconnect_ms - CLOCK_SLACK_MS for a in away):
             why = f"away {max(away)} ms by the referee's clock (reconnect_ms {reconnect_ms})"

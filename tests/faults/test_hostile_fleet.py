@@ -291,10 +291,13 @@ def test_drops_mid_deal_are_resumed_with_the_open_request_sent_again(
 def test_a_drop_resume_loop_is_cut_off_after_the_resume_limit(fleet_round: RoundResult) -> None:
     run = fleet_round.runs["drop-loop"]
     resumed = _match_started(fleet_round, "drop-loop", run.match_id)
-    if _back_in_time(fleet_round, "drop-loop"):
-        assert len(resumed) == 1 + MAX_RESUMES_PER_MATCH
-    else:  # a resume too late forfeits the seat, and a forfeited seat is not asked again
+    if not _back_in_time(fleet_round, "drop-loop"):
+        # A resume too late (load) forfeits the seat before the limit: a forfeited seat is not
+        # asked again, so its bot may never open the stream past the limit; the handling test
+        # judges the forfeit.
         assert len(resumed) <= 1 + MAX_RESUMES_PER_MATCH
+        return
+    assert len(resumed) == 1 + MAX_RESUMES_PER_MATCH
     # The stream after the last accepted resume was welcomed into the lobby, not the seat.
     last = max(r["stream"] for r in resumed)
     later = [r for r in _messages(fleet_round, "drop-loop", "welcome") if r["stream"] > last]
