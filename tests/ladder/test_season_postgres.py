@@ -33,6 +33,9 @@ from ladder.storage import LadderStore
 from tests import pg_server
 from tests.conftest import ROOT
 
+# Whole seasons in processes of their own, whose waits allow 300 s: so does pytest (its
+# default is 120 s), for a loaded machine.
+pytestmark = pytest.mark.timeout(300)
 runner = CliRunner()
 BOTS = tuple(f"h{n}" for n in range(1, 5))
 
