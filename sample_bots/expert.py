@@ -24,7 +24,6 @@ the deadline, so a decision never overruns, whatever the deal.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -193,10 +192,10 @@ class ExpertBot(MonteCarloBot):
         played_wins = [0] * len(candidates)
         trick = [card_index(c) for c in view.current_trick]
         on_side = view.seat == soloist
-        start = time.monotonic()
+        start = self.clock()
         deadline = self.deadline(request)
         solver.deadline = start + SOLVER_SHARE * (deadline - start)
-        solver.clock = time.monotonic
+        solver.clock = self.clock
         solved = played = 0
 
         def play_out(dealt: list[int]) -> None:
@@ -213,7 +212,7 @@ class ExpertBot(MonteCarloBot):
                 won = playout.run(deal, first=card)
                 played_wins[i] += contract.made_with(won[soloist]) == on_side
 
-        while self.more(solved) and time.monotonic() < solver.deadline:
+        while self.more(solved) and self.clock() < solver.deadline:
             dealt = self.sample_with(evidence, hands, counts, unseen, forbidden)
             dealt = dealt[: ruleset.players]
             try:
@@ -227,7 +226,7 @@ class ExpertBot(MonteCarloBot):
             solved += 1
             play_out(dealt)
             played += 1
-        while played < MIN_PLAYOUTS or (self.more_playouts(played) and time.monotonic() < deadline):
+        while played < MIN_PLAYOUTS or (self.more_playouts(played) and self.clock() < deadline):
             dealt = self.sample_with(evidence, hands, counts, unseen, forbidden)
             play_out(dealt[: ruleset.players])
             played += 1
@@ -264,7 +263,7 @@ class ExpertBot(MonteCarloBot):
         solvers = [DoubleDummy(ruleset, contract, view.seat, trump) for trump in trumps]
         playout = Playout(ruleset, self.rng)
         zeros = [0] * ruleset.players
-        start = time.monotonic()
+        start = self.clock()
         solve_end = start + SOLVER_SHARE * (deadline - start)
         solved = played = 0
 
@@ -274,12 +273,12 @@ class ExpertBot(MonteCarloBot):
                 won = playout.run(deal)
                 played_made[i] += contract.made_with(won[view.seat])
 
-        while self.more(solved) and time.monotonic() < solve_end:
+        while self.more(solved) and self.clock() < solve_end:
             dealt = self.sample(hands, counts, unseen, forbidden)[: ruleset.players]
             results = []
             try:
                 for solver in solvers:
-                    solver.deadline, solver.clock = solve_end, time.monotonic
+                    solver.deadline, solver.clock = solve_end, self.clock
                     solver.clear()  # a new deal: its positions never recur
                     results.append(solver.makes(dealt, zeros, view.seat))
             except BudgetExceeded:
@@ -289,7 +288,7 @@ class ExpertBot(MonteCarloBot):
             solved += 1
             play_out(dealt)
             played += 1
-        while played < MIN_PLAYOUTS or (self.more_playouts(played) and time.monotonic() < deadline):
+        while played < MIN_PLAYOUTS or (self.more_playouts(played) and self.clock() < deadline):
             play_out(self.sample(hands, counts, unseen, forbidden)[: ruleset.players])
             played += 1
         win, lose = made_payoff(ruleset, contract, True), made_payoff(ruleset, contract, False)
