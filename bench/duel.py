@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
+import signal
 import statistics
 import sys
 import time
@@ -36,6 +38,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from arena import codec
@@ -138,7 +141,8 @@ def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
         key, _, value = setting.partition("=")
         if not hasattr(bot, key):
             raise ValueError(f"{name} has no tunable {key!r}")
-        setattr(bot, key, type(getattr(bot, key))(value))
+        kind = type(getattr(bot, key))
+        setattr(bot, key, value in ("1", "true", "True") if kind is bool else kind(value))
     return bot
 
 
@@ -233,8 +237,11 @@ def play_duel(config: DuelConfig, workers: int = 2) -> Iterator[list[TableResult
     if workers <= 1:
         yield from map(_play_deal, jobs)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
         yield from pool.map(_play_deal, jobs)
+    finally:  # stopped early: drop the deals not begun
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 # --- the report --------------------------------------------------------------------------
@@ -374,6 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="samples")
     parser.add_argument("--workers", type=int, default=2, choices=(1, 2))
     parser.add_argument("--progress", type=int, default=0, help="report every N deals")
+    parser.add_argument("--save", help="write each deal's B - A to this file (JSON), to pair runs")
     args = parser.parse_args(argv)
     config = DuelConfig(
         a=args.a,
@@ -387,12 +395,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     started = time.monotonic()
     results: list[list[TableResult]] = []
-    for tables in play_duel(config, workers=args.workers):
-        results.append(tables)
-        if args.progress and len(results) % args.progress == 0:
-            mean, half = interval([deal_difference(pair) for pair in results])
-            print(f"{len(results)} deals: B - A {mean:+.2f} +- {half:.2f}", file=sys.stderr)
+    # A long duel stopped early (Ctrl-C, or kill: SIGTERM) still reports the deals played.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        for tables in play_duel(config, workers=args.workers):
+            results.append(tables)
+            if args.progress and len(results) % args.progress == 0:
+                mean, half = interval([deal_difference(pair) for pair in results])
+                print(f"{len(results)} deals: B - A {mean:+.2f} +- {half:.2f}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"stopped after {len(results)} deals", file=sys.stderr)
+    if not results:
+        return 1
     print(summarize(results, config))
+    if args.save:
+        Path(args.save).write_text(json.dumps([deal_difference(pair) for pair in results]))
     print(f"({time.monotonic() - started:.0f} s)")
     return 0
 
