@@ -108,6 +108,8 @@ class ExpertBot(MonteCarloBot):
     name = "expert"
     version = "1.1"
     bid_margin = BID_MARGIN  # search_bid is montecarlo's, on this evaluate_contract
+    at_least_margin = BID_MARGIN
+    zero_margin = BID_MARGIN
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
@@ -237,6 +239,14 @@ class ExpertBot(MonteCarloBot):
         return max(range(len(candidates)), key=lambda i: scores[i])
 
     # --- bids and trump ------------------------------------------------------------------
+    def margin(self, contract: Contract) -> float:
+        """The margin by the contract's goal (see ``BID_MARGIN``)."""
+        if contract.goal is Goal.AT_LEAST:
+            return self.at_least_margin
+        if contract.goal is Goal.ZERO:
+            return self.zero_margin
+        return self.bid_margin
+
     def pass_value(self, ruleset: Ruleset) -> float:
         """The chips a seat expects from passing (see ``PASS_SHARE``): zero where defenders
         do not pay (russian)."""

@@ -433,6 +433,10 @@ class MonteCarloBot(HeuristicBot):
         )
         return max(range(len(suits)), key=lambda i: scores[i])
 
+    def margin(self, contract: Contract) -> float:
+        """How far, in values V, a bid on ``contract`` must beat passing."""
+        return self.bid_margin
+
     def pass_value(self, ruleset: Ruleset) -> float:
         """What passing is worth to this seat, the bar a bid must clear (0 here; the expert
         bot counts passing's expected loss)."""
@@ -451,7 +455,7 @@ class MonteCarloBot(HeuristicBot):
             slice_end = now + (end - now) / (len(bids) - number)
             scores = self.evaluate_contract(request, ruleset, contract_id, trumps, slice_end)
             self.estimates[contract_id] = max(scores)
-            score = max(scores) - self.bid_margin * contract.value
+            score = max(scores) - self.margin(contract) * contract.value
             if score > best_score:
                 best, best_score = index, score
         return best
