@@ -24,7 +24,6 @@ the deadline, so a decision never overruns, whatever the deal.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -109,6 +108,8 @@ class ExpertBot(MonteCarloBot):
     name = "expert"
     version = "1.1"
     bid_margin = BID_MARGIN  # search_bid is montecarlo's, on this evaluate_contract
+    at_least_margin = BID_MARGIN
+    zero_margin = BID_MARGIN
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
@@ -193,10 +194,10 @@ class ExpertBot(MonteCarloBot):
         played_wins = [0] * len(candidates)
         trick = [card_index(c) for c in view.current_trick]
         on_side = view.seat == soloist
-        start = time.monotonic()
+        start = self.clock()
         deadline = self.deadline(request)
         solver.deadline = start + SOLVER_SHARE * (deadline - start)
-        solver.clock = time.monotonic
+        solver.clock = self.clock
         solved = played = 0
 
         def play_out(dealt: list[int]) -> None:
@@ -213,7 +214,7 @@ class ExpertBot(MonteCarloBot):
                 won = playout.run(deal, first=card)
                 played_wins[i] += contract.made_with(won[soloist]) == on_side
 
-        while self.more(solved) and time.monotonic() < solver.deadline:
+        while self.more(solved) and self.clock() < solver.deadline:
             dealt = self.sample_with(evidence, hands, counts, unseen, forbidden)
             dealt = dealt[: ruleset.players]
             try:
@@ -227,7 +228,7 @@ class ExpertBot(MonteCarloBot):
             solved += 1
             play_out(dealt)
             played += 1
-        while played < MIN_PLAYOUTS or (self.more_playouts(played) and time.monotonic() < deadline):
+        while played < MIN_PLAYOUTS or (self.more_playouts(played) and self.clock() < deadline):
             dealt = self.sample_with(evidence, hands, counts, unseen, forbidden)
             play_out(dealt[: ruleset.players])
             played += 1
@@ -238,6 +239,14 @@ class ExpertBot(MonteCarloBot):
         return max(range(len(candidates)), key=lambda i: scores[i])
 
     # --- bids and trump ------------------------------------------------------------------
+    def margin(self, contract: Contract) -> float:
+        """The margin by the contract's goal (see ``BID_MARGIN``)."""
+        if contract.goal is Goal.AT_LEAST:
+            return self.at_least_margin
+        if contract.goal is Goal.ZERO:
+            return self.zero_margin
+        return self.bid_margin
+
     def pass_value(self, ruleset: Ruleset) -> float:
         """The chips a seat expects from passing (see ``PASS_SHARE``): zero where defenders
         do not pay (russian)."""
@@ -264,7 +273,7 @@ class ExpertBot(MonteCarloBot):
         solvers = [DoubleDummy(ruleset, contract, view.seat, trump) for trump in trumps]
         playout = Playout(ruleset, self.rng)
         zeros = [0] * ruleset.players
-        start = time.monotonic()
+        start = self.clock()
         solve_end = start + SOLVER_SHARE * (deadline - start)
         solved = played = 0
 
@@ -274,12 +283,12 @@ class ExpertBot(MonteCarloBot):
                 won = playout.run(deal)
                 played_made[i] += contract.made_with(won[view.seat])
 
-        while self.more(solved) and time.monotonic() < solve_end:
+        while self.more(solved) and self.clock() < solve_end:
             dealt = self.sample(hands, counts, unseen, forbidden)[: ruleset.players]
             results = []
             try:
                 for solver in solvers:
-                    solver.deadline, solver.clock = solve_end, time.monotonic
+                    solver.deadline, solver.clock = solve_end, self.clock
                     solver.clear()  # a new deal: its positions never recur
                     results.append(solver.makes(dealt, zeros, view.seat))
             except BudgetExceeded:
@@ -289,7 +298,7 @@ class ExpertBot(MonteCarloBot):
             solved += 1
             play_out(dealt)
             played += 1
-        while played < MIN_PLAYOUTS or (self.more_playouts(played) and time.monotonic() < deadline):
+        while played < MIN_PLAYOUTS or (self.more_playouts(played) and self.clock() < deadline):
             play_out(self.sample(hands, counts, unseen, forbidden)[: ruleset.players])
             played += 1
         win, lose = made_payoff(ruleset, contract, True), made_payoff(ruleset, contract, False)

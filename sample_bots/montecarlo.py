@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -213,6 +213,13 @@ class MonteCarloBot(HeuristicBot):
         self.samples_last = 0
         # Set by `--samples` (sample_bots.registry): the cap, not the clock, ends a search.
         self.exact_samples = False
+        # The clock the time budget is read on. A bench may hand in the process's CPU time
+        # (time.process_time) to give each decision its share of the move on a busy machine
+        # as on an idle one.
+        self.clock: Callable[[], float] = time.monotonic
+        # The last auction decision's expected chips per contract, for a bench to compare
+        # with what the contract then brought.
+        self.estimates: dict[str, float] = {}
 
     # --- plumbing ------------------------------------------------------------------------
     def on_deal_start(self, deal: bot_pb2.DealStarted) -> None:
@@ -237,9 +244,9 @@ class MonteCarloBot(HeuristicBot):
             # machine must not change a choice). The clock is only a guard against a timeout:
             # the move's time and half the bank left.
             budget = (request.move_ms or MAX_THINK_MS) + request.bank_ms * BUDGET_SHARE
-            return time.monotonic() + budget / 1000
+            return self.clock() + budget / 1000
         budget = min(self.think_ms, (request.move_ms or MAX_THINK_MS) * BUDGET_SHARE)
-        return time.monotonic() + max(MIN_THINK_MS, budget) / 1000
+        return self.clock() + max(MIN_THINK_MS, budget) / 1000
 
     def more(self, samples: int) -> bool:
         return not self.max_samples or samples < self.max_samples
@@ -369,7 +376,7 @@ class MonteCarloBot(HeuristicBot):
         playout = Playout(ruleset, self.rng)
         totals = [0.0] * len(candidates)
         deadline, samples = self.deadline(request), 0
-        while samples < 2 or (self.more(samples) and time.monotonic() < deadline):
+        while samples < 2 or (self.more(samples) and self.clock() < deadline):
             dealt = self.sample(hands, counts, unseen, forbidden)
             deal = Deal(
                 hands=dealt[: ruleset.players],
@@ -402,7 +409,7 @@ class MonteCarloBot(HeuristicBot):
         totals = [0.0] * len(trumps)
         hands, counts, unseen, forbidden = self.world(view, ruleset, duties_for(ruleset, trumps[0]))
         samples = 0
-        while samples < 4 or (self.more(samples) and time.monotonic() < deadline):
+        while samples < 4 or (self.more(samples) and self.clock() < deadline):
             dealt = self.sample(hands, counts, unseen, forbidden)
             for i, trump in enumerate(trumps):
                 deal = Deal(
@@ -426,6 +433,10 @@ class MonteCarloBot(HeuristicBot):
         )
         return max(range(len(suits)), key=lambda i: scores[i])
 
+    def margin(self, contract: Contract) -> float:
+        """How far, in values V, a bid on ``contract`` must beat passing."""
+        return self.bid_margin
+
     def pass_value(self, ruleset: Ruleset) -> float:
         """What passing is worth to this seat, the bar a bid must clear (0 here; the expert
         bot counts passing's expected loss)."""
@@ -435,14 +446,16 @@ class MonteCarloBot(HeuristicBot):
         """Bid the contract whose best average, less a safety margin, beats passing."""
         bids = [(i, c.bid.contract) for i, c in enumerate(request.legal) if c.bid.contract != PASS]
         end = self.deadline(request)
+        self.estimates = {}
         best, best_score = 0, self.pass_value(ruleset)  # index 0 is "pass"
         for number, (index, contract_id) in enumerate(bids):
             contract = ruleset.contract(contract_id)
             trumps: list[Suit | None] = list(Suit) if contract.trump else [None]
-            now = time.monotonic()
+            now = self.clock()
             slice_end = now + (end - now) / (len(bids) - number)
             scores = self.evaluate_contract(request, ruleset, contract_id, trumps, slice_end)
-            score = max(scores) - self.bid_margin * contract.value
+            self.estimates[contract_id] = max(scores)
+            score = max(scores) - self.margin(contract) * contract.value
             if score > best_score:
                 best, best_score = index, score
         return best

@@ -1,0 +1,418 @@
+"""An in-process duplicate duel of two sample bots: ``python -m bench.duel --a A --b B``.
+
+Every deal is played twice on the same cards: once with B in seats 0 and 2 and A in 1 and 3,
+once with the seats swapped, so each bot holds every hand once and the luck of the cards
+cancels out of the difference (the season's duplicate idea, without a referee: decisions go
+engine state -> ``DecisionRequest`` -> bot -> ``Choice`` as in ``tests/bots/botkit_table.py``).
+The figure is B - A in chips per deal, per seat: what one B seat wins on average minus what
+one A seat wins, with a 95% interval over the deals (the two tables of a deal are one sample:
+they are not independent). A breakdown says where the chips came from: as soloist and as
+defender, per contract (how often each bot played it, how often it made it, its chips), the
+pass-outs, and how long the bots took per decision.
+
+Search bots are measured with fixed sample counts (``--samples`` for montecarlo, ``--level``
+for expert, both stopped by the cap and not by the clock), so a figure does not depend on the
+machine's load and a seed reproduces it; the clock stays a guard against a hang
+(``--move-ms`` plus half the bank). They can be played on the clock instead, as a season
+does, to see what the time share really affords: ``--clock cpu`` reads each bot's share of
+the move on its process's CPU time, so a busy machine does not starve it, ``--clock wall`` on
+the wall clock.
+
+A bot is a registry name (``montecarlo``, ``expert``, ``heuristic``, ``random``), or
+``BIDDER/PLAYER``: the auction and trump naming of one bot and the card play of another (e.g.
+``montecarlo/expert`` isolates the expert's card play), optionally followed by
+``:attribute=value,...`` to set tunables on the bot (``expert:bid_margin=0.3``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import signal
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from arena import codec
+from brandeln.v1 import bot_pb2, cards_pb2
+from engine.dealing import deal_cards
+from engine.outcome import DealOutcome
+from engine.rulesets import Ruleset, find_ruleset
+from engine.seats import forehand_of
+from engine.state import DealState
+from sample_bots.montecarlo import MonteCarloBot
+from sample_bots.registry import make_bot
+from sample_bots.sdk import Bot, resolve_answer
+
+__all__ = ["DuelConfig", "TableResult", "main", "play_duel", "summarize"]
+
+SIDES: Final = ("A", "B")
+BANK_MS: Final = 2000
+# What ends a search bot's searches: its sample caps alone (reproducible), or its time share
+# of the move read on the process's CPU time (as on an idle machine, whatever the load) or on
+# the wall clock (as in a season on this machine, now).
+CLOCKS: Final = {"samples": None, "cpu": time.process_time, "wall": time.monotonic}
+Z_95: Final = 1.96
+
+
+@dataclass(frozen=True, slots=True)
+class DuelConfig:
+    a: str
+    b: str
+    deals: int = 20
+    seed: int = 1
+    samples: int = 64  # the montecarlo bot's cap per searched option
+    level: int = 4  # the expert bot's
+    move_ms: int = 2000
+    clock: str = "samples"  # or "cpu", "wall": see CLOCKS
+    ruleset: str = "standard"
+    early_stop: str = "when_decided"  # as the seasons play
+
+
+@dataclass(slots=True)
+class TableResult:
+    """One deal at one table: who sat where and how it ended."""
+
+    deal: int
+    sides: tuple[str, ...]  # "A" or "B" per seat
+    outcome: DealOutcome
+    bids: list[tuple[int, str]]  # (seat, contract or "pass") in auction order
+    # side: (phase, CPU ms) of each decision with a choice
+    times: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    estimate: float | None = None  # the soloist's expected chips when it bid the contract
+
+    @property
+    def soloist(self) -> int | None:
+        return self.outcome.soloist
+
+    @property
+    def contract(self) -> str | None:
+        return self.outcome.contract
+
+    @property
+    def payments(self) -> tuple[int, ...]:
+        return self.outcome.payments
+
+
+class Hybrid(Bot):
+    """The auction and trump naming of one bot, the card play of another."""
+
+    def __init__(self, bidder: Bot, player: Bot) -> None:
+        super().__init__()
+        self.bidder, self.player = bidder, player
+        self.name = f"{bidder.name}/{player.name}"
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> Any:
+        bot = self.player if request.phase == cards_pb2.PHASE_CARD else self.bidder
+        return bot.decide(request)
+
+    def on_deal_start(self, deal: bot_pb2.DealStarted) -> None:
+        super().on_deal_start(deal)
+        for bot in (self.bidder, self.player):
+            bot.match = self.match
+            bot.on_deal_start(deal)
+
+
+def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
+    """A bot from a spec (see the module docstring), seeded, on fixed sample counts unless
+    the duel is timed."""
+    name, _, settings = spec.partition(":")
+    if "/" in name:
+        bidder, player = name.split("/", 1)
+        bot: Bot = Hybrid(build_bot(bidder, seed, config), build_bot(player, seed, config))
+    else:
+        bot = make_bot(name, seed=seed, level=config.level, samples=config.samples)
+        clock = CLOCKS[config.clock]
+        if isinstance(bot, MonteCarloBot):
+            bot.exact_samples = clock is None
+            if clock is not None:
+                bot.clock = clock
+                if name == "montecarlo":
+                    bot.max_samples = 0  # the clock alone ends its searches, as in a season
+    for setting in filter(None, settings.split(",")):
+        key, _, value = setting.partition("=")
+        if not hasattr(bot, key):
+            raise ValueError(f"{name} has no tunable {key!r}")
+        kind = type(getattr(bot, key))
+        setattr(bot, key, value in ("1", "true", "True") if kind is bool else kind(value))
+    return bot
+
+
+def _estimates(bot: Bot) -> dict[str, float]:
+    """What a search bot expected of each contract at its last bid (see MonteCarloBot)."""
+    if isinstance(bot, Hybrid):
+        bot = bot.bidder
+    return bot.estimates if isinstance(bot, MonteCarloBot) else {}
+
+
+def _deal_seed(seed: int, deal: int) -> int:
+    digest = hashlib.sha256(f"brandeln-duel:{seed}:{deal}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _seating(table: int) -> tuple[str, ...]:
+    return ("B", "A", "B", "A") if table == 0 else ("A", "B", "A", "B")
+
+
+def play_table(config: DuelConfig, ruleset: Ruleset, deal: int, table: int) -> TableResult:
+    """Deal ``deal`` at one of its two tables, each seat's bot deciding through the protocol."""
+    sides = _seating(table)
+    specs = {"A": config.a, "B": config.b}
+    bots = [build_bot(specs[side], 1000 * seat + 1, config) for seat, side in enumerate(sides)]
+    dealer = deal % ruleset.players
+    dealt = deal_cards(ruleset, dealer=dealer, seed=_deal_seed(config.seed, deal))
+    forehand = forehand_of(dealer, ruleset.players)
+    control = cards_pb2.TimeControl(move_ms=config.move_ms, bank_ms=BANK_MS, max_strikes=3)
+    for seat, bot in enumerate(bots):
+        bot.match = bot_pb2.MatchStarted(
+            match_id="duel",
+            seat=seat,
+            players=[cards_pb2.Player(seat=s, bot_name=sides[s]) for s in range(len(sides))],
+            ruleset=codec.ruleset_to_pb(ruleset),
+            deals=1,
+            time_control=control,
+        )
+        bot.on_deal_start(
+            bot_pb2.DealStarted(
+                deal_number=deal + 1,
+                dealer=dealer,
+                forehand=forehand,
+                hand=codec.cards_to_pb(dealt.hands[seat]),
+            )
+        )
+    state = DealState.new(ruleset, dealt)
+    times: dict[str, list[tuple[str, float]]] = {"A": [], "B": []}
+    bids: list[tuple[int, str]] = []
+    estimates: dict[int, float | None] = {}
+    request_id = 0
+    while not state.is_over():
+        to_act = state.to_act
+        assert to_act is not None
+        seat = to_act
+        request_id += 1
+        request = codec.decision_request(
+            request_id,
+            state.phase,
+            state.legal_actions(),
+            state.view(seat),
+            config.move_ms,
+            BANK_MS,
+            0,
+            0,
+        ).request
+        start = time.process_time()
+        choice = resolve_answer(request, bots[seat].decide(request))
+        if len(request.legal) > 1:
+            phase = cards_pb2.Phase.Name(request.phase).removeprefix("PHASE_").lower()
+            times[sides[seat]].append((phase, (time.process_time() - start) * 1000))
+        if request.phase == cards_pb2.PHASE_BID:
+            bids.append((seat, choice.bid.contract or "pass"))
+            if choice.bid.contract:
+                estimates[seat] = _estimates(bots[seat]).get(choice.bid.contract)
+        state = state.apply(codec.choice_to_action(choice, state.phase))
+    outcome = state.outcome()
+    assert outcome is not None
+    soloist = outcome.soloist
+    estimate = None if soloist is None else estimates.get(soloist)
+    return TableResult(deal, sides, outcome, bids, times, estimate)
+
+
+def _play_deal(job: tuple[DuelConfig, int]) -> list[TableResult]:
+    config, deal = job
+    ruleset = find_ruleset(config.ruleset, {"early_stop": config.early_stop})
+    return [play_table(config, ruleset, deal, table) for table in (0, 1)]
+
+
+def play_duel(config: DuelConfig, workers: int = 2) -> Iterator[list[TableResult]]:
+    """The deals' two tables each, in deal order (``workers`` processes play them)."""
+    jobs = [(config, deal) for deal in range(config.deals)]
+    if workers <= 1:
+        yield from map(_play_deal, jobs)
+        return
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        yield from pool.map(_play_deal, jobs)
+    finally:  # stopped early: drop the deals not begun
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+# --- the report --------------------------------------------------------------------------
+def _side_chips(table: TableResult, side: str) -> float:
+    """What one seat of ``side`` won at this table, on average over its seats."""
+    seats = [s for s, who in enumerate(table.sides) if who == side]
+    return sum(table.payments[s] for s in seats) / len(seats)
+
+
+def deal_difference(tables: Sequence[TableResult]) -> float:
+    """B - A per seat, one deal's sample: both tables together."""
+    return sum(_side_chips(t, "B") - _side_chips(t, "A") for t in tables) / len(tables)
+
+
+def interval(samples: Sequence[float]) -> tuple[float, float]:
+    mean = statistics.fmean(samples)
+    half = Z_95 * statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else 0.0
+    return mean, half
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def summarize(results: Sequence[Sequence[TableResult]], config: DuelConfig) -> str:
+    """The report: B - A with its interval, then the breakdown (see the module docstring)."""
+    deals = len(results)
+    mean, half = interval([deal_difference(tables) for tables in results])
+    lines = [
+        f"duel: B={config.b} vs A={config.a}, {deals} deals x 2 tables, seed {config.seed}, "
+        f"samples {config.samples}, level {config.level}, clock {config.clock}",
+        f"B - A: {mean:+.2f} +- {half:.2f} chips per deal per seat (95%)",
+    ]
+    tables = [t for pair in results for t in pair]
+    # Chips per side: as soloist and as defender, per deal (of each side's 2 seats a table).
+    role: dict[tuple[str, str], float] = defaultdict(float)
+    contracts: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    for table in tables:
+        for seat, side in enumerate(table.sides):
+            if table.soloist is None:
+                role[side, "free play"] += table.payments[seat]
+                continue
+            is_soloist = seat == table.soloist
+            role[side, "soloist" if is_soloist else "defender"] += table.payments[seat]
+            if is_soloist:
+                key = "pass-out" if table.outcome.passed_out else (table.contract or "?")
+                row = contracts[side, key]
+                row[0] += 1
+                row[1] += bool(table.outcome.made)
+                row[2] += table.payments[seat]
+                if table.estimate is not None:
+                    row[3] += table.estimate
+                    row[4] += 1
+    lines.append("chips per deal per seat (2 tables a deal):")
+    for kind in ("soloist", "defender", "free play"):
+        a, b = role["A", kind] / (4 * deals), role["B", kind] / (4 * deals)
+        if a or b:
+            lines.append(f"  as {kind:<9} A {a:+6.2f}  B {b:+6.2f}  B-A {b - a:+6.2f}")
+    lines.append(
+        "as soloist, per contract: played, made %, chips per deal per seat, "
+        "chips per contract expected at the bid / got"
+    )
+    keys = sorted({k for _, k in contracts}, key=_contract_order)
+    for key in keys:
+        cells = []
+        for side in SIDES:
+            n, made, chips, expected, estimated = contracts[side, key]
+            share = f"{100 * made / n:3.0f}%" if n else "   -"
+            hoped = f"{expected / estimated:+5.1f}" if estimated else "    -"
+            got = f"{chips / n:+5.1f}" if n else "    -"
+            cells.append(f"{side} {n:4.0f} {share} {chips / (4 * deals):+6.2f} {hoped}/{got}")
+        lines.append(f"  {key:<10} " + "   ".join(cells))
+    lines.extend(_auction_lines(results))
+    lines.extend(_time_lines(tables))
+    return "\n".join(lines)
+
+
+def _contract_order(key: str) -> int:
+    order = ("brandle", "brand", "bettel", "mord", "herrenmord", "pass-out")
+    return order.index(key) if key in order else len(order)
+
+
+def _auction_lines(results: Sequence[Sequence[TableResult]]) -> list[str]:
+    """How the two tables of a deal differed: the same soloist hand and contract, or not,
+    and what the differing deals were worth to B."""
+    same: list[float] = []
+    differ: dict[str, list[float]] = defaultdict(list)
+    for tables in results:
+        first, second = tables
+        diff = deal_difference(tables)
+        if first.soloist == second.soloist and first.contract == second.contract:
+            same.append(diff)
+            continue
+        # Which side took the contract where the other did not (by the hand's seat).
+        played = []
+        for table in tables:
+            if table.soloist is None:
+                played.append("none")
+            else:
+                side = table.sides[table.soloist]
+                played.append(f"{side}:{'passout' if table.outcome.passed_out else table.contract}")
+        differ[" ".join(sorted(played))].append(diff)
+    lines = [f"auctions: same soloist hand and contract at both tables {len(same)} deals, B-A "]
+    lines[-1] += f"{sum(same) / max(1, len(results)):+.2f} of the total per deal"
+    for key, values in sorted(differ.items(), key=lambda kv: -abs(sum(kv[1]))):
+        lines.append(
+            f"  {key:<34} {len(values):4d} deals, B-A {sum(values) / len(results):+.2f} per deal"
+        )
+    return lines
+
+
+def _time_lines(tables: Sequence[TableResult]) -> list[str]:
+    lines = ["decision CPU ms (with a choice): p50 / p95 / max"]
+    for side in SIDES:
+        by_phase: dict[str, list[float]] = defaultdict(list)
+        for table in tables:
+            for phase, ms in table.times[side]:
+                by_phase[phase].append(ms)
+        cells = [
+            f"{phase} {_percentile(v, 0.5):.0f}/{_percentile(v, 0.95):.0f}/{max(v):.0f}"
+            for phase, v in sorted(by_phase.items())
+        ]
+        lines.append(f"  {side}: " + "  ".join(cells))
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.duel", description=__doc__)
+    parser.add_argument("--a", required=True, help="the baseline bot")
+    parser.add_argument("--b", required=True, help="the candidate bot")
+    parser.add_argument("--deals", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--samples", type=int, default=64, help="montecarlo's cap per option")
+    parser.add_argument("--level", type=int, default=4, help="expert's level (1-5)")
+    parser.add_argument("--move-ms", type=int, default=2000)
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="samples")
+    parser.add_argument("--workers", type=int, default=2, choices=(1, 2))
+    parser.add_argument("--progress", type=int, default=0, help="report every N deals")
+    parser.add_argument("--save", help="write each deal's B - A to this file (JSON), to pair runs")
+    args = parser.parse_args(argv)
+    config = DuelConfig(
+        a=args.a,
+        b=args.b,
+        deals=args.deals,
+        seed=args.seed,
+        samples=args.samples,
+        level=args.level,
+        move_ms=args.move_ms,
+        clock=args.clock,
+    )
+    started = time.monotonic()
+    results: list[list[TableResult]] = []
+    # A long duel stopped early (Ctrl-C, or kill: SIGTERM) still reports the deals played.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        for tables in play_duel(config, workers=args.workers):
+            results.append(tables)
+            if args.progress and len(results) % args.progress == 0:
+                mean, half = interval([deal_difference(pair) for pair in results])
+                print(f"{len(results)} deals: B - A {mean:+.2f} +- {half:.2f}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"stopped after {len(results)} deals", file=sys.stderr)
+    if not results:
+        return 1
+    print(summarize(results, config))
+    if args.save:
+        Path(args.save).write_text(json.dumps([deal_difference(pair) for pair in results]))
+    print(f"({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

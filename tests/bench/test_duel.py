@@ -1,0 +1,40 @@
+"""bench.duel: the in-process duplicate duel of two bots (a few fast deals)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.duel import DuelConfig, deal_difference, main, play_duel, summarize
+
+
+def test_duel_is_duplicate_zero_sum_and_reproducible() -> None:
+    config = DuelConfig(a="random", b="heuristic", deals=4, seed=3)
+    first = list(play_duel(config, workers=1))
+    again = list(play_duel(config, workers=1))
+    assert [[t.payments for t in pair] for pair in first] == [
+        [t.payments for t in pair] for pair in again
+    ]
+    for pair in first:
+        # The same cards at both tables, the bots swapped: each side holds every hand once.
+        assert [t.sides for t in pair] == [("B", "A", "B", "A"), ("A", "B", "A", "B")]
+        assert all(sum(t.payments) == 0 for t in pair)
+    report = summarize(first, config)
+    assert "B - A:" in report
+    assert "as soloist" in report
+
+
+def test_same_bot_on_both_sides_differs_by_nothing_on_average_per_seat() -> None:
+    config = DuelConfig(a="heuristic", b="heuristic", deals=3, seed=5)
+    # A deterministic bot against itself: both tables of a deal mirror each other exactly.
+    assert all(deal_difference(pair) == 0 for pair in play_duel(config, workers=1))
+
+
+def test_hybrid_bots_and_tunables(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--a", "random", "--b", "heuristic/random", "--deals", "2", "--workers", "1"]
+    assert main(argv) == 0
+    assert "B=heuristic/random vs A=random" in capsys.readouterr().out
+    bot = "montecarlo:bid_margin=0.5"
+    config = DuelConfig(a="random", b=bot, deals=1, samples=2)
+    assert len(next(iter(play_duel(config, workers=1)))) == 2
+    with pytest.raises(ValueError, match="no tunable"):
+        list(play_duel(DuelConfig(a="random", b="random:nonsense=1", deals=1), workers=1))
