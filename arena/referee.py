@@ -19,7 +19,6 @@ from arena.config import AdminTokenScope, RefereeConfig
 from arena.errors import (
     CloseReason,
     InvalidRequestError,
-    NotFoundError,
     PermissionDeniedError,
     ProtocolError,
     ShuttingDownError,
@@ -256,11 +255,19 @@ class Referee:
     def build_spec(self, request: admin_pb2.RunMatchRequest) -> MatchSpec:
         """Validate a RunMatchRequest into a MatchSpec (InvalidRequestError says what is wrong)."""
 
+        known: set[str] | None = None
+
         def check_bot(bot_id: str) -> None:
-            try:
-                self.store.bot(bot_id)
-            except NotFoundError as error:
-                raise InvalidRequestError(str(error)) from None
+            # Called once per seat, after the seat count is checked. A bot with a session open
+            # here is registered (bots are never deleted); the others are read in one query,
+            # on the first call (a query per seat cost each match start milliseconds).
+            nonlocal known
+            if known is None:
+                connected = self.lobby.bot_ids()
+                unseen = [b for b in request.bot_ids if b not in connected]
+                known = connected | self.store.known_bot_ids(unseen)
+            if bot_id not in known:
+                raise InvalidRequestError(f"no bot with id {bot_id!r}")
 
         return codec.match_spec_from_request(
             request,

@@ -130,6 +130,10 @@ class Lobby:
         waits for a session to go, so there is nothing to notify)."""
         self._sessions.pop(session.session_id, None)
 
+    def bot_ids(self) -> set[str]:
+        """The bots with a session open."""
+        return {session.bot_id for session in self._sessions.values()}
+
     def count(self, bot_id: str) -> int:
         """The connected sessions of a bot."""
         return sum(1 for session in self._sessions.values() if session.bot_id == bot_id)

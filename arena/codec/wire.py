@@ -53,13 +53,16 @@ def _encode_varint(value: int) -> bytes:
 
 
 _SMALL = tuple(_encode_varint(n) for n in range(1 << 14))  # every one- and two-byte varint
+# Larger values recur too: a request's bank (20 s by default) is a three-byte varint that changes
+# only when a move takes more than the move time.
+_larger_varint = functools.lru_cache(maxsize=1024)(_encode_varint)
 
 
 def varint(value: int) -> bytes:
     """``value`` as a varint (an ``int64`` below zero on ten bytes)."""
     if 0 <= value < 16384:
         return _SMALL[value]
-    return _encode_varint(value)
+    return _larger_varint(value)
 
 
 def _tag(number: int, wire_type: int) -> bytes:

@@ -62,3 +62,35 @@ async def test_get_waits_for_the_next_item_and_survives_a_cancelled_wait() -> No
         await cancelled
     box.put_nowait(3)
     assert await box.get() == 3
+
+
+async def _answered_wait(box: Mailbox[str], timeout: float) -> None:
+    """A wait the next loop step answers: it returns at once, and leaves its timer armed."""
+    asyncio.get_running_loop().call_soon(box.put_nowait, "answer")
+    assert await box.wait(timeout) is True
+    box.get_nowait()
+
+
+async def test_one_timer_serves_successive_waits_and_each_times_out_at_its_own_deadline() -> None:
+    box: Mailbox[str] = Mailbox()
+    loop = asyncio.get_running_loop()
+    await _answered_wait(box, 0.05)
+    started = loop.time()
+    # A later deadline keeps the armed timer: it fires early and arms itself again.
+    assert await box.wait(0.2) is False
+    assert 0.2 <= loop.time() - started < 5.0
+    await _answered_wait(box, 30.0)
+    started = loop.time()
+    # An earlier deadline than the armed timer's gets a timer of its own.
+    assert await box.wait(0.01) is False
+    assert loop.time() - started < 5.0
+
+
+async def test_a_lapsing_timer_does_not_wake_an_untimed_get() -> None:
+    box: Mailbox[str] = Mailbox()
+    await _answered_wait(box, 0.01)
+    getter = asyncio.ensure_future(box.get())
+    await asyncio.sleep(0.05)  # the timer fires meanwhile, with no timed wait under way
+    assert not getter.done()
+    box.put_nowait("later")
+    assert await getter == "later"

@@ -57,6 +57,9 @@ def test_bots_register_rotate_revoke(store: RefereeStore) -> None:
     with pytest.raises(NotFoundError):
         store.bot("bot_nobody")
     assert [b.name for b in store.bots()] == ["alice"]
+    # A revoked bot is still known (a match naming it waits for a session, as for any bot).
+    assert store.known_bot_ids([bot.bot_id, "bot_nobody"]) == {bot.bot_id}
+    assert store.known_bot_ids([]) == set()
 
 
 def test_admin_token_is_replaced(store: RefereeStore) -> None:
