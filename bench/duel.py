@@ -29,9 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import signal
-import statistics
 import sys
 import time
 from collections import defaultdict
@@ -48,6 +46,7 @@ from engine.outcome import DealOutcome
 from engine.rulesets import Ruleset, find_ruleset
 from engine.seats import forehand_of
 from engine.state import DealState
+from ladder.stats import mean_ci95
 from sample_bots.montecarlo import MonteCarloBot
 from sample_bots.registry import make_bot
 from sample_bots.sdk import Bot, resolve_answer
@@ -60,7 +59,6 @@ BANK_MS: Final = 2000
 # of the move read on the process's CPU time (as on an idle machine, whatever the load) or on
 # the wall clock (as in a season on this machine, now).
 CLOCKS: Final = {"samples": None, "cpu": time.process_time, "wall": time.monotonic}
-Z_95: Final = 1.96
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,9 +255,9 @@ def deal_difference(tables: Sequence[TableResult]) -> float:
 
 
 def interval(samples: Sequence[float]) -> tuple[float, float]:
-    mean = statistics.fmean(samples)
-    half = Z_95 * statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else 0.0
-    return mean, half
+    """Mean and 95% half width (0 for one sample), as the ladder's leaderboard computes it."""
+    found = mean_ci95(samples)
+    return found.mean, found.half_width or 0.0
 
 
 def _percentile(values: Sequence[float], share: float) -> float:
