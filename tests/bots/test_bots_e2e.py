@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -317,10 +318,17 @@ async def test_the_bridge_files_a_childs_stderr_in_the_match_it_was_written_in(
         stderr = [r["text"] for r in records if r["type"] == "bot_log" and r["seat"] == 0]
         assert f"[stderr] hello {result.match_id}" in stderr
         assert all(text.endswith(result.match_id) for text in stderr), stderr
-    # What it wrote after a match ended is in the bridge's own log, not in the next match.
-    output = Path(bridge.output_path).read_text()  # type: ignore[attr-defined]
-    for _, result in results:
-        assert f"goodbye {result.match_id}" in output
+    # What it wrote after a match ended is in the bridge's own log, not in the next match. The
+    # last match's goodbye is written after the referee has already answered RunMatch, so it is
+    # waited for rather than expected at once.
+    goodbyes = [f"goodbye {result.match_id}" for _, result in results]
+    output_path = Path(bridge.output_path)  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while not all(goodbye in output_path.read_text() for goodbye in goodbyes):
+        if time.monotonic() > deadline:
+            output = output_path.read_text()
+            raise AssertionError([g for g in goodbyes if g not in output])
+        await asyncio.sleep(0.1)
 
 
 def _unused_port() -> int:
