@@ -37,8 +37,12 @@ from ladder.errors import LadderError
 __all__ = ["RayBlocks", "connect", "ray_blocks"]
 
 # A block whose worker dies this often is not the nodes' bad luck: stop and say so.
-MAX_LOSSES_PER_BLOCK: Final = 5
-RETRY_PAUSE_S: Final = 1.0  # before a lost block goes to the next actor (Ray restarts one)
+MAX_LOSSES_PER_BLOCK: Final = 6
+# Before a lost block goes to the next actor, while Ray restarts one. The pause doubles with
+# each loss: on a busy cluster Ray can take tens of seconds to mark a node dead and restart its
+# actors elsewhere, and every call to them fails at once meanwhile (1+2+4+8+16 s = 31 s in all).
+RETRY_PAUSE_S: Final = 1.0
+RETRY_PAUSE_MAX_S: Final = 16.0
 NODES_POLL_S: Final = 2.0
 PROBE_TIMEOUT_S: Final = 5.0
 STOP_TIMEOUT_S: Final = 20.0
@@ -168,7 +172,7 @@ class RayBlocks:
         return f"{self.nodes} nodes, {self.busy}/{self.workers} actors busy"
 
     async def play_block(self, plan: BlockPlan, on_deal: Callable[[], None]) -> list[MatchOutcome]:
-        for _ in range(MAX_LOSSES_PER_BLOCK):
+        for losses in range(MAX_LOSSES_PER_BLOCK):
             actor = await self._idle.get()
             self.busy += 1
             try:
@@ -180,7 +184,8 @@ class RayBlocks:
                     plan.index,
                     type(error).__name__,
                 )
-                await asyncio.sleep(RETRY_PAUSE_S)
+                if losses + 1 < MAX_LOSSES_PER_BLOCK:
+                    await asyncio.sleep(min(RETRY_PAUSE_S * 2**losses, RETRY_PAUSE_MAX_S))
                 continue
             except ray.exceptions.RayTaskError as error:
                 raise _cause(error) from None
