@@ -27,17 +27,23 @@ from tests.conftest import AdminClient
 
 T = TypeVar("T")
 PATIENT = cards_pb2.TimeControl(move_ms=5000, bank_ms=60000, max_strikes=3)
+HOLD_S = 45.0  # a held bot's longest wait: within PATIENT's move and bank, so no strike
 
 
 class PatientBot(HeuristicBot):
     """The heuristic sample bot (it bids what it can make, so deals run several tricks),
-    taking ``delay`` seconds over each decision without blocking the event loop."""
+    taking ``delay`` seconds over each decision without blocking the event loop; with ``hold``,
+    it waits for that to be set (at most ``HOLD_S``) before its first one."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, hold: threading.Event | None = None) -> None:
         super().__init__()
         self.delay = delay
+        self.hold = hold
 
     async def decide_async(self, request: bot_pb2.DecisionRequest) -> Answer:
+        if self.hold is not None:
+            await asyncio.to_thread(self.hold.wait, HOLD_S)
+            self.hold = None
         if self.delay:
             await asyncio.sleep(self.delay)
         return await super().decide_async(request)
@@ -57,7 +63,11 @@ class PlayedMatch:
 
 
 async def seat_bots(
-    referee: EmbeddedReferee, admin: AdminClient, names: Sequence[str], delay: float = 0.0
+    referee: EmbeddedReferee,
+    admin: AdminClient,
+    names: Sequence[str],
+    delay: float = 0.0,
+    hold: threading.Event | None = None,
 ) -> tuple[list[str], list[asyncio.Task[list[SessionStats]]]]:
     """Register ``names`` and seat one patient random bot session each (one match each)."""
     ids: list[str] = []
@@ -66,7 +76,7 @@ async def seat_bots(
         reply = await admin.register(name)
         ids.append(reply.bot_id)
         options = SessionOptions(referee.address, reply.token, max_matches=1)
-        bot = PatientBot(delay)
+        bot = PatientBot(delay, hold)
         tasks.append(asyncio.create_task(play(functools.partial(_same, bot), options)))
     await admin.wait_for_sessions(ids, timeout=60)
     return ids, tasks
@@ -167,10 +177,13 @@ async def start_match(
     deals: int,
     seed: int,
     delay: float,
+    hold: threading.Event | None = None,
 ) -> RunningMatch:
-    """Seat patient bots and start a match; return as soon as the referee says it started."""
+    """Seat patient bots and start a match; return as soon as the referee says it started.
+    With ``hold``, the bots make no decision until it is set: a test can let a browser open
+    the page first, however slowly it starts on a loaded machine."""
     admin = AdminClient(referee.address, referee.admin_token)
-    ids, bots = await seat_bots(referee, admin, names, delay)
+    ids, bots = await seat_bots(referee, admin, names, delay, hold)
     request = admin_pb2.RunMatchRequest(
         bot_ids=ids, ruleset=ruleset, deals=deals, seed=seed, time_control=PATIENT
     )

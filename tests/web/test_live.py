@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.matchlog import read_log
 from tests.web.browser import screenshot_path, serve_asgi
-from tests.web.matches import BackgroundReferee, RunningMatch, start_match, wait_for
+from tests.web.matches import HOLD_S, BackgroundReferee, RunningMatch, start_match, wait_for
 from web.live import RETRY_MS, RefereeLiveSource, live_routes
 from web.replay_model import match_model
 from web.templating import STATIC_DIR
@@ -79,10 +80,13 @@ def _start(
     delay: float,
     deals: int = 2,
     names: tuple[str, ...] = ("ann", "ben", "cat", "dan"),
+    hold: threading.Event | None = None,
 ) -> RunningMatch:
     assert referee.referee is not None
     return referee.call(
-        start_match(referee.referee, "standard", names, deals=deals, seed=21, delay=delay)
+        start_match(
+            referee.referee, "standard", names, deals=deals, seed=21, delay=delay, hold=hold
+        )
     )
 
 
@@ -184,7 +188,14 @@ def test_an_unknown_match_has_no_page_and_no_stream(web: str) -> None:
 
 
 WATCH_HANDS = """
-window.__live = {violations: [], liveFrames: 0, events: new Set()};
+window.__live = {violations: [], liveFrames: 0, events: new Set(), open: false};
+const NativeEventSource = window.EventSource;  // to know when the page's stream is open
+window.EventSource = function (url, options) {
+  const source = new NativeEventSource(url, options);
+  source.addEventListener("open", () => { window.__live.open = true; });
+  return source;
+};
+window.EventSource.prototype = NativeEventSource.prototype;
 document.addEventListener("DOMContentLoaded", () => {
   const check = () => {
     const root = document.getElementById("replay");
@@ -218,8 +229,15 @@ def test_a_browser_watches_a_match_play_and_sees_no_hidden_hand_before_deal_end(
 
     page.on("dialog", refuse)
     page.add_init_script(WATCH_HANDS)
-    running = _start(referee, delay=0.08, names=("ann", HOSTILE, "cat", "dan"))
+    # The bots wait until the page's event stream is open: at load, Chromium can take longer
+    # to open the page than the match takes to play.
+    hold = threading.Event()
+    running = _start(referee, delay=0.08, names=("ann", HOSTILE, "cat", "dan"), hold=hold)
     page.goto(f"{web}/live/{running.match_id}")
+    try:
+        page.wait_for_function("window.__live.open", timeout=HOLD_S * 1000)
+    finally:
+        hold.set()
     page.wait_for_selector("#replay .rp-hand .rp-back", timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.rp-slot [data-card]').length > 0")
     page.screenshot(path=str(screenshot_path("live")))
