@@ -188,7 +188,8 @@ def validate_deal(ruleset: Ruleset, deal: Deal) -> None:
     # The common case in a few mask operations: right sizes and together exactly the deck.
     size = ruleset.hand_size
     union = deal.blind.mask
-    if all(len(hand) == size for hand in hands) and len(deal.blind) == (
+    # Sizes as the masks' bit counts (CardSet.__len__, without its interpreted frame).
+    if all(hand.mask.bit_count() == size for hand in hands) and deal.blind.mask.bit_count() == (
         size if ruleset.blind else 0
     ):
         for hand in hands:

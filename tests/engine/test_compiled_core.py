@@ -14,12 +14,16 @@ import os
 import random
 import subprocess
 import sys
+from dataclasses import fields
 
 import pytest
 
 import engine
 from engine import PURE_PYTHON_ENV, pure_module
-from engine.dealing import _shuffle
+from engine.dealing import _shuffle, deal_cards
+from engine.outcome import DealOutcome
+from engine.playout import playout_deal
+from engine.rulesets import RULESET_IDS, find_ruleset
 from tests.conftest import ROOT
 
 # Plays random deals of every ruleset through the public API and the fast path, and prints
@@ -144,3 +148,18 @@ def test_the_deal_shuffle_is_random_shuffle_draw_for_draw(length: int) -> None:
         cards = list(range(length))
         _shuffle(cards, seed)
         assert cards == expected, seed
+
+
+def test_outcomes_built_field_by_field_equal_their_dataclass_constructor() -> None:
+    # settlement.deal_outcome sets the frozen DealOutcome's fields one by one instead of calling
+    # its __init__ (an interpreted frame in the hot path): every field must be set, to the
+    # value the constructor would give it.
+    for ruleset_id in RULESET_IDS:
+        ruleset = find_ruleset(ruleset_id)
+        for seed in range(20):
+            deal = deal_cards(ruleset, seed % ruleset.players, seed)
+            outcome = playout_deal(ruleset, deal, random.Random(seed))
+            assert type(outcome) is DealOutcome
+            again = DealOutcome(**{f.name: getattr(outcome, f.name) for f in fields(DealOutcome)})
+            assert outcome == again
+            assert repr(outcome) == repr(again)
