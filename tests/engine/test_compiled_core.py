@@ -153,7 +153,8 @@ def test_the_deal_shuffle_is_random_shuffle_draw_for_draw(length: int) -> None:
 def test_outcomes_built_field_by_field_equal_their_dataclass_constructor() -> None:
     # settlement.deal_outcome sets the frozen DealOutcome's fields one by one instead of calling
     # its __init__ (an interpreted frame in the hot path): every field must be set, to the
-    # value the constructor would give it.
+    # value the constructor would give it, and the constructor must do nothing more.
+    assert not hasattr(DealOutcome, "__post_init__")
     for ruleset_id in RULESET_IDS:
         ruleset = find_ruleset(ruleset_id)
         for seed in range(20):
