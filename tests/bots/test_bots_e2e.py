@@ -323,11 +323,14 @@ async def test_the_bridge_files_a_childs_stderr_in_the_match_it_was_written_in(
     # waited for rather than expected at once.
     goodbyes = [f"goodbye {result.match_id}" for _, result in results]
     output_path = Path(bridge.output_path)  # type: ignore[attr-defined]
+
+    def missing_goodbyes() -> list[str]:
+        output = output_path.read_text()  # once a poll, not once a match
+        return [goodbye for goodbye in goodbyes if goodbye not in output]
+
     deadline = time.monotonic() + 30
-    while not all(goodbye in output_path.read_text() for goodbye in goodbyes):
-        if time.monotonic() > deadline:
-            output = output_path.read_text()
-            raise AssertionError([g for g in goodbyes if g not in output])
+    while missing := missing_goodbyes():
+        assert time.monotonic() < deadline, missing
         await asyncio.sleep(0.1)
 
 
