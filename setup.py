@@ -17,7 +17,8 @@ from typing import Any
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The hot core: what a deal's play goes through, in the public API and in the fast playouts.
+# The hot core: what a deal's play goes through, in the public API and in the fast playouts,
+# and the double-dummy solver the expert bot runs on every sampled deal.
 # Classes that callers subclass, pickle or inspect (cards, actions, events, outcomes, rulesets)
 # stay interpreted: mypyc's native classes cannot be subclassed from Python or carry their own
 # __setattr__, and the gain there is small.
@@ -29,6 +30,7 @@ COMPILED = (
     "engine/dealing.py",
     "engine/state.py",
     "engine/playout.py",
+    "engine/double_dummy.py",
 )
 
 

@@ -80,7 +80,16 @@ PURE_PYTHON_ENV = "BRANDELN_PURE_PYTHON"
 where the install compiled the hot core (setup.py); at install time, not to compile it."""
 
 # What setup.py compiles (a test holds the two lists together).
-_COMPILABLE = ("seats", "auction", "trick_rules", "settlement", "dealing", "state", "playout")
+_COMPILABLE = (
+    "seats",
+    "auction",
+    "trick_rules",
+    "settlement",
+    "dealing",
+    "state",
+    "playout",
+    "double_dummy",
+)
 
 _HERE = Path(__file__).resolve().parent
 

@@ -171,190 +171,61 @@ class DoubleDummy:
     def _search(
         self, hands: list[int], tricks_won: Sequence[int], leader: int, trick: Sequence[int]
     ) -> bool:
-        players = self._players
+        search = _Search(self)
+        try:
+            return search.start(hands, tricks_won, leader, trick)
+        finally:
+            self.stats.nodes = search.nodes
+            self.stats.table_hits = search.hits
+
+
+class _Search:
+    """One search of a :class:`DoubleDummy`: its constants as attributes and the recursion as
+    methods, so that the compiled module (setup.py) calls them natively, not through closures.
+    """
+
+    def __init__(self, solver: DoubleDummy) -> None:
+        duties = solver._duties
+        self.duties = duties
+        self.takes: tuple[tuple[int, ...], ...] = duties.takes
+        self.heads: tuple[tuple[int, ...], ...] = duties.heads
+        self.beats: tuple[int, ...] = duties.beats
+        self.suit_indices: tuple[tuple[tuple[int, ...], ...], ...] = duties.suit_indices
+        self.players: int = solver._players
+        self.soloist: int = solver.soloist
+        self.left_of: tuple[int, ...] = solver._left
+        self.fixed: list[list[bool | None]] = solver._fixed
+        self.ranges: list[list[bool | None]] = solver._ranges
+        self.trump_mask: int = solver._trump_mask
+        self.defenders_per_trick: int = solver._players - 1
+        self.total: int = solver._tricks
+        self.table: dict[tuple[int, ...], bool] = solver._table
+        self.nodes: int = solver.stats.nodes
+        self.hits: int = solver.stats.table_hits
+        self.limit: int = self.nodes + solver.budget if solver.budget else -1
+        self.deadline: float = solver.deadline
+        self.clock: Callable[[], float] | None = solver.clock
+        goal = solver.contract.goal
+        self.zero_goal: bool = goal is Goal.ZERO
+        self.exact_goal: bool = goal is Goal.EXACT
+        self.target: int = solver.contract.tricks
+
+    def start(
+        self, hands: list[int], tricks_won: Sequence[int], leader: int, trick: Sequence[int]
+    ) -> bool:
+        """The search from a position given as the public API gives it."""
+        players = self.players
         soloist = self.soloist
-        duties = self._duties
-        legal_mask = legal_card_mask
-        takes, heads, beats = duties.takes, duties.heads, duties.beats
-        suit_indices = duties.suit_indices
-        left_of = self._left
-        fixed = self._fixed
-        ranges = self._ranges
-        trump_mask = self._trump_mask
-        defenders_per_trick = players - 1
-        total = self._tricks
-        table = self._table
-        stats = self.stats
-        limit = stats.nodes + self.budget if self.budget else -1
-        deadline = self.deadline
-        monotonic = self.clock
-        zero_goal = self.contract.goal is Goal.ZERO
-        exact_goal = self.contract.goal is Goal.EXACT
-        target = self.contract.tricks
-
-        def key_of(hands: list[int], leader: int, won: int) -> tuple[int, ...]:
-            return (*hands, leader, won)
-
-        def choices(hand: int, legal: int, live: int) -> list[int]:
-            """One card of each run of equivalent legal cards (low to high in each suit)."""
-            picked: list[int] = []
-            for suit in range(SUIT_COUNT):
-                if not legal >> (suit * RANK_COUNT) & _SUIT_BITS:
-                    continue
-                order = suit_indices[suit][live >> (suit * RANK_COUNT) & _SUIT_BITS]
-                in_run = False
-                for card in order:  # low to high among the live cards of the suit
-                    if hand >> card & 1:
-                        if legal >> card & 1 and not in_run:
-                            picked.append(card)
-                        in_run = True
-                    else:
-                        in_run = False
-            return picked
-
-        def ordered(cards: list[int], live: int, wants: bool, beating: int) -> list[int]:
-            """The search order: the card likeliest to be best first. A side that wants the
-            trick tries its cheapest card that takes it, one that does not want it (or whose
-            side already holds it) its dearest card that stays under; ``beating`` is the mask
-            of the cards that would take the trick (every card when leading)."""
-
-            def strength(card: int) -> int:  # fewer live cards beat it: stronger
-                return -(beats[card] & live).bit_count()
-
-            over = [c for c in cards if beating >> c & 1]
-            under = [c for c in cards if not beating >> c & 1]
-            if wants:
-                over.sort(key=strength)
-                under.sort(key=strength)
-                return over + under if beating != -1 else sorted(cards, key=strength)[::-1]
-            under.sort(key=strength, reverse=True)
-            over.sort(key=strength)
-            return under + over if beating != -1 else sorted(cards, key=strength)
-
-        def play(
-            hands: list[int],
-            won: int,
-            played: int,
-            seat: int,
-            leader: int,
-            in_trick: int,
-            win: int,
-            head: int,
-            win_seat: int,
-            table_cards: int,
-            live: int,
-        ) -> bool:
-            stats.nodes += 1
-            if stats.nodes == limit:
-                raise BudgetExceeded
-            if (
-                deadline
-                and monotonic is not None
-                and not stats.nodes & _CLOCK_EVERY
-                and monotonic() > deadline
-            ):
-                raise BudgetExceeded
-            if in_trick == 0:
-                left = total - played
-                result = fixed[won][left]
-                if result is not None:
-                    return result
-                if trump_mask:
-                    # Sure tricks: the trumps no card of the other side beats (see above).
-                    own = hands[soloist]
-                    others = 0
-                    for other_seat in range(players):
-                        if other_seat != soloist:
-                            others |= hands[other_seat]
-                    sure = lost = 0
-                    for card in _bits(own & trump_mask):
-                        if not beats[card] & others:
-                            sure += 1
-                    for card in _bits(others & trump_mask):
-                        if not beats[card] & own:
-                            lost += 1
-                    if sure or lost:
-                        lost = -(-lost // defenders_per_trick)
-                        result = ranges[won + sure][won + left - lost]
-                        if result is not None:
-                            return result
-                key = key_of(hands, leader, won)
-                known = table.get(key)
-                if known is not None:
-                    stats.table_hits += 1
-                    return known
-            led = NO_TRICK if in_trick == 0 else head // RANK_COUNT
-            hand = hands[seat]
-            legal = legal_mask(hand, led, win, head, duties)
-            soloist_moves = seat == soloist
-            cards = choices(hand, legal, live)
-            if len(cards) > 1:
-                # Does this seat's side want tricks now? (Exact goals: only short of the mark.)
-                wants = not zero_goal and not (exact_goal and won >= target)
-                if not soloist_moves and zero_goal:
-                    wants = False  # a defender of a zero contract leaves the tricks to it
-                if in_trick == 0:
-                    beating = -1
-                elif (win_seat == soloist) == soloist_moves:
-                    beating = 0  # the side already holds the trick: stay under if possible
-                    wants = False
-                else:
-                    beating = beats[win]
-                cards = ordered(cards, live, wants, beating)
-            # The soloist looks for one card that makes it; a defender for one that beats it.
-            wanted = soloist_moves
-            outcome = not wanted
-            for card in cards:
-                new_win = takes[win][card]
-                new_head = heads[head][card]
-                new_win_seat = seat if new_win == card else win_seat
-                hands[seat] = hand ^ (1 << card)
-                if in_trick + 1 < players:
-                    result = play(
-                        hands,
-                        won,
-                        played,
-                        left_of[seat],
-                        leader,
-                        in_trick + 1,
-                        new_win,
-                        new_head,
-                        new_win_seat,
-                        table_cards | 1 << card,
-                        live,
-                    )
-                else:  # the trick is complete (R8.4); its winner leads the next (R8.1)
-                    result = play(
-                        hands,
-                        won + (new_win_seat == soloist),
-                        played + 1,
-                        new_win_seat,
-                        new_win_seat,
-                        0,
-                        NO_CARD,
-                        NO_CARD,
-                        new_win_seat,
-                        0,
-                        live & ~(table_cards | 1 << card),
-                    )
-                hands[seat] = hand
-                if result == wanted:
-                    outcome = wanted
-                    break
-            if in_trick == 0:
-                table[key_of(hands, leader, won)] = outcome
-            return outcome
-
         played = sum(tricks_won)
         won = tricks_won[soloist]
         in_hands = 0
         for hand in hands:
             in_hands |= hand
         if not trick:
-            return play(
+            return self.play(
                 hands, won, played, leader, leader, 0, NO_CARD, NO_CARD, leader, 0, in_hands
             )
-        _, win, head, win_position = trick_state(trick, duties)
+        _, win, head, win_position = trick_state(trick, self.duties)
         on_table = 0
         for card in trick:
             on_table |= 1 << card
@@ -362,7 +233,7 @@ class DoubleDummy:
         win_seat = seat_after(leader, win_position, players)
         if in_trick == players:  # a complete trick: score it, its winner leads
             won += win_seat == soloist
-            return play(
+            return self.play(
                 hands,
                 won,
                 played + 1,
@@ -376,7 +247,7 @@ class DoubleDummy:
                 in_hands,
             )
         seat = seat_after(leader, in_trick, players)
-        return play(
+        return self.play(
             hands,
             won,
             played,
@@ -389,6 +260,192 @@ class DoubleDummy:
             on_table,
             in_hands | on_table,
         )
+
+    def choices(self, hand: int, legal: int, live: int) -> list[int]:
+        """One card of each run of equivalent legal cards (low to high in each suit)."""
+        picked: list[int] = []
+        suit_indices = self.suit_indices
+        for suit in range(SUIT_COUNT):
+            if not legal >> (suit * RANK_COUNT) & _SUIT_BITS:
+                continue
+            order = suit_indices[suit][live >> (suit * RANK_COUNT) & _SUIT_BITS]
+            in_run = False
+            for card in order:  # low to high among the live cards of the suit
+                if hand >> card & 1:
+                    if legal >> card & 1 and not in_run:
+                        picked.append(card)
+                    in_run = True
+                else:
+                    in_run = False
+        return picked
+
+    def ordered(self, cards: list[int], live: int, wants: bool, beating: int) -> list[int]:
+        """The search order: the card likeliest to be best first. A side that wants the trick
+        tries its cheapest card that takes it, one that does not want it (or whose side
+        already holds it) its dearest card that stays under; ``beating`` is the mask of the
+        cards that would take the trick (every card when leading). A card is the stronger the
+        fewer live cards beat it; among equals the order of ``cards`` is kept."""
+        beats = self.beats
+        if beating == -1:  # leading: strongest first if it wants tricks, else weakest first
+            weakest = _stable_sorted(cards, [-(beats[c] & live).bit_count() for c in cards])
+            if wants:
+                weakest.reverse()
+            return weakest
+        over: list[int] = []
+        under: list[int] = []
+        for card in cards:
+            (over if beating >> card & 1 else under).append(card)
+        weakest_over = _stable_sorted(over, [-(beats[c] & live).bit_count() for c in over])
+        if wants:
+            return weakest_over + _stable_sorted(
+                under, [-(beats[c] & live).bit_count() for c in under]
+            )
+        return _stable_sorted(under, [(beats[c] & live).bit_count() for c in under]) + weakest_over
+
+    def play(
+        self,
+        hands: list[int],
+        won: int,
+        played: int,
+        seat: int,
+        leader: int,
+        in_trick: int,
+        win: int,
+        head: int,
+        win_seat: int,
+        table_cards: int,
+        live: int,
+    ) -> bool:
+        """Whether the soloist makes it from this position: ``seat`` to play the
+        ``in_trick``-th card of a trick led by ``leader``, ``win``/``head``/``win_seat`` the
+        trick so far, ``won`` the soloist's tricks of the ``played`` ones, ``live`` every card
+        still in a hand or on the table."""
+        self.nodes += 1
+        if self.nodes == self.limit:
+            raise BudgetExceeded
+        clock = self.clock
+        if (
+            self.deadline
+            and clock is not None
+            and not self.nodes & _CLOCK_EVERY
+            and clock() > self.deadline
+        ):
+            raise BudgetExceeded
+        soloist = self.soloist
+        players = self.players
+        if in_trick == 0:
+            left = self.total - played
+            result = self.fixed[won][left]
+            if result is not None:
+                return result
+            trump_mask = self.trump_mask
+            if trump_mask:
+                # Sure tricks: the trumps no card of the other side beats (see above).
+                beats = self.beats
+                own = hands[soloist]
+                others = 0
+                for other_seat in range(players):
+                    if other_seat != soloist:
+                        others |= hands[other_seat]
+                sure = lost = 0
+                mask = own & trump_mask
+                while mask:
+                    low = mask & -mask
+                    if not beats[low.bit_length() - 1] & others:
+                        sure += 1
+                    mask ^= low
+                mask = others & trump_mask
+                while mask:
+                    low = mask & -mask
+                    if not beats[low.bit_length() - 1] & own:
+                        lost += 1
+                    mask ^= low
+                if sure or lost:
+                    lost = -(-lost // self.defenders_per_trick)
+                    result = self.ranges[won + sure][won + left - lost]
+                    if result is not None:
+                        return result
+            known = self.table.get((*hands, leader, won))
+            if known is not None:
+                self.hits += 1
+                return known
+        led = NO_TRICK if in_trick == 0 else head // RANK_COUNT
+        hand = hands[seat]
+        legal = legal_card_mask(hand, led, win, head, self.duties)
+        soloist_moves = seat == soloist
+        cards = self.choices(hand, legal, live)
+        if len(cards) > 1:
+            # Does this seat's side want tricks now? (Exact goals: only short of the mark.)
+            wants = not self.zero_goal and not (self.exact_goal and won >= self.target)
+            if not soloist_moves and self.zero_goal:
+                wants = False  # a defender of a zero contract leaves the tricks to it
+            if in_trick == 0:
+                beating = -1
+            elif (win_seat == soloist) == soloist_moves:
+                beating = 0  # the side already holds the trick: stay under if possible
+                wants = False
+            else:
+                beating = self.beats[win]
+            cards = self.ordered(cards, live, wants, beating)
+        # The soloist looks for one card that makes it; a defender for one that beats it.
+        wanted = soloist_moves
+        outcome = not wanted
+        takes, heads = self.takes, self.heads
+        for card in cards:
+            new_win = takes[win][card]
+            new_head = heads[head][card]
+            new_win_seat = seat if new_win == card else win_seat
+            hands[seat] = hand ^ (1 << card)
+            if in_trick + 1 < players:
+                result = self.play(
+                    hands,
+                    won,
+                    played,
+                    self.left_of[seat],
+                    leader,
+                    in_trick + 1,
+                    new_win,
+                    new_head,
+                    new_win_seat,
+                    table_cards | 1 << card,
+                    live,
+                )
+            else:  # the trick is complete (R8.4); its winner leads the next (R8.1)
+                result = self.play(
+                    hands,
+                    won + (new_win_seat == soloist),
+                    played + 1,
+                    new_win_seat,
+                    new_win_seat,
+                    0,
+                    NO_CARD,
+                    NO_CARD,
+                    new_win_seat,
+                    0,
+                    live & ~(table_cards | 1 << card),
+                )
+            hands[seat] = hand
+            if result == wanted:
+                outcome = wanted
+                break
+        if in_trick == 0:
+            self.table[(*hands, leader, won)] = outcome
+        return outcome
+
+
+def _stable_sorted(cards: list[int], keys: list[int]) -> list[int]:
+    """``cards`` in ascending order of their ``keys``, equal keys in their order (an insertion
+    sort: a hand's few cards, and no key function called per comparison)."""
+    out = list(cards)
+    order = list(keys)
+    for i in range(1, len(out)):
+        card, key = out[i], order[i]
+        j = i - 1
+        while j >= 0 and order[j] > key:
+            out[j + 1], order[j + 1] = out[j], order[j]
+            j -= 1
+        out[j + 1], order[j + 1] = card, key
+    return out
 
 
 def _fixed_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
@@ -438,12 +495,3 @@ def _range_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
             row.append(results.pop() if len(results) == 1 else None)
         table.append(row)
     return table
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
