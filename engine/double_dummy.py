@@ -12,6 +12,10 @@ the search is a two-valued game, searched with:
   in (R8.4), whenever that is; the soloist's such trumps are tricks it will take, the defenders'
   are tricks it will lose (up to N-1 of them in one trick), so the soloist's final count lies in
   a range, and a position whose result is the same over that range is scored at once;
+- **masters on lead**: a card no card of the other side beats (a *master*) wins the trick it
+  is led to, and its side keeps the lead, so a soloist on lead that wants tricks can take at
+  least as many more as it holds masters, and defenders on lead holding nothing but masters
+  take every trick left (the same range);
 - **equivalent cards merged**: two cards of one hand that are neighbours in the deal's order of
   their suit, among the cards still live (in the hands or on the table), win and lose against
   exactly the same cards, so only one of them is searched;
@@ -208,6 +212,7 @@ class _Search:
         goal = solver.contract.goal
         self.zero_goal: bool = goal is Goal.ZERO
         self.exact_goal: bool = goal is Goal.EXACT
+        self.rising_goal: bool = goal is Goal.AT_LEAST or goal is Goal.ALL
         self.target: int = solver.contract.tricks
 
     def start(
@@ -338,16 +343,17 @@ class _Search:
             result = self.fixed[won][left]
             if result is not None:
                 return result
+            beats = self.beats
+            own = hands[soloist]
+            others = 0
+            for other_seat in range(players):
+                if other_seat != soloist:
+                    others |= hands[other_seat]
+            sure = lost = 0
+            high = won + left
             trump_mask = self.trump_mask
             if trump_mask:
                 # Sure tricks: the trumps no card of the other side beats (see above).
-                beats = self.beats
-                own = hands[soloist]
-                others = 0
-                for other_seat in range(players):
-                    if other_seat != soloist:
-                        others |= hands[other_seat]
-                sure = lost = 0
                 mask = own & trump_mask
                 while mask:
                     low = mask & -mask
@@ -360,11 +366,33 @@ class _Search:
                     if not beats[low.bit_length() - 1] & own:
                         lost += 1
                     mask ^= low
-                if sure or lost:
-                    lost = -(-lost // self.defenders_per_trick)
-                    result = self.ranges[won + sure][won + left - lost]
-                    if result is not None:
-                        return result
+                high -= -(-lost // self.defenders_per_trick)
+            # Masters on lead (see above): a soloist that wants tricks can lead each of its
+            # masters in turn, keeping the lead (a soloist of a zero or exact goal need not:
+            # no bound); defenders holding nothing but masters take every trick left, whatever
+            # anyone plays.
+            if seat == soloist:
+                masters = 0
+                mask = own if self.rising_goal else 0
+                while mask:
+                    low = mask & -mask
+                    if not beats[low.bit_length() - 1] & others:
+                        masters += 1
+                    mask ^= low
+                sure = max(sure, masters)
+            else:
+                mask = others
+                while mask:
+                    low = mask & -mask
+                    if beats[low.bit_length() - 1] & own:
+                        break
+                    mask ^= low
+                if not mask:
+                    high = won
+            if sure or high < won + left:
+                result = self.ranges[min(won + sure, high)][high]
+                if result is not None:
+                    return result
             known = self.table.get((*hands, leader, won))
             if known is not None:
                 self.hits += 1

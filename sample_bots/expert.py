@@ -14,7 +14,8 @@ samples (later in the deal) and the playouts decide where it has not, or where i
 difference between the cards. The russian free play (no soloist, no two-sided game to solve)
 is the `montecarlo` bot's. For bids and trump it estimates each contract's (and trump's) chance
 of being made over sampled deals the same way, the solver and the playouts blended, and bids
-the contract whose expected chips beat passing by a margin.
+the contract whose expected chips beat passing by a margin; at a bid every legal contract and
+trump is solved on the same sampled deals, so they are compared on the same cards.
 
 **Levels** (``--level 1..5``) cap the solved samples per decision (4, 8, 16, 32, 64) and the
 playouts at ``PLAYOUTS_PER_SAMPLE`` times that; every level also keeps to its time budget, a
@@ -40,6 +41,13 @@ from sample_bots.sdk import PASS, Answer
 LEVEL_SAMPLES: Final = {1: 4, 2: 8, 3: 16, 4: 32, 5: 64}
 DEFAULT_LEVEL: Final = 4
 BID_MARGIN: Final = 0.25  # of the contract's value V: the solver sees every hand, players don't
+# A zero contract's margin is negative: there the all-seeing solver errs the other way, its
+# defenders always finding the soloist's weak card. In duels against montecarlo the expert's
+# bettels made 80% at an expected +2.5 chips (a 57% chance), and bidding them down to an
+# estimate of -3 chips (this margin, against passing's -1.2) came out at +0.37 chips a deal,
+# against +0.07 down to -1.2 and -0.47 down to +0.3 (python -m bench.duel --clock cpu, the
+# same 30 deals; each within its +-2.3 interval, so a lean, not a proof).
+ZERO_MARGIN: Final = -0.3
 SOLVER_SHARE: Final = 0.7  # of a decision's time for the solver; the rest for more playouts
 SOLVER_PRIOR: Final = 8.0  # n solved samples weigh n / (n + SOLVER_PRIOR) against the playouts
 PLAYOUTS_PER_SAMPLE: Final = 32  # the playouts' cap, per solved sample of the level
@@ -61,6 +69,8 @@ TRUMPS_HELD: Final = {
 # soloists make most contracts (three in four in the offline duels), so a defender loses chips
 # on average. A bid is weighed against this share of the lowest contract's value, lost.
 PASS_SHARE: Final = 0.4
+# Goals whose soloist needs at least so many tricks: failing a lower target fails a higher.
+RISING_GOALS: Final = frozenset({Goal.AT_LEAST, Goal.ALL})
 EVIDENCE_TRIES: Final = 24  # samples drawn to keep one; else the likeliest of them
 STANDARD_LADDER: Final = ("brandle", "brand", "bettel", "mord", "herrenmord")
 SUIT_MASKS: Final = tuple(((1 << RANK_COUNT) - 1) << (suit * RANK_COUNT) for suit in range(4))
@@ -107,9 +117,9 @@ class ExpertBot(MonteCarloBot):
 
     name = "expert"
     version = "1.1"
-    bid_margin = BID_MARGIN  # search_bid is montecarlo's, on this evaluate_contract
+    bid_margin = BID_MARGIN
     at_least_margin = BID_MARGIN
-    zero_margin = BID_MARGIN
+    zero_margin = ZERO_MARGIN
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
@@ -239,6 +249,99 @@ class ExpertBot(MonteCarloBot):
         return max(range(len(candidates)), key=lambda i: scores[i])
 
     # --- bids and trump ------------------------------------------------------------------
+    def search_bid(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
+        """Bid the contract whose expected chips, less a margin, beat passing; every legal
+        contract and trump is judged on the same sampled deals (see ``bid_values``)."""
+        bids = [(i, c.bid.contract) for i, c in enumerate(request.legal) if c.bid.contract != PASS]
+        values = self.bid_values(request, ruleset, [contract_id for _, contract_id in bids])
+        self.estimates = dict(values)
+        best, best_score = 0, self.pass_value(ruleset)  # index 0 is "pass"
+        for index, contract_id in bids:
+            contract = ruleset.contract(contract_id)
+            score = values[contract_id] - self.margin(contract) * contract.value
+            if score > best_score:
+                best, best_score = index, score
+        return best
+
+    def bid_values(
+        self, request: bot_pb2.DecisionRequest, ruleset: Ruleset, contract_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """Expected chips of playing each contract as soloist (leading), with its best trump:
+        each sampled deal is solved for every contract and trump (the chances blended with
+        playouts, as for a card). The deals are shared, so the contracts are compared on the
+        same cards, and one solve can answer several: a soloist who cannot take k tricks with a
+        trump cannot take more with it, so a failed lower target fails the higher ones unsolved.
+        """
+        view = request.view
+        seat = view.seat
+        options: list[tuple[Contract, Suit | None]] = []
+        for contract_id in contract_ids:
+            contract = ruleset.contract(contract_id)
+            for trump in list(Suit) if contract.trump else [None]:
+                options.append((contract, trump))
+        # The option whose failure implies this one's (the next lower target, same trump).
+        implied_by: list[int | None] = []
+        for contract, trump in options:
+            targets = [
+                (other.tricks, j)
+                for j, (other, other_trump) in enumerate(options)
+                if other_trump == trump
+                and other.trump == contract.trump
+                and other.goal in RISING_GOALS
+                and contract.goal in RISING_GOALS
+                and other.tricks < contract.tricks
+            ]
+            implied_by.append(max(targets)[1] if targets else None)
+        order = sorted(range(len(options)), key=lambda i: options[i][0].tricks)
+        solvers = [DoubleDummy(ruleset, contract, seat, trump) for contract, trump in options]
+        hands, counts, unseen, forbidden = self.world(view, ruleset, duties_for(ruleset, None))
+        playout = Playout(ruleset, self.rng)
+        zeros = [0] * ruleset.players
+        solved_made = [0] * len(options)
+        played_made = [0] * len(options)
+        start = self.clock()
+        deadline = self.deadline(request)
+        solve_end = start + SOLVER_SHARE * (deadline - start)
+        solved = played = 0
+
+        def play_out(dealt: list[int]) -> None:
+            for i, (contract, trump) in enumerate(options):
+                won = playout.run(Deal(dealt, seat, [], list(zeros), seat, contract, trump))
+                played_made[i] += contract.made_with(won[seat])
+
+        results = [False] * len(options)
+        while self.more(solved) and self.clock() < solve_end:
+            dealt = self.sample(hands, counts, unseen, forbidden)[: ruleset.players]
+            try:
+                for i in order:
+                    lower = implied_by[i]
+                    if lower is not None and not results[lower]:
+                        results[i] = False
+                        continue
+                    solver = solvers[i]
+                    solver.deadline, solver.clock = solve_end, self.clock
+                    solver.clear()  # a new deal: its positions never recur
+                    results[i] = solver.makes(dealt, zeros, seat)
+            except BudgetExceeded:
+                break
+            for i, made in enumerate(results):
+                solved_made[i] += made
+            solved += 1
+            play_out(dealt)
+            played += 1
+        while played < MIN_PLAYOUTS or (self.more_playouts(played) and self.clock() < deadline):
+            play_out(self.sample(hands, counts, unseen, forbidden)[: ruleset.players])
+            played += 1
+        self.samples_last, self.playouts_last = solved, played
+        values: dict[str, float] = {}
+        for i, (contract, _) in enumerate(options):
+            chance = blend(solved_made[i], solved, played_made[i], played)
+            win = made_payoff(ruleset, contract, True)
+            lose = made_payoff(ruleset, contract, False)
+            value = chance * win + (1 - chance) * lose
+            values[contract.id] = max(value, values.get(contract.id, value))
+        return values
+
     def margin(self, contract: Contract) -> float:
         """The margin by the contract's goal (see ``BID_MARGIN``)."""
         if contract.goal is Goal.AT_LEAST:

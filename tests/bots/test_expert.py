@@ -12,6 +12,7 @@ import pytest
 
 from arena import codec
 from brandeln.v1 import bot_pb2, cards_pb2
+from engine.cards import Suit
 from engine.dealing import deal_cards
 from engine.double_dummy import DoubleDummy
 from engine.phase import Phase
@@ -175,3 +176,45 @@ def test_a_defender_samples_a_bettel_soloist_with_few_aces_and_kings() -> None:
         return total / 300
 
     assert mean_held(True) < mean_held(False) - 0.5
+
+
+def test_a_trump_that_fails_a_lower_target_fails_the_higher_ones() -> None:
+    # bid_values leaves brand and mord unsolved where brandle with that trump fails (R4, R10):
+    # exact only if the solver agrees that more tricks are never easier to take.
+    standard = find_ruleset("standard")
+    ladder = [c for c in standard.contracts if c.trump]  # brandle, brand, mord: rising targets
+    rng = random.Random(4)
+    for seed in range(40):
+        deal = deal_cards(standard, seed % 4, seed)
+        hands = [hand.mask for hand in deal.hands]
+        soloist, trump = rng.randrange(4), rng.choice(list(Suit))
+        made = [
+            DoubleDummy(standard, contract, soloist, trump).makes(hands, [0] * 4, soloist)
+            for contract in ladder
+        ]
+        assert made == sorted(made, reverse=True), (seed, soloist, trump, made)
+
+
+def test_a_bid_values_every_legal_contract_on_the_same_deals() -> None:
+    ruleset = find_ruleset("standard")
+    bot = ExpertBot(seed=3, level=2)
+    bot.match = match_started_for(ruleset, seat=0)
+    contracts = ("brand", "bettel", "mord", "herrenmord")
+    view = cards_pb2.PlayerView(
+        seat=0,
+        hand=[parse_card(c) for c in ["HJ", "H7", "HA", "HK", "HQ", "HT", "H9"]],
+        tricks_won=[0] * 4,
+    )
+    request = bot_pb2.DecisionRequest(
+        phase=cards_pb2.PHASE_BID,
+        legal=[cards_pb2.Choice(bid=cards_pb2.Bid(contract=c)) for c in ("pass", *contracts)],
+        view=view,
+        move_ms=60_000,
+    )
+    values = bot.bid_values(request, ruleset, contracts)
+    assert set(values) == set(contracts)
+    assert bot.samples_last == level_samples(2)
+    # Every heart: every trick with hearts trump or none, never none of them.
+    for sure in ("brand", "mord", "herrenmord"):
+        assert values[sure] == made_payoff(ruleset, ruleset.contract(sure), True)
+    assert values["bettel"] == made_payoff(ruleset, ruleset.contract("bettel"), False)
