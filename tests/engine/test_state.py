@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine.actions import PASS, Bid, NameTrump, PlayCard, parse_action
 from engine.cards import Card, CardSet, Suit, parse_cards
-from engine.dealing import Deal, fixed_deal
+from engine.dealing import Deal, deal_cards, fixed_deal
 from engine.errors import IllegalActionError, InvalidDealError
 from engine.events import BidMade, CardPlayed, ContractSet, DealEnded, TrickTaken, TrumpNamed
 from engine.phase import Phase
@@ -418,3 +420,30 @@ def test_hands_property_lists_every_seat() -> None:
     state = new_state()
     assert state.hands == state.deal.hands
     assert isinstance(state.hands[0], CardSet)
+
+
+def _bids_of(state: DealState) -> tuple[BidMade, ...]:
+    return tuple(BidMade(seat, action) for seat, action in state.history if type(action) is Bid)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_auction_record_is_right_whenever_it_is_first_asked_for(seed: int) -> None:
+    # The auction's BidMade records are built when asked for and kept on a value the states of
+    # one auction share, and a bid extends its parent's once built: asking at any point, or
+    # never until the end, on one branch or its sibling, must give every state its own auction.
+    ruleset = find_ruleset("standard")
+    rng = random.Random(seed)
+    state = DealState.new(ruleset, deal_cards(ruleset, seed % ruleset.players, seed))
+    while not state.is_over():
+        legal = state.legal_actions()
+        if rng.random() < 0.3:
+            assert state.auction == _bids_of(state)
+        if state.phase is Phase.AUCTION and len(legal) > 1:
+            first, second = state.apply(legal[0]), state.apply(legal[-1])
+            if rng.random() < 0.5:
+                assert first.auction == _bids_of(first)
+            assert second.auction == _bids_of(second)
+            assert first.auction == _bids_of(first)
+        state = state.apply(legal[rng.randrange(len(legal))])
+    assert state.auction == _bids_of(state)
+    assert state.auction_state.bids == state.auction
