@@ -94,11 +94,22 @@ class _Plan:
     Read from native fields at every deal, where the ruleset's are attribute lookups on an
     interpreted class (``deal_rows`` a property's frame)."""
 
-    __slots__ = ("blind", "order", "players", "row_of_position", "rows", "ruleset")
+    __slots__ = (
+        "blind",
+        "deck",
+        "hand_size",
+        "order",
+        "players",
+        "row_of_position",
+        "rows",
+        "ruleset",
+    )
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
         self.players = ruleset.players
+        self.hand_size = ruleset.hand_size
+        self.deck = _deck_mask(ruleset.ranks)
         self.rows = ruleset.deal_rows
         self.blind = ruleset.blind
         self.order, self.row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, self.rows)
@@ -224,24 +235,40 @@ def fixed_deal(
 
 def validate_deal(ruleset: Ruleset, deal: Deal) -> None:
     """Raise :class:`InvalidDealError` unless ``deal`` is a complete deal of ``ruleset``."""
-    _check_dealer(ruleset, deal.dealer)
+    plan = _plan_of(ruleset)
+    players = plan.players
+    if not 0 <= deal.dealer < players:
+        _check_dealer(ruleset, deal.dealer)
     hands = deal.hands
-    if len(hands) != ruleset.players:
-        raise InvalidDealError(
-            f"ruleset {ruleset.id!r} deals {ruleset.players} hands, got {len(hands)}"
-        )
+    if len(hands) != players:
+        raise InvalidDealError(f"ruleset {ruleset.id!r} deals {players} hands, got {len(hands)}")
     # The common case in a few mask operations: right sizes and together exactly the deck.
-    size = ruleset.hand_size
+    size = plan.hand_size
     union = deal.blind.mask
-    # Sizes as the masks' bit counts (CardSet.__len__, without its interpreted frame).
-    if all(hand.mask.bit_count() == size for hand in hands) and deal.blind.mask.bit_count() == (
-        size if ruleset.blind else 0
-    ):
-        for hand in hands:
-            union |= hand.mask
-        if union == _deck_mask(ruleset.ranks):
-            return
-    _explain_invalid(ruleset, deal)
+    if _card_count(union) != (size if plan.blind else 0):
+        _explain_invalid(ruleset, deal)
+    for hand in hands:
+        mask = hand.mask
+        if _card_count(mask) != size:
+            _explain_invalid(ruleset, deal)
+        union |= mask
+    if union != plan.deck:
+        _explain_invalid(ruleset, deal)
+
+
+# How many cards each 8-bit piece of a mask holds: compiled (setup.py), four lookups in a tuple
+# cost less than int.bit_count(), a method call on a boxed int.
+_BITS_IN: Final = tuple(bin(bits).count("1") for bits in range(256))
+
+
+def _card_count(mask: int) -> int:
+    """The cards in a mask of the deck (32 bits)."""
+    return (
+        _BITS_IN[mask & 0xFF]
+        + _BITS_IN[mask >> 8 & 0xFF]
+        + _BITS_IN[mask >> 16 & 0xFF]
+        + _BITS_IN[mask >> 24 & 0xFF]
+    )
 
 
 def _explain_invalid(ruleset: Ruleset, deal: Deal) -> NoReturn:
