@@ -39,7 +39,7 @@ from engine.auction import (
     lowest_legal_level,
     next_to_speak,
 )
-from engine.cards import RANK_COUNT, Card, CardSet, Suit
+from engine.cards import CARDS, RANK_COUNT, Card, CardSet, Suit
 from engine.dealing import Deal, trusted_card_set, validate_deal
 from engine.errors import IllegalActionError
 from engine.events import (
@@ -211,6 +211,8 @@ _BID: Final = Bid
 _NAME_TRUMP: Final = NameTrump
 _PASS: Final = PASS
 _NAME_TRUMPS: Final = NAME_TRUMPS
+# Each card alone in a tuple, by index: a card joins the trick by one tuple concatenation.
+_ALONE: Final = tuple((card,) for card in CARDS)
 
 
 class DealState:
@@ -738,7 +740,7 @@ class DealState:
         new._head = head = duties.heads[self._head][index]
         new._led = head // RANK_COUNT
         new._win_seat = seat if win == index else self._win_seat
-        trick = (*self._trick, card)
+        trick = self._trick + _ALONE[index]  # one allocation; (*trick, card) makes a list too
         if len(trick) < ctx.players:
             new._trick = trick
             new._to_act = ctx.left[seat]
@@ -750,7 +752,8 @@ class DealState:
         ctx = self._ctx
         winner = self._win_seat  # R8.4
         log = self._trick_log
-        self._trick_log = (*log, (self._leader, trick, winner))
+        # Concatenated: compiled, the unpacking (*log, record) builds a list first.
+        self._trick_log = log + ((self._leader, trick, winner),)  # noqa: RUF005
         tricks = self._tricks
         if events is not None or tricks is not None:
             taken = TrickTaken(len(log) + 1, self._leader, trick, winner)
