@@ -31,7 +31,16 @@ from __future__ import annotations
 
 from typing import Final, TypeAlias
 
-from engine.actions import NAME_TRUMPS, PASS, PASS_ID, Action, Bid, NameTrump, PlayCard
+from engine.actions import (
+    NAME_TRUMPS,
+    PASS,
+    PASS_ID,
+    PLAY_CARDS,
+    Action,
+    Bid,
+    NameTrump,
+    PlayCard,
+)
 from engine.auction import (
     NO_BID,
     AuctionState,
@@ -75,9 +84,11 @@ __all__ = [
     "PlayerView",
 ]
 
-# A persistent (shared-tail) list of (seat, action), newest first; cheap to extend per action.
-# The tail is typed ``object`` (it is a _History or None), not recursively: mypyc, which
-# compiles this module (setup.py), crashes on a recursive type alias.
+# A persistent (shared-tail) list of (seat, action), newest first, of the auction and the trump:
+# the cards played are already recorded by the tricks (and the trick in progress), so the play
+# loop allocates no node per card and ``history`` reads them from there. The tail is typed
+# ``object`` (it is a _History or None), not recursively: mypyc, which compiles this module
+# (setup.py), crashes on a recursive type alias.
 _History: TypeAlias = "tuple[object, int, Action]"
 # A completed trick as the play loop records it: (leader, cards in play order, winner). The
 # TrickTaken events are built from these only when asked for (``tricks``, ``step``, ``view``).
@@ -429,6 +440,13 @@ class DealState:
             items.append((seat, action))
             node = tail  # type: ignore[assignment]  # the tail of a _History is one or None
         items.reverse()
+        players = self._ctx.players
+        for leader, cards, _ in self._trick_log:
+            for position, card in enumerate(cards):
+                items.append((seat_after(leader, position, players), PLAY_CARDS[card.index]))
+        leader = self._leader
+        for position, card in enumerate(self._trick):
+            items.append((seat_after(leader, position, players), PLAY_CARDS[card.index]))
         return tuple(items)
 
     @property
@@ -731,7 +749,7 @@ class DealState:
         new._tricks = self._tricks
         new._tricks_won = self._tricks_won
         new._unplayed = self._unplayed ^ 1 << index
-        new._history = (self._history, seat, action)
+        new._history = self._history  # the card is recorded by the trick (see _History)
         if events is not None:
             events.append(CardPlayed(seat, card))
         # engine.trick_rules.add_to_trick, inlined: the hot path reads its tables directly.

@@ -447,3 +447,25 @@ def test_the_auction_record_is_right_whenever_it_is_first_asked_for(seed: int) -
         state = state.apply(legal[rng.randrange(len(legal))])
     assert state.auction == _bids_of(state)
     assert state.auction_state.bids == state.auction
+
+
+@pytest.mark.parametrize("ruleset_id", ["standard", "three-player", "russian"])
+def test_the_history_holds_every_action_in_order_mid_trick_and_after(ruleset_id: str) -> None:
+    # The play records no history node per card: ``history`` reads the cards from the tricks
+    # and the trick in progress, which must give every action taken, by its seat, in order.
+    ruleset = find_ruleset(ruleset_id)
+    for seed in range(15):
+        rng = random.Random(seed)
+        state = DealState.new(ruleset, deal_cards(ruleset, seed % ruleset.players, seed))
+        taken: list[tuple[int, object]] = []
+        while not state.is_over():
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            seat = state.to_act
+            assert seat is not None
+            if type(action) is PlayCard:  # an equal, not the same, action object
+                action = PlayCard(action.card)
+            state = state.apply(action)
+            taken.append((seat, action))
+            assert state.history == tuple(taken)
+        assert state.actions == tuple(action for _, action in taken)
