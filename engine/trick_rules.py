@@ -242,15 +242,33 @@ class PlayDuties:
 
 def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
     """The duties for a deal of ``ruleset`` with ``trump`` (``None`` in a no-trump contract)."""
-    # Positional: the cache's key is then the argument tuple itself (every deal asks).
-    return _duties(
-        ruleset.trump_order,
-        ruleset.stichzwang,
-        ruleset.trumpfzwang,
-        ruleset.head_rule,
-        ruleset.undertrump,
-        NO_TRUMP if trump is None else int(trump),
-    )
+    # Every deal asks: by the ruleset's identity, one dict lookup, where the cache of _duties
+    # hashes five enum switches (and reads them off the interpreted Ruleset) at every call.
+    known = _DUTIES_OF.get(id(ruleset))
+    if known is None or known[0] is not ruleset:
+        if len(_DUTIES_OF) >= _DUTIES_KEPT:
+            _DUTIES_OF.clear()
+        known = _DUTIES_OF[id(ruleset)] = (
+            ruleset,
+            tuple(
+                _duties(
+                    ruleset.trump_order,
+                    ruleset.stichzwang,
+                    ruleset.trumpfzwang,
+                    ruleset.head_rule,
+                    ruleset.undertrump,
+                    slot,
+                )
+                for slot in range(SUIT_COUNT + 1)  # the four suits, then NO_TRUMP
+            ),
+        )
+    return known[1][NO_TRUMP if trump is None else int(trump)]
+
+
+# Each entry holds its ruleset, so its id is not reused while it is here; the bound keeps a
+# caller who makes a fresh Ruleset per deal from growing it without end.
+_DUTIES_OF: Final[dict[int, tuple[Ruleset, tuple[PlayDuties, ...]]]] = {}
+_DUTIES_KEPT: Final = 64
 
 
 @cache
