@@ -58,20 +58,76 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     >>> [len(hand) for hand in deal.hands], len(deal.blind)
     ([7, 7, 7], 7)
     """
-    _check_dealer(ruleset, dealer)
-    order, row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, ruleset.deal_rows)
-    cards = list(order)
+    plan = _plan_of(ruleset)
+    players = plan.players
+    if not 0 <= dealer < players:
+        _check_dealer(ruleset, dealer)
+    row_of_position = plan.row_of_position
+    cards = list(plan.order)
     _shuffle(cards, seed)
-    rows = [0] * ruleset.deal_rows
+    rows = [0] * plan.rows
     for position in range(len(cards)):
         rows[row_of_position[position]] |= 1 << cards[position]
-    players = ruleset.players
     hands = [_NO_CARDS] * players
     for distance in range(players):
         seat = seat_at_distance(dealer, distance, players)
         hands[seat] = trusted_card_set(rows[distance])
-    blind = trusted_card_set(rows[players]) if ruleset.blind else _NO_CARDS
-    return Deal(dealer, tuple(hands), blind, seed)
+    blind = trusted_card_set(rows[players]) if plan.blind else _NO_CARDS
+    # Deal's own __init__, field for field (a test holds the two together): compiled (setup.py),
+    # the frozen dataclass's constructor still runs its generated __init__, an interpreted frame
+    # setting each field through object.__setattr__; here each field is one C call.
+    deal = _new_deal(Deal)
+    object.__setattr__(deal, "dealer", dealer)
+    object.__setattr__(deal, "hands", tuple(hands))
+    object.__setattr__(deal, "blind", blind)
+    object.__setattr__(deal, "seed", seed)
+    return deal
+
+
+# Deal.__new__, not object.__new__: compiled by mypyc, Deal is a native class, and only its own
+# __new__ allocates its layout (in pure Python the two are the same function).
+_new_deal: Final = Deal.__new__
+
+
+class _Plan:
+    """How one ruleset deals: the deck, the row of each deck position, the seats and rows.
+    Read from native fields at every deal, where the ruleset's are attribute lookups on an
+    interpreted class (``deal_rows`` a property's frame)."""
+
+    __slots__ = (
+        "blind",
+        "deck",
+        "hand_size",
+        "order",
+        "players",
+        "row_of_position",
+        "rows",
+        "ruleset",
+    )
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.players = ruleset.players
+        self.hand_size = ruleset.hand_size
+        self.deck = _deck_mask(ruleset.ranks)
+        self.rows = ruleset.deal_rows
+        self.blind = ruleset.blind
+        self.order, self.row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, self.rows)
+
+
+# By the ruleset's identity, as engine.state's facts: each entry holds its ruleset, so its id
+# is not reused while it is here; the bound keeps fresh rulesets per deal from growing it.
+_PLANS: Final[dict[int, _Plan]] = {}
+_PLANS_KEPT: Final = 64
+
+
+def _plan_of(ruleset: Ruleset) -> _Plan:
+    plan = _PLANS.get(id(ruleset))
+    if plan is None or plan.ruleset is not ruleset:
+        if len(_PLANS) >= _PLANS_KEPT:
+            _PLANS.clear()
+        plan = _PLANS[id(ruleset)] = _Plan(ruleset)
+    return plan
 
 
 _NO_CARDS: Final = CardSet()  # sets are immutable: one empty one serves every deal
@@ -179,24 +235,40 @@ def fixed_deal(
 
 def validate_deal(ruleset: Ruleset, deal: Deal) -> None:
     """Raise :class:`InvalidDealError` unless ``deal`` is a complete deal of ``ruleset``."""
-    _check_dealer(ruleset, deal.dealer)
+    plan = _plan_of(ruleset)
+    players = plan.players
+    if not 0 <= deal.dealer < players:
+        _check_dealer(ruleset, deal.dealer)
     hands = deal.hands
-    if len(hands) != ruleset.players:
-        raise InvalidDealError(
-            f"ruleset {ruleset.id!r} deals {ruleset.players} hands, got {len(hands)}"
-        )
+    if len(hands) != players:
+        raise InvalidDealError(f"ruleset {ruleset.id!r} deals {players} hands, got {len(hands)}")
     # The common case in a few mask operations: right sizes and together exactly the deck.
-    size = ruleset.hand_size
+    size = plan.hand_size
     union = deal.blind.mask
-    # Sizes as the masks' bit counts (CardSet.__len__, without its interpreted frame).
-    if all(hand.mask.bit_count() == size for hand in hands) and deal.blind.mask.bit_count() == (
-        size if ruleset.blind else 0
-    ):
-        for hand in hands:
-            union |= hand.mask
-        if union == _deck_mask(ruleset.ranks):
-            return
-    _explain_invalid(ruleset, deal)
+    if _card_count(union) != (size if plan.blind else 0):
+        _explain_invalid(ruleset, deal)
+    for hand in hands:
+        mask = hand.mask
+        if _card_count(mask) != size:
+            _explain_invalid(ruleset, deal)
+        union |= mask
+    if union != plan.deck:
+        _explain_invalid(ruleset, deal)
+
+
+# How many cards each 8-bit piece of a mask holds: compiled (setup.py), four lookups in a tuple
+# cost less than int.bit_count(), a method call on a boxed int.
+_BITS_IN: Final = tuple(bin(bits).count("1") for bits in range(256))
+
+
+def _card_count(mask: int) -> int:
+    """The cards in a mask of the deck (32 bits)."""
+    return (
+        _BITS_IN[mask & 0xFF]
+        + _BITS_IN[mask >> 8 & 0xFF]
+        + _BITS_IN[mask >> 16 & 0xFF]
+        + _BITS_IN[mask >> 24 & 0xFF]
+    )
 
 
 def _explain_invalid(ruleset: Ruleset, deal: Deal) -> NoReturn:

@@ -39,7 +39,7 @@ from engine.outcome import DealOutcome
 from engine.phase import Phase
 from engine.rulesets import Contract, Ruleset
 from engine.seats import forehand_of, left_of_each, seat_after
-from engine.settlement import deal_ends, deal_outcome
+from engine.settlement import deal_ends_after, deal_outcome
 from engine.state import DealState
 from engine.trick_rules import (
     NO_CARD,
@@ -270,6 +270,10 @@ def _play(
     getrandbits = rng.getrandbits
     randrange = rng.randrange
     left = left_of_each(players)
+    tricks, early_stop = ruleset.tricks, ruleset.early_stop
+    played = 0
+    for count in won:
+        played += count
     takes, heads = duties.takes, duties.heads
     suit_indices = duties.suit_indices
     while True:
@@ -315,7 +319,8 @@ def _play(
             seat = left[seat]
             continue
         won[win_seat] += 1  # R8.4: the trick is complete
-        if deal_ends(ruleset, contract, soloist, tuple(won)):
+        played += 1
+        if deal_ends_after(played, tricks, early_stop, contract, soloist, won):
             return
         seat = win_seat  # R8.1: the winner leads the next trick
         in_trick = 0

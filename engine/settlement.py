@@ -27,6 +27,7 @@ __all__ = [
     "HAFERL_STAKE",
     "contract_payments",
     "deal_ends",
+    "deal_ends_after",
     "deal_outcome",
     "ends_early",
     "free_play_payments",
@@ -107,9 +108,32 @@ def deal_ends(
     played = 0
     for won in tricks_won:  # a native loop where the builtin sum is a call
         played += won
-    if played >= ruleset.tricks:
+    return deal_ends_after(
+        played, ruleset.tricks, ruleset.early_stop, contract, soloist, tricks_won
+    )
+
+
+def deal_ends_after(
+    played: int,
+    tricks: int,
+    early_stop: EarlyStop,
+    contract: Contract | None,
+    soloist: int | None,
+    tricks_won: Sequence[int],
+) -> bool:
+    """:func:`deal_ends` for the play loops, which count the tricks ``played`` and hold the
+    ruleset's ``tricks`` and ``early_stop``: no sum and no attribute lookups on the ruleset
+    per trick, and ``tricks_won`` may be the loop's own list.
+
+    >>> from engine.rulesets import EarlyStop, find_ruleset
+    >>> bettel = find_ruleset("standard").contract("bettel")
+    >>> deal_ends_after(1, 7, EarlyStop.RULES, bettel, 1, [0, 1, 0, 0])  # R9.2
+    True
+    >>> deal_ends_after(1, 7, EarlyStop.NEVER, bettel, 1, [0, 1, 0, 0])
+    False
+    """
+    if played >= tricks:
         return True
-    early_stop = ruleset.early_stop
     if early_stop is _NEVER:
         return False
     if early_stop is _RULES:
@@ -121,9 +145,9 @@ def deal_ends(
         if goal is _ALL:
             return tricks_won[soloist] < played  # R9.2: mord lost with a defender's trick
         return False  # R9.3
-    left = ruleset.tricks - played
+    left = tricks - played
     if contract is None or soloist is None:
-        return _free_play_decided(tricks_won, left, ruleset.tricks)
+        return _free_play_decided(tricks_won, left, tricks)
     taken = tricks_won[soloist]
     first = contract.made_with(taken)
     return all(contract.made_with(taken + more) == first for more in range(1, left + 1))
@@ -190,7 +214,7 @@ def deal_outcome(
 _NO_CARDS_LEFT: Final = {players: (CardSet(),) * players for players in range(1, 9)}
 
 
-def _free_play_decided(tricks_won: tuple[int, ...], left: int, tricks: int) -> bool:
+def _free_play_decided(tricks_won: Sequence[int], left: int, tricks: int) -> bool:
     """True when every way of giving the ``left`` tricks to the players scores the same."""
     results = set()
     for winners in combinations_with_replacement(range(len(tricks_won)), left):

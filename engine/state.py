@@ -31,7 +31,16 @@ from __future__ import annotations
 
 from typing import Final, TypeAlias
 
-from engine.actions import NAME_TRUMPS, PASS, PASS_ID, Action, Bid, NameTrump, PlayCard
+from engine.actions import (
+    NAME_TRUMPS,
+    PASS,
+    PASS_ID,
+    PLAY_CARDS,
+    Action,
+    Bid,
+    NameTrump,
+    PlayCard,
+)
 from engine.auction import (
     NO_BID,
     AuctionState,
@@ -39,7 +48,7 @@ from engine.auction import (
     lowest_legal_level,
     next_to_speak,
 )
-from engine.cards import RANK_COUNT, Card, CardSet, Suit
+from engine.cards import CARDS, RANK_COUNT, Card, CardSet, Suit
 from engine.dealing import Deal, trusted_card_set, validate_deal
 from engine.errors import IllegalActionError
 from engine.events import (
@@ -55,7 +64,7 @@ from engine.outcome import DealOutcome
 from engine.phase import Phase
 from engine.rulesets import Contract, PassOut, Ruleset
 from engine.seats import forehand_of, left_of_each, seat_after
-from engine.settlement import deal_ends, deal_outcome
+from engine.settlement import deal_ends_after, deal_outcome
 from engine.trick_rules import (
     NO_CARD,
     NO_TRICK,
@@ -75,9 +84,11 @@ __all__ = [
     "PlayerView",
 ]
 
-# A persistent (shared-tail) list of (seat, action), newest first; cheap to extend per action.
-# The tail is typed ``object`` (it is a _History or None), not recursively: mypyc, which
-# compiles this module (setup.py), crashes on a recursive type alias.
+# A persistent (shared-tail) list of (seat, action), newest first, of the auction and the trump:
+# the cards played are already recorded by the tricks (and the trick in progress), so the play
+# loop allocates no node per card and ``history`` reads them from there. The tail is typed
+# ``object`` (it is a _History or None), not recursively: mypyc, which compiles this module
+# (setup.py), crashes on a recursive type alias.
 _History: TypeAlias = "tuple[object, int, Action]"
 # A completed trick as the play loop records it: (leader, cards in play order, winner). The
 # TrickTaken events are built from these only when asked for (``tricks``, ``step``, ``view``).
@@ -88,13 +99,17 @@ _UNKNOWN: Final = -1
 
 
 class _RulesetFacts:
-    """What every deal of one ruleset shares: its bids as actions, their levels, the seats."""
+    """What every deal of one ruleset shares: its bids as actions, their levels, the seats,
+    and the two switches read after every trick (a Ruleset's fields are attribute lookups on
+    an interpreted class; these are native fields)."""
 
-    __slots__ = ("bid_actions", "left", "levels", "players", "ruleset")
+    __slots__ = ("bid_actions", "early_stop", "left", "levels", "players", "ruleset", "tricks")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
         self.players = ruleset.players
+        self.tricks = ruleset.tricks
+        self.early_stop = ruleset.early_stop
         self.left = left_of_each(ruleset.players)
         self.bid_actions = tuple(Bid(c.id) for c in ruleset.contracts)
         self.levels = {c.id: level for level, c in enumerate(ruleset.contracts)}
@@ -124,12 +139,14 @@ class _Context:
         "deal",
         "dealer",
         "dealt",
+        "early_stop",
         "forehand",
         "left",
         "levels",
         "players",
         "pool",
         "ruleset",
+        "tricks",
     )
 
     def __init__(self, ruleset: Ruleset, deal: Deal, pool: int) -> None:
@@ -138,6 +155,8 @@ class _Context:
         self.deal = deal
         self.dealt = tuple(hand.mask for hand in deal.hands)
         self.players = facts.players
+        self.tricks = facts.tricks
+        self.early_stop = facts.early_stop
         self.dealer = deal.dealer
         self.forehand = forehand_of(deal.dealer, facts.players)
         self.left = facts.left
@@ -147,18 +166,41 @@ class _Context:
 
 
 class _Game:
-    """The auction's result and the trump: fixed through the play."""
+    """The auction so far (AuctionState's fields), its result and the trump: what changes a
+    few times a deal (each bid, the auction's end, naming trump) and never in the play, so a
+    card played copies one reference for all of it. A new value at every change; states with
+    the same auction share one, so ``bids``, built when first asked for, serves them all."""
 
-    __slots__ = ("contract", "duties", "passed_out", "soloist", "trump")
+    __slots__ = (
+        "bids",
+        "contract",
+        "duties",
+        "holder",
+        "level",
+        "passed",
+        "passed_out",
+        "soloist",
+        "trump",
+    )
 
     def __init__(
         self,
-        soloist: int | None,
-        contract: Contract | None,
-        passed_out: bool,
-        trump: Suit | None,
-        duties: PlayDuties | None,
+        holder: int | None,
+        level: int,
+        passed: int,
+        bids: tuple[BidMade, ...] | None,
+        soloist: int | None = None,
+        contract: Contract | None = None,
+        passed_out: bool = False,
+        trump: Suit | None = None,
+        duties: PlayDuties | None = None,
     ) -> None:
+        self.holder = holder
+        self.level = level
+        self.passed = passed
+        # The auction's BidMade records, built when asked for (None: not yet); a bid extends
+        # those of the game before it once they are built.
+        self.bids = bids
         self.soloist = soloist
         self.contract = contract
         self.passed_out = passed_out
@@ -166,13 +208,22 @@ class _Game:
         self.duties = duties
 
 
-_NO_GAME: Final = _Game(None, None, False, None, None)
 # Bound once: the hot path compares phases by identity and allocates states directly.
 _PLAY: Final = Phase.PLAY
 _AUCTION: Final = Phase.AUCTION
 _TRUMP: Final = Phase.TRUMP
 _DONE: Final = Phase.DONE
 _EXPECTED: Final = {Bid: Phase.AUCTION, NameTrump: Phase.TRUMP, PlayCard: Phase.PLAY}
+# The classes the hot path tests types against, and the actions it lists, bound once for the
+# same reason: an imported name is a lookup in the module's dict at every use.
+_CARD: Final = Card
+_PLAY_CARD: Final = PlayCard
+_BID: Final = Bid
+_NAME_TRUMP: Final = NameTrump
+_PASS: Final = PASS
+_NAME_TRUMPS: Final = NAME_TRUMPS
+# Each card alone in a tuple, by index: a card joins the trick by one tuple concatenation.
+_ALONE: Final = tuple((card,) for card in CARDS)
 
 
 class DealState:
@@ -182,18 +233,14 @@ class DealState:
     """
 
     __slots__ = (
-        "_bids",
         "_ctx",
         "_game",
         "_head",
         "_history",
-        "_holder",
         "_leader",
         "_led",
         "_legal",
-        "_level",
         "_outcome",
-        "_passed",
         "_phase",
         "_to_act",
         "_trick",
@@ -211,12 +258,7 @@ class DealState:
     # The cards not played yet, of every hand: a seat's hand is what it was dealt & this, so
     # a card played changes one int instead of rebuilding a tuple of hands.
     _unplayed: int
-    # The auction so far (AuctionState's fields); its BidMade records are built when asked for
-    # (``_bids`` None: not yet), and a state whose parent had them built extends them.
-    _holder: int | None
-    _level: int
-    _passed: int
-    _bids: tuple[BidMade, ...] | None
+    # The auction so far, its result and the trump (see _Game).
     _game: _Game
     _trick: tuple[Card, ...]
     _leader: int
@@ -224,7 +266,7 @@ class DealState:
     _win: int
     _win_seat: int
     _head: int
-    # The completed tricks as records, and as TrickTaken events once asked for (as _bids).
+    # The completed tricks as records, and as TrickTaken events once asked for (as the auction's).
     _trick_log: tuple[_TrickRecord, ...]
     _tricks: tuple[TrickTaken, ...] | None
     _tricks_won: tuple[int, ...]
@@ -250,11 +292,7 @@ class DealState:
         for mask in ctx.dealt:
             unplayed |= mask
         state._unplayed = unplayed
-        state._holder = None
-        state._level = NO_BID
-        state._passed = 0
-        state._bids = None
-        state._game = _NO_GAME
+        state._game = _Game(None, NO_BID, 0, None)
         state._trick = ()
         state._leader = ctx.forehand
         state._led = NO_TRICK
@@ -322,8 +360,9 @@ class DealState:
     @property
     def auction(self) -> tuple[BidMade, ...]:
         """Every auction action so far, in order."""
-        bids = self._bids
-        if bids is None:  # built once per state, from the history (newest first)
+        game = self._game
+        bids = game.bids
+        if bids is None:  # built once per auction, from the history (newest first)
             made: list[BidMade] = []
             node = self._history
             while node is not None:
@@ -332,13 +371,14 @@ class DealState:
                     made.append(BidMade(seat, action))
                 node = tail  # type: ignore[assignment]  # the tail of a _History is one or None
             made.reverse()
-            bids = self._bids = tuple(made)
+            bids = game.bids = tuple(made)  # a cache: every state sharing the game agrees
         return bids
 
     @property
     def auction_state(self) -> AuctionState:
         """The auction so far as a value: holder, level, passed seats and every action."""
-        return AuctionState(self._holder, self._level, self._passed, self.auction)
+        game = self._game
+        return AuctionState(game.holder, game.level, game.passed, self.auction)
 
     @property
     def soloist(self) -> int | None:
@@ -400,6 +440,13 @@ class DealState:
             items.append((seat, action))
             node = tail  # type: ignore[assignment]  # the tail of a _History is one or None
         items.reverse()
+        players = self._ctx.players
+        for leader, cards, _ in self._trick_log:
+            for position, card in enumerate(cards):
+                items.append((seat_after(leader, position, players), PLAY_CARDS[card.index]))
+        leader = self._leader
+        for position, card in enumerate(self._trick):
+            items.append((seat_after(leader, position, players), PLAY_CARDS[card.index]))
         return tuple(items)
 
     @property
@@ -461,9 +508,9 @@ class DealState:
                 )
             return canonical_play_cards(mask, duties)  # type: ignore[return-value]
         if phase is _AUCTION:
-            return [PASS, *self._ctx.bid_actions[self._lowest_bid_level() :]]
+            return [_PASS, *self._ctx.bid_actions[self._lowest_bid_level() :]]
         if phase is _TRUMP:
-            return list(NAME_TRUMPS)
+            return list(_NAME_TRUMPS)
         return []
 
     def is_legal(self, action: object) -> bool:
@@ -488,9 +535,9 @@ class DealState:
         """
         phase = self._phase
         kind = type(action)
-        if kind is PlayCard and phase is _PLAY:
+        if kind is _PLAY_CARD and phase is _PLAY:
             card = action.card  # type: ignore[attr-defined]
-            if type(card) is not Card:
+            if type(card) is not _CARD:
                 return f"{card!r} is not a card"
             if self.legal_card_mask() >> card.index & 1:
                 return None
@@ -503,7 +550,7 @@ class DealState:
                 head=self._head,
                 duties=duties,
             )
-        if kind is Bid and phase is _AUCTION:
+        if kind is _BID and phase is _AUCTION:
             contract = action.contract  # type: ignore[attr-defined]
             if contract == PASS_ID:
                 return None  # R5.2: a pass is always legal
@@ -511,7 +558,7 @@ class DealState:
             if bid_level is not None and bid_level >= self._lowest_bid_level():
                 return None  # R5.3
             return self._explain_bid(contract, bid_level)
-        if kind is NameTrump and phase is _TRUMP:
+        if kind is _NAME_TRUMP and phase is _TRUMP:
             suit = action.suit  # type: ignore[attr-defined]
             return None if isinstance(suit, Suit) else f"{suit!r} is not a suit"
         expected = _EXPECTED.get(kind)
@@ -527,7 +574,7 @@ class DealState:
         if bid_level is None:
             known = ", ".join((PASS_ID, *ctx.levels))
             return f"{contract!r} is not a bid in {ctx.ruleset.id!r}; bids: {known}"
-        level = self._level
+        level = self._game.level
         current = ctx.ruleset.contracts[level].id
         wanted = ctx.ruleset.contracts[bid_level].id
         if bid_level < level:
@@ -540,10 +587,11 @@ class DealState:
         low = self._legal
         if low == _UNKNOWN:  # legal_actions and apply both ask: compute it once per state
             ctx = self._ctx
+            game = self._game
             assert self._to_act is not None
             low = self._legal = lowest_legal_level(
-                self._level,
-                self._holder,
+                game.level,
+                game.holder,
                 self._to_act,
                 dealer=ctx.dealer,
                 players=ctx.players,
@@ -556,12 +604,12 @@ class DealState:
     def apply(self, action: Action) -> DealState:
         """The state after the seat to act takes ``action``; raises
         :class:`IllegalActionError` with the reason when the rules forbid it."""
-        if type(action) is PlayCard and self._phase is _PLAY:
+        if type(action) is _PLAY_CARD and self._phase is _PLAY:
             return self._play(action, None)
         reason = self.illegal_reason(action)  # the hot path plays cards; this is the rest
         if reason is not None:
             raise IllegalActionError(reason)
-        if type(action) is Bid:
+        if type(action) is _BID:
             return self._bid(action, None)
         return self._name_trump(action, None)  # type: ignore[arg-type]  # legal: NameTrump
 
@@ -570,12 +618,12 @@ class DealState:
         the action itself, then ``ContractSet``, ``TrickTaken``, ``DealEnded`` as they happen.
         """
         events: list[Event] = []
-        if type(action) is PlayCard and self._phase is _PLAY:
+        if type(action) is _PLAY_CARD and self._phase is _PLAY:
             return self._play(action, events), events
         reason = self.illegal_reason(action)
         if reason is not None:
             raise IllegalActionError(reason)
-        if type(action) is Bid:
+        if type(action) is _BID:
             return self._bid(action, events), events
         return self._name_trump(action, events), events  # type: ignore[arg-type]  # legal: NameTrump
 
@@ -585,10 +633,6 @@ class DealState:
         new._phase = self._phase
         new._to_act = self._to_act
         new._unplayed = self._unplayed
-        new._holder = self._holder
-        new._level = self._level
-        new._passed = self._passed
-        new._bids = self._bids
         new._game = self._game
         new._trick = self._trick
         new._leader = self._leader
@@ -608,20 +652,22 @@ class DealState:
         ctx = self._ctx
         seat = self._to_act
         assert seat is not None
-        holder, level, passed = self._holder, self._level, self._passed
+        game = self._game
+        holder, level, passed = game.holder, game.level, game.passed
         if bid.contract == PASS_ID:
             passed |= 1 << seat  # R5.2
         else:  # a raise, or a hold by a senior player (R5.3); illegal_reason has checked it
             holder, level = seat, ctx.levels[bid.contract]
         new = self._copy()
-        new._holder, new._level, new._passed = holder, level, passed
         new._history = (self._history, seat, bid)
-        bids = self._bids
+        bids = game.bids
+        new_bids: tuple[BidMade, ...] | None = None
         if events is not None or bids is not None:
             made = BidMade(seat, bid)
-            new._bids = None if bids is None else (*bids, made)
+            new_bids = None if bids is None else (*bids, made)
             if events is not None:
                 events.append(made)
+        new._game = _Game(holder, level, passed, new_bids)
         following = next_to_speak(seat, passed, holder, ctx.players)
         if following is not None:
             new._to_act = following
@@ -632,10 +678,13 @@ class DealState:
     def _end_auction(self, events: list[Event] | None) -> None:
         """R5.5 and R6: the auction's result, then naming trump, the play or the end."""
         ctx = self._ctx
+        game = self._game
         soloist, contract, passed_out, leader = auction_result(
-            ctx.ruleset, self._holder, self._level, ctx.dealer
+            ctx.ruleset, game.holder, game.level, ctx.dealer
         )
-        self._game = _Game(soloist, contract, passed_out, None, None)
+        self._game = _Game(
+            game.holder, game.level, game.passed, game.bids, soloist, contract, passed_out
+        )
         if events is not None:
             events.append(ContractSet(soloist, contract.id if contract else None, passed_out))
         if leader is None:  # passed out, no play (haferl, thrown in)
@@ -649,7 +698,17 @@ class DealState:
     def _start_play(self, leader: int, trump: Suit | None) -> None:
         game = self._game
         duties = duties_for(self._ctx.ruleset, trump)
-        self._game = _Game(game.soloist, game.contract, game.passed_out, trump, duties)
+        self._game = _Game(
+            game.holder,
+            game.level,
+            game.passed,
+            game.bids,
+            game.soloist,
+            game.contract,
+            game.passed_out,
+            trump,
+            duties,
+        )
         self._phase = _PLAY
         self._to_act = self._leader = leader  # R8.1
 
@@ -669,7 +728,7 @@ class DealState:
         # state directly instead of through _copy.
         card = action.card
         seat: int = self._to_act  # type: ignore[assignment]
-        if type(card) is not Card:
+        if type(card) is not _CARD:
             raise IllegalActionError(self.illegal_reason(action))
         index = card.index
         mask = self._legal
@@ -682,10 +741,6 @@ class DealState:
         new = DealState()  # no __init__: compiled, a bare native allocation
         new._ctx = ctx
         new._phase = _PLAY
-        new._holder = self._holder
-        new._level = self._level
-        new._passed = self._passed
-        new._bids = self._bids
         new._game = game
         new._outcome = None
         new._legal = _UNKNOWN
@@ -694,7 +749,7 @@ class DealState:
         new._tricks = self._tricks
         new._tricks_won = self._tricks_won
         new._unplayed = self._unplayed ^ 1 << index
-        new._history = (self._history, seat, action)
+        new._history = self._history  # the card is recorded by the trick (see _History)
         if events is not None:
             events.append(CardPlayed(seat, card))
         # engine.trick_rules.add_to_trick, inlined: the hot path reads its tables directly.
@@ -703,7 +758,7 @@ class DealState:
         new._head = head = duties.heads[self._head][index]
         new._led = head // RANK_COUNT
         new._win_seat = seat if win == index else self._win_seat
-        trick = (*self._trick, card)
+        trick = self._trick + _ALONE[index]  # one allocation; (*trick, card) makes a list too
         if len(trick) < ctx.players:
             new._trick = trick
             new._to_act = ctx.left[seat]
@@ -715,7 +770,8 @@ class DealState:
         ctx = self._ctx
         winner = self._win_seat  # R8.4
         log = self._trick_log
-        self._trick_log = (*log, (self._leader, trick, winner))
+        # Concatenated: compiled, the unpacking (*log, record) builds a list first.
+        self._trick_log = log + ((self._leader, trick, winner),)  # noqa: RUF005
         tricks = self._tricks
         if events is not None or tricks is not None:
             taken = TrickTaken(len(log) + 1, self._leader, trick, winner)
@@ -729,7 +785,10 @@ class DealState:
         self._led = NO_TRICK
         self._win = self._head = NO_CARD
         game = self._game
-        if not deal_ends(ctx.ruleset, game.contract, game.soloist, tricks_won):
+        played = len(log) + 1
+        if not deal_ends_after(
+            played, ctx.tricks, ctx.early_stop, game.contract, game.soloist, tricks_won
+        ):
             self._to_act = self._leader = winner  # R8.1: the winner leads the next trick
             return
         self._finish(events)

@@ -242,15 +242,33 @@ class PlayDuties:
 
 def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
     """The duties for a deal of ``ruleset`` with ``trump`` (``None`` in a no-trump contract)."""
-    # Positional: the cache's key is then the argument tuple itself (every deal asks).
-    return _duties(
-        ruleset.trump_order,
-        ruleset.stichzwang,
-        ruleset.trumpfzwang,
-        ruleset.head_rule,
-        ruleset.undertrump,
-        NO_TRUMP if trump is None else int(trump),
-    )
+    # Every deal asks: by the ruleset's identity, one dict lookup, where the cache of _duties
+    # hashes five enum switches (and reads them off the interpreted Ruleset) at every call.
+    known = _DUTIES_OF.get(id(ruleset))
+    if known is None or known[0] is not ruleset:
+        if len(_DUTIES_OF) >= _DUTIES_KEPT:
+            _DUTIES_OF.clear()
+        known = _DUTIES_OF[id(ruleset)] = (
+            ruleset,
+            tuple(
+                _duties(
+                    ruleset.trump_order,
+                    ruleset.stichzwang,
+                    ruleset.trumpfzwang,
+                    ruleset.head_rule,
+                    ruleset.undertrump,
+                    slot,
+                )
+                for slot in range(SUIT_COUNT + 1)  # the four suits, then NO_TRUMP
+            ),
+        )
+    return known[1][NO_TRUMP if trump is None else int(trump)]
+
+
+# Each entry holds its ruleset, so its id is not reused while it is here; the bound keeps a
+# caller who makes a fresh Ruleset per deal from growing it without end.
+_DUTIES_OF: Final[dict[int, tuple[Ruleset, tuple[PlayDuties, ...]]]] = {}
+_DUTIES_KEPT: Final = 64
 
 
 @cache
@@ -354,7 +372,6 @@ _SPADES_AT: Final = Suit.SPADES * RANK_COUNT
 _HEARTS_AT: Final = Suit.HEARTS * RANK_COUNT
 _DIAMONDS_AT: Final = Suit.DIAMONDS * RANK_COUNT
 _ONE_SUIT: Final = _SUIT_SIZE - 1
-_SUIT_STARTS: Final = (0, _SPADES_AT, _HEARTS_AT, _DIAMONDS_AT)
 
 
 def canonical_card_indices(mask: int, duties: PlayDuties) -> list[int]:
@@ -410,18 +427,18 @@ def _in_canonical_order(mask: int, tables: tuple[tuple[tuple[int, ...], ...], ..
 def canonical_play_cards(mask: int, duties: PlayDuties) -> list[PlayCard]:
     """The cards of ``mask`` as :class:`PlayCard` actions in canonical order (R12.3)."""
     clubs, spades, hearts, diamonds = duties.suit_actions
-    for suit, at in enumerate(_SUIT_STARTS):
-        bits = mask >> at
-        if bits <= _ONE_SUIT:  # no card above this suit
-            if bits << at == mask:  # nor below it: one suit, as when following; one copy
-                return list(duties.suit_actions[suit][bits])
-            break
-    return [
-        *clubs[mask & _ONE_SUIT],
-        *spades[mask >> _SPADES_AT & _ONE_SUIT],
-        *hearts[mask >> _HEARTS_AT & _ONE_SUIT],
-        *diamonds[mask >> _DIAMONDS_AT & _ONE_SUIT],
-    ]
+    # Appended one by one: compiled (setup.py), a native loop over a few items costs about half
+    # of what unpacking four tuples into a list does (each unpacking is a list-slice call).
+    cards: list[PlayCard] = []
+    for action in clubs[mask & _ONE_SUIT]:
+        cards.append(action)
+    for action in spades[mask >> _SPADES_AT & _ONE_SUIT]:
+        cards.append(action)
+    for action in hearts[mask >> _HEARTS_AT & _ONE_SUIT]:
+        cards.append(action)
+    for action in diamonds[mask >> _DIAMONDS_AT & _ONE_SUIT]:
+        cards.append(action)
+    return cards
 
 
 _SUIT_NAMES: Final = ("clubs", "spades", "hearts", "diamonds")

@@ -20,7 +20,7 @@ import pytest
 
 import engine
 from engine import PURE_PYTHON_ENV, pure_module
-from engine.dealing import _shuffle, deal_cards
+from engine.dealing import Deal, _shuffle, deal_cards
 from engine.outcome import DealOutcome
 from engine.playout import playout_deal
 from engine.rulesets import RULESET_IDS, find_ruleset
@@ -164,3 +164,19 @@ def test_outcomes_built_field_by_field_equal_their_dataclass_constructor() -> No
             again = DealOutcome(**{f.name: getattr(outcome, f.name) for f in fields(DealOutcome)})
             assert outcome == again
             assert repr(outcome) == repr(again)
+
+
+def test_deals_built_field_by_field_equal_their_dataclass_constructor() -> None:
+    # dealing.deal_cards sets the frozen Deal's fields one by one instead of calling its
+    # __init__ (an interpreted frame even compiled): every field must be set, to the value the
+    # constructor would give it, and the constructor must do nothing more.
+    assert not hasattr(Deal, "__post_init__")
+    for ruleset_id in RULESET_IDS:
+        ruleset = find_ruleset(ruleset_id)
+        for seed in range(20):
+            deal = deal_cards(ruleset, seed % ruleset.players, seed)
+            assert type(deal) is Deal
+            again = Deal(**{f.name: getattr(deal, f.name) for f in fields(Deal)})
+            assert deal == again
+            assert repr(deal) == repr(again)
+            assert hash(deal) == hash(again)

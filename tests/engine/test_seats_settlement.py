@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from engine.rulesets import find_ruleset
+from engine.rulesets import RULESET_IDS, find_ruleset
 from engine.seats import forehand_of, left_of, seat_at_distance, seats_from, seniority
 from engine.settlement import (
     contract_payments,
+    deal_ends,
+    deal_ends_after,
     ends_early,
     free_play_payments,
     pass_out_payments,
@@ -121,3 +125,27 @@ def test_early_stop_when_decided_free_play() -> None:
     assert not ends_early(russian, None, None, (4, 0, 0, 0))  # a sweep is still possible
     assert ends_early(russian, None, None, (5, 1, 0, 0))  # one left: seat 0 scores +1 anyway
     assert not ends_early(russian, None, None, (3, 2, 1, 0))  # seat 1 may still tie
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+@pytest.mark.parametrize("early_stop", ["rules", "never", "when_decided"])
+def test_deal_ends_after_a_count_of_tricks_agrees_with_deal_ends(
+    ruleset_id: str, early_stop: str
+) -> None:
+    # The play loops call deal_ends_after with their own count of tricks and the ruleset's two
+    # switches (and the fast path with its list of tricks won): it must decide as deal_ends.
+    ruleset = find_ruleset(ruleset_id, {"early_stop": early_stop})
+    games = [(None, None), *((c, s) for c in ruleset.contracts for s in range(ruleset.players))]
+    for won in itertools.product(range(ruleset.tricks + 1), repeat=ruleset.players):
+        played = sum(won)
+        if played > ruleset.tricks:
+            continue
+        for contract, soloist in games:
+            expected = deal_ends(ruleset, contract, soloist, won)
+            for tricks_won in (won, list(won)):
+                assert (
+                    deal_ends_after(
+                        played, ruleset.tricks, ruleset.early_stop, contract, soloist, tricks_won
+                    )
+                    is expected
+                ), (won, contract, soloist)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine.actions import PASS, Bid, NameTrump, PlayCard, parse_action
 from engine.cards import Card, CardSet, Suit, parse_cards
-from engine.dealing import Deal, fixed_deal
+from engine.dealing import Deal, deal_cards, fixed_deal
 from engine.errors import IllegalActionError, InvalidDealError
 from engine.events import BidMade, CardPlayed, ContractSet, DealEnded, TrickTaken, TrumpNamed
 from engine.phase import Phase
@@ -418,3 +420,52 @@ def test_hands_property_lists_every_seat() -> None:
     state = new_state()
     assert state.hands == state.deal.hands
     assert isinstance(state.hands[0], CardSet)
+
+
+def _bids_of(state: DealState) -> tuple[BidMade, ...]:
+    return tuple(BidMade(seat, action) for seat, action in state.history if type(action) is Bid)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_auction_record_is_right_whenever_it_is_first_asked_for(seed: int) -> None:
+    # The auction's BidMade records are built when asked for and kept on a value the states of
+    # one auction share, and a bid extends its parent's once built: asking at any point, or
+    # never until the end, on one branch or its sibling, must give every state its own auction.
+    ruleset = find_ruleset("standard")
+    rng = random.Random(seed)
+    state = DealState.new(ruleset, deal_cards(ruleset, seed % ruleset.players, seed))
+    while not state.is_over():
+        legal = state.legal_actions()
+        if rng.random() < 0.3:
+            assert state.auction == _bids_of(state)
+        if state.phase is Phase.AUCTION and len(legal) > 1:
+            first, second = state.apply(legal[0]), state.apply(legal[-1])
+            if rng.random() < 0.5:
+                assert first.auction == _bids_of(first)
+            assert second.auction == _bids_of(second)
+            assert first.auction == _bids_of(first)
+        state = state.apply(legal[rng.randrange(len(legal))])
+    assert state.auction == _bids_of(state)
+    assert state.auction_state.bids == state.auction
+
+
+@pytest.mark.parametrize("ruleset_id", ["standard", "three-player", "russian"])
+def test_the_history_holds_every_action_in_order_mid_trick_and_after(ruleset_id: str) -> None:
+    # The play records no history node per card: ``history`` reads the cards from the tricks
+    # and the trick in progress, which must give every action taken, by its seat, in order.
+    ruleset = find_ruleset(ruleset_id)
+    for seed in range(15):
+        rng = random.Random(seed)
+        state = DealState.new(ruleset, deal_cards(ruleset, seed % ruleset.players, seed))
+        taken: list[tuple[int, object]] = []
+        while not state.is_over():
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            seat = state.to_act
+            assert seat is not None
+            if type(action) is PlayCard:  # an equal, not the same, action object
+                action = PlayCard(action.card)
+            state = state.apply(action)
+            taken.append((seat, action))
+            assert state.history == tuple(taken)
+        assert state.actions == tuple(action for _, action in taken)

@@ -295,3 +295,17 @@ def test_duties_are_shared_objects(ruleset_id: str) -> None:
     ruleset = find_ruleset(ruleset_id)
     assert duties_for(ruleset, Suit.CLUBS) is duties_for(ruleset, Suit.CLUBS)
     assert duties_for(ruleset, Suit.CLUBS) is not duties_for(ruleset, Suit.SPADES)
+
+
+def test_duties_follow_the_ruleset_not_its_identity() -> None:
+    # duties_for caches by the ruleset's identity: an equal ruleset made afresh, and one whose
+    # switches differ, each get the duties of their own rules, trump by trump.
+    standard = find_ruleset("standard")
+    for options in ({}, {"head_rule": "suit"}, {"undertrump": "free"}):
+        ruleset = find_ruleset("standard", options)
+        again = find_ruleset("standard", options)
+        for trump in [*Suit, None]:
+            duties = duties_for(ruleset, trump)
+            assert duties is duties_for(again, trump)
+            assert duties.trump == (4 if trump is None else trump)
+            assert (duties == duties_for(standard, trump)) is (not options)
