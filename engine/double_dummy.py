@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Final
 
 from engine.cards import RANK_COUNT, SUIT_COUNT, Suit
@@ -54,6 +55,9 @@ __all__ = ["BudgetExceeded", "DoubleDummy", "SolverStats"]
 
 _SUIT_BITS: Final = (1 << RANK_COUNT) - 1
 
+
+# A table of results by two trick counts (see _fixed_results), None where undecided.
+_Results = tuple[tuple[bool | None, ...], ...]
 
 _CLOCK_EVERY: Final = 1023  # look at the clock after every 1024 positions (a mask)
 
@@ -198,8 +202,8 @@ class _Search:
         self.players: int = solver._players
         self.soloist: int = solver.soloist
         self.left_of: tuple[int, ...] = solver._left
-        self.fixed: list[list[bool | None]] = solver._fixed
-        self.ranges: list[list[bool | None]] = solver._ranges
+        self.fixed: _Results = solver._fixed
+        self.ranges: _Results = solver._ranges
         self.trump_mask: int = solver._trump_mask
         self.defenders_per_trick: int = solver._players - 1
         self.total: int = solver._tricks
@@ -476,17 +480,20 @@ def _stable_sorted(cards: list[int], keys: list[int]) -> list[int]:
     return out
 
 
-def _fixed_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
+# Both tables are made once per contract: a bot builds solvers at every decision (one per
+# contract and trump at a bid), and a table costs a few hundred made_with calls.
+@cache
+def _fixed_results(contract: Contract, tricks: int) -> _Results:
     """``fixed[taken][left]``: the result when it no longer depends on the ``left`` tricks to
     come (the soloist has taken ``taken``), else None."""
-    table: list[list[bool | None]] = []
+    table: list[tuple[bool | None, ...]] = []
     for taken in range(tricks + 1):
         row: list[bool | None] = []
         for left in range(tricks + 1):
             results = {contract.made_with(taken + more) for more in range(left + 1)}
             row.append(results.pop() if len(results) == 1 else None)
-        table.append(row)
-    return table
+        table.append(tuple(row))
+    return tuple(table)
 
 
 def _runs(
@@ -512,14 +519,15 @@ def _runs(
     return runs
 
 
-def _range_results(contract: Contract, tricks: int) -> list[list[bool | None]]:
+@cache
+def _range_results(contract: Contract, tricks: int) -> _Results:
     """``ranges[low][high]``: the result when the soloist ends with ``low`` to ``high`` tricks,
     if it is the same over the whole range (and the range is not empty), else None."""
-    table: list[list[bool | None]] = []
+    table: list[tuple[bool | None, ...]] = []
     for low in range(tricks + 1):
         row: list[bool | None] = []
         for high in range(tricks + 1):
             results = {contract.made_with(taken) for taken in range(low, high + 1)}
             row.append(results.pop() if len(results) == 1 else None)
-        table.append(row)
-    return table
+        table.append(tuple(row))
+    return tuple(table)
