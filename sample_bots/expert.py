@@ -43,11 +43,12 @@ DEFAULT_LEVEL: Final = 4
 BID_MARGIN: Final = 0.25  # of the contract's value V: the solver sees every hand, players don't
 # A zero contract's margin is negative: there the all-seeing solver errs the other way, its
 # defenders always finding the soloist's weak card. In duels against montecarlo the expert's
-# bettels made 80% at an expected +2.5 chips (a 57% chance), and bidding them down to an
-# estimate of -3 chips (this margin, against passing's -1.2) came out at +0.37 chips a deal,
-# against +0.07 down to -1.2 and -0.47 down to +0.3 (python -m bench.duel --clock cpu, the
-# same 30 deals; each within its +-2.3 interval, so a lean, not a proof).
-ZERO_MARGIN: Final = -0.3
+# bettels made 80% at an expected -0.6 to +2.5 chips (a 48-57% chance), and bidding them down
+# to lower estimates did better at every step: margin +0.25 (bid above +0.3 chips) -0.47
+# chips a deal, 0 (above -1.2) +0.07, -0.3 (above -3.0) +0.37, -0.6 (above -4.8) +0.67
+# (python -m bench.duel --clock cpu, the same 30 deals; each within its +-2.3 interval, so a
+# trend, not a proof).
+ZERO_MARGIN: Final = -0.6
 SOLVER_SHARE: Final = 0.7  # of a decision's time for the solver; the rest for more playouts
 SOLVER_PRIOR: Final = 8.0  # n solved samples weigh n / (n + SOLVER_PRIOR) against the playouts
 PLAYOUTS_PER_SAMPLE: Final = 32  # the playouts' cap, per solved sample of the level
