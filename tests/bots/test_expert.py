@@ -19,7 +19,7 @@ from engine.phase import Phase
 from engine.rulesets import RULESET_IDS, find_ruleset
 from engine.state import DealState
 from engine.trick_rules import duties_for
-from sample_bots.expert import LEVEL_SAMPLES, ExpertBot, level_samples, made_payoff
+from sample_bots.expert import LEVEL_PLAYOUTS, LEVEL_SAMPLES, ExpertBot, level_samples, made_payoff
 from sample_bots.montecarlo import MIN_THINK_MS, card_index
 from sample_bots.registry import make_bot
 from sample_bots.sdk import Bot, parse_card, resolve_answer
@@ -135,6 +135,7 @@ def test_levels_cap_the_samples_and_a_bad_level_is_refused() -> None:
                 codec.choice_to_action(resolve_answer(request, bot.decide(request)), state.phase)
             )
             assert bot.samples_last <= level_samples(1)
+            assert bot.playouts_last <= LEVEL_PLAYOUTS[1] * level_samples(1)
 
 
 def test_made_payoff_is_the_engines_settlement() -> None:
