@@ -353,46 +353,23 @@ class _Search:
             for other_seat in range(players):
                 if other_seat != soloist:
                     others |= hands[other_seat]
-            sure = lost = 0
+            sure = 0
             high = won + left
             trump_mask = self.trump_mask
             if trump_mask:
                 # Sure tricks: the trumps no card of the other side beats (see above).
-                mask = own & trump_mask
-                while mask:
-                    low = mask & -mask
-                    if not beats[low.bit_length() - 1] & others:
-                        sure += 1
-                    mask ^= low
-                mask = others & trump_mask
-                while mask:
-                    low = mask & -mask
-                    if not beats[low.bit_length() - 1] & own:
-                        lost += 1
-                    mask ^= low
+                sure = _unbeaten(own & trump_mask, others, beats)
+                lost = _unbeaten(others & trump_mask, own, beats)
                 high -= -(-lost // self.defenders_per_trick)
             # Masters on lead (see above): a soloist that wants tricks can lead each of its
             # masters in turn, keeping the lead (a soloist of a zero or exact goal need not:
             # no bound); defenders holding nothing but masters take every trick left, whatever
             # anyone plays.
             if seat == soloist:
-                masters = 0
-                mask = own if self.rising_goal else 0
-                while mask:
-                    low = mask & -mask
-                    if not beats[low.bit_length() - 1] & others:
-                        masters += 1
-                    mask ^= low
-                sure = max(sure, masters)
-            else:
-                mask = others
-                while mask:
-                    low = mask & -mask
-                    if beats[low.bit_length() - 1] & own:
-                        break
-                    mask ^= low
-                if not mask:
-                    high = won
+                if self.rising_goal:
+                    sure = max(sure, _unbeaten(own, others, beats))
+            elif _unbeaten(others, own, beats) == others.bit_count():
+                high = won
             if sure or high < won + left:
                 result = self.ranges[min(won + sure, high)][high]
                 if result is not None:
@@ -463,6 +440,17 @@ class _Search:
         if in_trick == 0:
             self.table[(*hands, leader, won)] = outcome
         return outcome
+
+
+def _unbeaten(cards: int, other: int, beats: tuple[int, ...]) -> int:
+    """How many of ``cards`` no card of ``other`` beats."""
+    count = 0
+    while cards:
+        low = cards & -cards
+        if not beats[low.bit_length() - 1] & other:
+            count += 1
+        cards ^= low
+    return count
 
 
 def _stable_sorted(cards: list[int], keys: list[int]) -> list[int]:

@@ -272,19 +272,34 @@ class ExpertBot(MonteCarloBot):
     def bid_values(
         self, request: bot_pb2.DecisionRequest, ruleset: Ruleset, contract_ids: Sequence[str]
     ) -> dict[str, float]:
-        """Expected chips of playing each contract as soloist (leading), with its best trump:
-        each sampled deal is solved for every contract and trump (the chances blended with
-        playouts, as for a card). The deals are shared, so the contracts are compared on the
-        same cards, and one solve can answer several: a soloist who cannot take k tricks with a
-        trump cannot take more with it, so a failed lower target fails the higher ones unsolved.
-        """
-        view = request.view
-        seat = view.seat
+        """Expected chips of playing each contract as soloist (leading), with its best trump,
+        every contract and trump judged on the same sampled deals (see ``option_values``)."""
         options: list[tuple[Contract, Suit | None]] = []
         for contract_id in contract_ids:
             contract = ruleset.contract(contract_id)
             for trump in list(Suit) if contract.trump else [None]:
                 options.append((contract, trump))
+        values: dict[str, float] = {}
+        chips = self.option_values(request, ruleset, options, self.deadline(request))
+        for (contract, _), value in zip(options, chips, strict=True):
+            values[contract.id] = max(value, values.get(contract.id, value))
+        return values
+
+    def option_values(
+        self,
+        request: bot_pb2.DecisionRequest,
+        ruleset: Ruleset,
+        options: Sequence[tuple[Contract, Suit | None]],
+        deadline: float,
+    ) -> list[float]:
+        """Expected chips of playing each (contract, trump) as soloist (leading): its chance
+        of being made over sampled deals, the solver's and the playouts' blended, settled by
+        the engine. Every option is solved on the same deals, so they are compared on the same
+        cards, and one solve can answer several: a soloist who cannot take k tricks with a
+        trump cannot take more with it, so a failed lower target fails the higher ones unsolved.
+        """
+        view = request.view
+        seat = view.seat
         # The option whose failure implies this one's (the next lower target, same trump).
         implied_by: list[int | None] = []
         for contract, trump in options:
@@ -300,13 +315,14 @@ class ExpertBot(MonteCarloBot):
             implied_by.append(max(targets)[1] if targets else None)
         order = sorted(range(len(options)), key=lambda i: options[i][0].tricks)
         solvers = [DoubleDummy(ruleset, contract, seat, trump) for contract, trump in options]
-        hands, counts, unseen, forbidden = self.world(view, ruleset, duties_for(ruleset, None))
+        hands, counts, unseen, forbidden = self.world(
+            view, ruleset, duties_for(ruleset, options[0][1])
+        )
         playout = Playout(ruleset, self.rng)
         zeros = [0] * ruleset.players
         solved_made = [0] * len(options)
         played_made = [0] * len(options)
         start = self.clock()
-        deadline = self.deadline(request)
         solve_end = start + SOLVER_SHARE * (deadline - start)
         solved = played = 0
 
@@ -339,13 +355,12 @@ class ExpertBot(MonteCarloBot):
             play_out(self.sample(hands, counts, unseen, forbidden)[: ruleset.players])
             played += 1
         self.samples_last, self.playouts_last = solved, played
-        values: dict[str, float] = {}
+        values: list[float] = []
         for i, (contract, _) in enumerate(options):
             chance = blend(solved_made[i], solved, played_made[i], played)
             win = made_payoff(ruleset, contract, True)
             lose = made_payoff(ruleset, contract, False)
-            value = chance * win + (1 - chance) * lose
-            values[contract.id] = max(value, values.get(contract.id, value))
+            values.append(chance * win + (1 - chance) * lose)
         return values
 
     def margin(self, contract: Contract) -> float:
@@ -371,47 +386,7 @@ class ExpertBot(MonteCarloBot):
         trumps: Sequence[Suit | None],
         deadline: float,
     ) -> list[float]:
-        """Expected chips of playing ``contract_id`` as soloist (leading) with each trump:
-        its chance of being made over sampled deals (the solver's and the playouts' blended),
-        settled by the engine."""
-        view = request.view
+        """Expected chips of playing ``contract_id`` as soloist (leading) with each trump (see
+        ``option_values``): the trump's choice."""
         contract = ruleset.contract(contract_id)
-        hands, counts, unseen, forbidden = self.world(view, ruleset, duties_for(ruleset, trumps[0]))
-        solved_made = [0] * len(trumps)
-        played_made = [0] * len(trumps)
-        solvers = [DoubleDummy(ruleset, contract, view.seat, trump) for trump in trumps]
-        playout = Playout(ruleset, self.rng)
-        zeros = [0] * ruleset.players
-        start = self.clock()
-        solve_end = start + SOLVER_SHARE * (deadline - start)
-        solved = played = 0
-
-        def play_out(dealt: list[int]) -> None:
-            for i, trump in enumerate(trumps):
-                deal = Deal(dealt, view.seat, [], list(zeros), view.seat, contract, trump)
-                won = playout.run(deal)
-                played_made[i] += contract.made_with(won[view.seat])
-
-        while self.more(solved) and self.clock() < solve_end:
-            dealt = self.sample(hands, counts, unseen, forbidden)[: ruleset.players]
-            results = []
-            try:
-                for solver in solvers:
-                    solver.deadline, solver.clock = solve_end, self.clock
-                    solver.clear()  # a new deal: its positions never recur
-                    results.append(solver.makes(dealt, zeros, view.seat))
-            except BudgetExceeded:
-                break
-            for i, result in enumerate(results):
-                solved_made[i] += result
-            solved += 1
-            play_out(dealt)
-            played += 1
-        while played < MIN_PLAYOUTS or (self.more_playouts(played) and self.clock() < deadline):
-            play_out(self.sample(hands, counts, unseen, forbidden)[: ruleset.players])
-            played += 1
-        win, lose = made_payoff(ruleset, contract, True), made_payoff(ruleset, contract, False)
-        chances = [
-            blend(solved_made[i], solved, played_made[i], played) for i in range(len(trumps))
-        ]
-        return [chance * win + (1 - chance) * lose for chance in chances]
+        return self.option_values(request, ruleset, [(contract, t) for t in trumps], deadline)
