@@ -248,7 +248,9 @@ _NAME_TRUMP: Final = NameTrump
 _PASS: Final = PASS
 _NAME_TRUMPS: Final = NAME_TRUMPS
 # Each card alone in a tuple, by index: a card joins the trick by one tuple concatenation.
-_ALONE: Final = tuple((card,) for card in CARDS)
+# Typed as tuples of any length: compiled, a tuple[Card] is unboxed into a C struct on reading
+# and boxed again into a fresh tuple on use, the very allocation this table is to save.
+_ALONE: Final[tuple[tuple[Card, ...], ...]] = tuple((card,) for card in CARDS)
 
 
 class DealState:
