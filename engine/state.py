@@ -48,7 +48,7 @@ from engine.auction import (
     lowest_legal_level,
     next_to_speak,
 )
-from engine.cards import CARDS, RANK_COUNT, Card, CardSet, Suit
+from engine.cards import CARDS, Card, CardSet, Suit
 from engine.dealing import Deal, trusted_card_set, validate_deal
 from engine.errors import IllegalActionError
 from engine.events import (
@@ -66,8 +66,10 @@ from engine.rulesets import Contract, PassOut, Ruleset
 from engine.seats import forehand_of, left_of_each, seat_after
 from engine.settlement import deal_ends_after, deal_outcome
 from engine.trick_rules import (
+    CARD_BITS,
     NO_CARD,
     NO_TRICK,
+    RANK_BITS,
     PlayDuties,
     canonical_play_cards,
     duties_for,
@@ -787,9 +789,9 @@ class DealState:
             events.append(CardPlayed(seat, card))
         # engine.trick_rules.add_to_trick, inlined: the hot path reads its tables directly.
         duties: PlayDuties = game.duties  # type: ignore[assignment]
-        new._win = win = duties.takes[self._win][index]
-        new._head = head = duties.heads[self._head][index]
-        new._led = head // RANK_COUNT
+        new._win = win = duties.takes_flat[self._win << CARD_BITS | index]
+        new._head = head = duties.heads_flat[self._head << CARD_BITS | index]
+        new._led = head >> RANK_BITS
         new._win_seat = seat if win == index else self._win_seat
         trick = self._trick + _ALONE[index]  # one allocation; (*trick, card) makes a list too
         if len(trick) < ctx.players:
