@@ -284,8 +284,19 @@ def _play(
     # a bounds check, a reference count and an unboxing.
     takes, heads = duties.takes_flat, duties.heads_flat
     picks = duties.suit_indices_flat
+    # Without a policy (nobody looks at ``hands`` until the playout returns) and with hands
+    # that share no card, a card played clears one bit of a native int, and each hand is that
+    # seat's cards at the start & it: compiled, a hand stored back into the list is a fresh
+    # boxed int at every card. ``hands`` is written once, at the end.
+    start = tuple(hands)
+    unplayed = 0
+    packed = policy is None
+    for mask in start:
+        if unplayed & mask:
+            packed = False  # a card in two hands (trusted input): each hand on its own
+        unplayed |= mask
     while True:
-        hand = hands[seat]
+        hand = start[seat] & unplayed if packed else hands[seat]
         mask = legal_card_mask(hand, led, win, head, duties)
         if policy is None:
             # legal[randrange(len(legal))] for legal = canonical_card_indices(mask, duties),
@@ -322,7 +333,10 @@ def _play(
             index = policy(seat, mask, in_trick, win, win_seat, won)
         if record is not None:
             record.append(PLAY_CARDS[index])
-        hands[seat] = hand ^ 1 << index
+        if packed:
+            unplayed ^= 1 << index
+        else:
+            hands[seat] = hand ^ 1 << index
         # engine.trick_rules.add_to_trick, inlined: this loop reads its tables directly.
         win = takes[win << CARD_BITS | index]
         head = heads[head << CARD_BITS | index]
@@ -336,6 +350,9 @@ def _play(
         won[win_seat] = won[win_seat] + 1  # R8.4: the trick is complete (typed, not generic +=)
         played += 1
         if deal_ends_after(played, tricks, early_stop, contract, soloist, won):
+            if packed:
+                for position in range(len(start)):
+                    hands[position] = start[position] & unplayed
             return
         seat = win_seat  # R8.1: the winner leads the next trick
         in_trick = 0
