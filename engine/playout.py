@@ -64,6 +64,15 @@ _ONE_SUIT: Final = (1 << RANK_COUNT) - 1  # the eight bits of one suit in a card
 # How many cards each 8-bit suit mask holds: compiled (setup.py), a tuple lookup is a few
 # instructions where ``int.bit_count()`` is a method call on a boxed int.
 _CARDS_IN: Final = tuple(bin(bits).count("1") for bits in range(_ONE_SUIT + 1))
+# left_of_each by the number of players: every playout asks, and a table is a tuple built.
+_LEFT_OF_EACH: Final = {players: left_of_each(players) for players in range(1, 9)}
+
+
+def _left_of_each(players: int) -> tuple[int, ...]:
+    left = _LEFT_OF_EACH.get(players)
+    return left_of_each(players) if left is None else left
+
+
 # Where each suit's tables start in PlayDuties.suit_indices_flat (clubs at 0).
 _SPADES_ROW: Final = 1 << RANK_COUNT
 _HEARTS_ROW: Final = 2 << RANK_COUNT
@@ -275,7 +284,7 @@ def _play(
     exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
     getrandbits = rng.getrandbits
     randrange = rng.randrange
-    left = left_of_each(players)
+    left = _left_of_each(players)
     tricks, early_stop = ruleset.tricks, ruleset.early_stop
     played = 0
     for count in won:

@@ -213,7 +213,7 @@ def deal_outcome(
     # an interpreted frame setting each of the twelve fields through object.__setattr__ (the
     # frozen dataclass refuses its own), near a tenth of a fast playout; compiled here, each
     # field is one C call.
-    outcome = object.__new__(DealOutcome)
+    outcome = _new_outcome(DealOutcome)
     object.__setattr__(outcome, "dealer", deal.dealer)
     object.__setattr__(outcome, "soloist", soloist)
     object.__setattr__(outcome, "contract", contract.id if contract is not None else None)
@@ -229,6 +229,9 @@ def deal_outcome(
     return outcome
 
 
+# DealOutcome.__new__ (object's) bound once: compiled, ``object.__new__(DealOutcome)`` looks up
+# ``object`` in the builtins module and ``__new__`` on it at every deal.
+_new_outcome: Final = DealOutcome.__new__
 _NO_CARDS_LEFT: Final = {players: (CardSet(),) * players for players in range(1, 9)}
 
 
