@@ -62,17 +62,23 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     players = plan.players
     if not 0 <= dealer < players:
         _check_dealer(ruleset, dealer)
-    row_of_position = plan.row_of_position
     cards = list(plan.order)
     _shuffle(cards, seed)
-    rows = [0] * plan.rows
-    for position in range(len(cards)):
-        rows[row_of_position[position]] |= 1 << cards[position]
+    # Row by row, each into a local int: compiled, a list of rows costs a boxed read and write
+    # per card.
+    positions_of_row = plan.positions_of_row
     hands = [_NO_CARDS] * players
     for distance in range(players):
-        seat = seat_at_distance(dealer, distance, players)
-        hands[seat] = trusted_card_set(rows[distance])
-    blind = trusted_card_set(rows[players]) if plan.blind else _NO_CARDS
+        mask = 0
+        for position in positions_of_row[distance]:
+            mask |= 1 << cards[position]
+        hands[seat_at_distance(dealer, distance, players)] = trusted_card_set(mask)
+    blind = _NO_CARDS
+    if plan.blind:
+        mask = 0
+        for position in positions_of_row[players]:
+            mask |= 1 << cards[position]
+        blind = trusted_card_set(mask)
     # Deal's own __init__, field for field (a test holds the two together): compiled (setup.py),
     # the frozen dataclass's constructor still runs its generated __init__, an interpreted frame
     # setting each field through object.__setattr__; here each field is one C call.
@@ -100,7 +106,7 @@ class _Plan:
         "hand_size",
         "order",
         "players",
-        "row_of_position",
+        "positions_of_row",
         "rows",
         "ruleset",
     )
@@ -112,7 +118,11 @@ class _Plan:
         self.deck = _deck_mask(ruleset.ranks)
         self.rows = ruleset.deal_rows
         self.blind = ruleset.blind
-        self.order, self.row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, self.rows)
+        self.order, row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, self.rows)
+        # The deck positions each row receives (R3.2), in order.
+        self.positions_of_row = tuple(
+            tuple(p for p, r in enumerate(row_of_position) if r == row) for row in range(self.rows)
+        )
 
 
 # By the ruleset's identity, as engine.state's facts: each entry holds its ruleset, so its id
@@ -130,6 +140,9 @@ def _plan_of(ruleset: Ruleset) -> _Plan:
     return plan
 
 
+# CardSet.__new__ (object's) bound once: compiled, ``object.__new__(CardSet)`` looks up
+# ``object`` in the builtins module and ``__new__`` on it at every call.
+_new_card_set: Final = CardSet.__new__
 _NO_CARDS: Final = CardSet()  # sets are immutable: one empty one serves every deal
 
 
@@ -140,7 +153,7 @@ def trusted_card_set(mask: int) -> CardSet:
     >>> trusted_card_set(0b101) == CardSet.from_mask(0b101)
     True
     """
-    cards = object.__new__(CardSet)
+    cards = _new_card_set(CardSet)
     object.__setattr__(cards, "mask", mask)  # CardSet's own __setattr__ refuses: immutable
     return cards
 

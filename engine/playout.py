@@ -42,8 +42,10 @@ from engine.seats import forehand_of, left_of_each, seat_after
 from engine.settlement import deal_ends_after, deal_outcome
 from engine.state import DealState
 from engine.trick_rules import (
+    CARD_BITS,
     NO_CARD,
     NO_TRICK,
+    RANK_BITS,
     duties_for,
     legal_card_mask,
     trick_state,
@@ -62,6 +64,19 @@ _ONE_SUIT: Final = (1 << RANK_COUNT) - 1  # the eight bits of one suit in a card
 # How many cards each 8-bit suit mask holds: compiled (setup.py), a tuple lookup is a few
 # instructions where ``int.bit_count()`` is a method call on a boxed int.
 _CARDS_IN: Final = tuple(bin(bits).count("1") for bits in range(_ONE_SUIT + 1))
+# left_of_each by the number of players: every playout asks, and a table is a tuple built.
+_LEFT_OF_EACH: Final = {players: left_of_each(players) for players in range(1, 9)}
+
+
+def _left_of_each(players: int) -> tuple[int, ...]:
+    left = _LEFT_OF_EACH.get(players)
+    return left_of_each(players) if left is None else left
+
+
+# Where each suit's tables start in PlayDuties.suit_indices_flat (clubs at 0).
+_SPADES_ROW: Final = 1 << RANK_COUNT
+_HEARTS_ROW: Final = 2 << RANK_COUNT
+_DIAMONDS_ROW: Final = 3 << RANK_COUNT
 
 
 def playout_deal(
@@ -269,24 +284,41 @@ def _play(
     exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
     getrandbits = rng.getrandbits
     randrange = rng.randrange
-    left = left_of_each(players)
+    left = _left_of_each(players)
     tricks, early_stop = ruleset.tricks, ruleset.early_stop
     played = 0
     for count in won:
         played += count
-    takes, heads = duties.takes, duties.heads
-    suit_indices = duties.suit_indices
+    # The flat tables (one lookup each, see PlayDuties): compiled, every tuple read here is
+    # a bounds check, a reference count and an unboxing.
+    takes, heads = duties.takes_flat, duties.heads_flat
+    picks = duties.suit_indices_flat
+    # Without a policy (nobody looks at ``hands`` until the playout returns) and with hands
+    # that share no card, a card played clears one bit of a native int, and each hand is that
+    # seat's cards at the start & it: compiled, a hand stored back into the list is a fresh
+    # boxed int at every card. ``hands`` is written once, at the end.
+    start = tuple(hands)
+    unplayed = 0
+    packed = policy is None
+    for mask in start:
+        if unplayed & mask:
+            packed = False  # a card in two hands (trusted input): each hand on its own
+        unplayed |= mask
     while True:
-        mask = legal_card_mask(hands[seat], led, win, head, duties)
+        hand = start[seat] & unplayed if packed else hands[seat]
+        mask = legal_card_mask(hand, led, win, head, duties)
         if policy is None:
             # legal[randrange(len(legal))] for legal = canonical_card_indices(mask, duties),
-            # without building the list: count, draw, then find the card suit by suit.
-            n = (
-                _CARDS_IN[mask & _ONE_SUIT]
-                + _CARDS_IN[mask >> RANK_COUNT & _ONE_SUIT]
-                + _CARDS_IN[mask >> 2 * RANK_COUNT & _ONE_SUIT]
-                + _CARDS_IN[mask >> 3 * RANK_COUNT]
-            )
+            # without building the list: count suit by suit, draw, then find the card in its
+            # suit's low-to-high table.
+            clubs = mask & _ONE_SUIT
+            spades = mask >> RANK_COUNT & _ONE_SUIT
+            hearts = mask >> 2 * RANK_COUNT & _ONE_SUIT
+            diamonds = mask >> 3 * RANK_COUNT
+            in_clubs = _CARDS_IN[clubs]
+            in_spades = _CARDS_IN[spades]
+            in_hearts = _CARDS_IN[hearts]
+            n = in_clubs + in_spades + in_hearts + _CARDS_IN[diamonds]
             if exact:
                 k = n.bit_length()
                 choice = getrandbits(k)
@@ -294,33 +326,42 @@ def _play(
                     choice = getrandbits(k)
             else:
                 choice = randrange(n)
-            suit = 0
-            bits = mask & _ONE_SUIT
-            size = _CARDS_IN[bits]
-            while choice >= size:
-                choice -= size
-                suit += 1
-                bits = mask >> (suit * RANK_COUNT) & _ONE_SUIT
-                size = _CARDS_IN[bits]
-            index = suit_indices[suit][bits][choice]
+            if choice < in_clubs:
+                index = picks[clubs][choice]
+            else:
+                choice -= in_clubs
+                if choice < in_spades:
+                    index = picks[_SPADES_ROW | spades][choice]
+                else:
+                    choice -= in_spades
+                    if choice < in_hearts:
+                        index = picks[_HEARTS_ROW | hearts][choice]
+                    else:
+                        index = picks[_DIAMONDS_ROW | diamonds][choice - in_hearts]
         else:
             index = policy(seat, mask, in_trick, win, win_seat, won)
         if record is not None:
             record.append(PLAY_CARDS[index])
-        hands[seat] ^= 1 << index
+        if packed:
+            unplayed ^= 1 << index
+        else:
+            hands[seat] = hand ^ 1 << index
         # engine.trick_rules.add_to_trick, inlined: this loop reads its tables directly.
-        win = takes[win][index]
-        head = heads[head][index]
+        win = takes[win << CARD_BITS | index]
+        head = heads[head << CARD_BITS | index]
         if win == index:
             win_seat = seat
         in_trick += 1
         if in_trick < players:
-            led = head // RANK_COUNT
+            led = head >> RANK_BITS
             seat = left[seat]
             continue
-        won[win_seat] += 1  # R8.4: the trick is complete
+        won[win_seat] = won[win_seat] + 1  # R8.4: the trick is complete (typed, not generic +=)
         played += 1
         if deal_ends_after(played, tricks, early_stop, contract, soloist, won):
+            if packed:
+                for position in range(len(start)):
+                    hands[position] = start[position] & unplayed
             return
         seat = win_seat  # R8.1: the winner leads the next trick
         in_trick = 0

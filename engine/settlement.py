@@ -182,7 +182,25 @@ def deal_outcome(
     made: bool | None = None
     pool_delta = 0
     if contract is not None and soloist is not None:
-        made, payments, pool_delta = contract_payments(ruleset, contract, soloist, tricks_won, pool)
+        # The settlement table of this ruleset (see _Settlement): two lookups where
+        # contract_payments runs Contract.made_with, an interpreted frame, and builds a list.
+        table = _settlement_of(ruleset)
+        level = table.levels.get(id(contract), -1)
+        taken = tricks_won[soloist]
+        if (
+            level >= 0
+            and table.contracts[level] is contract
+            and not pool
+            and len(tricks_won) == table.players
+            and 0 <= soloist < table.players
+            and 0 <= taken <= table.tricks
+        ):
+            made = table.made[level][taken]
+            payments = table.payments[level][soloist][1 if made else 0]
+        else:
+            made, payments, pool_delta = contract_payments(
+                ruleset, contract, soloist, tricks_won, pool
+            )
     elif ruleset.pass_out is PassOut.FREE_PLAY:
         payments = free_play_payments(tricks_won, ruleset.tricks)
     else:
@@ -195,7 +213,7 @@ def deal_outcome(
     # an interpreted frame setting each of the twelve fields through object.__setattr__ (the
     # frozen dataclass refuses its own), near a tenth of a fast playout; compiled here, each
     # field is one C call.
-    outcome = object.__new__(DealOutcome)
+    outcome = _new_outcome(DealOutcome)
     object.__setattr__(outcome, "dealer", deal.dealer)
     object.__setattr__(outcome, "soloist", soloist)
     object.__setattr__(outcome, "contract", contract.id if contract is not None else None)
@@ -211,7 +229,65 @@ def deal_outcome(
     return outcome
 
 
+# DealOutcome.__new__ (object's) bound once: compiled, ``object.__new__(DealOutcome)`` looks up
+# ``object`` in the builtins module and ``__new__`` on it at every deal.
+_new_outcome: Final = DealOutcome.__new__
 _NO_CARDS_LEFT: Final = {players: (CardSet(),) * players for players in range(1, 9)}
+
+
+class _Settlement:
+    """One ruleset's contract settlements without a pool, tabled from
+    :func:`contract_payments` itself, so the two cannot disagree: ``made[level][tricks]``
+    whether the soloist's tricks make the contract of that level, and
+    ``payments[level][soloist][made]`` the chips that then move (a test holds them to it)."""
+
+    __slots__ = ("contracts", "levels", "made", "payments", "players", "ruleset", "tricks")
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.players = players = ruleset.players
+        self.tricks = tricks = ruleset.tricks
+        self.contracts = contracts = ruleset.contracts
+        self.levels = {id(contract): level for level, contract in enumerate(contracts)}
+        made: list[tuple[bool, ...]] = []
+        payments: list[tuple[tuple[tuple[int, ...], ...], ...]] = []
+        for contract in contracts:
+            made.append(tuple(contract.made_with(taken) for taken in range(tricks + 1)))
+            by_seat: list[tuple[tuple[int, ...], ...]] = []
+            for soloist in range(players):
+                by_result: list[tuple[int, ...]] = []
+                # A trick count that fails the contract, then one that makes it (if any).
+                for wanted in (False, True):
+                    taken = next(
+                        (t for t in range(tricks + 1) if contract.made_with(t) is wanted), None
+                    )
+                    if taken is None:
+                        by_result.append(())  # never reached: made[level] has no such count
+                        continue
+                    won = [0] * players
+                    won[soloist] = taken
+                    by_result.append(
+                        contract_payments(ruleset, contract, soloist, tuple(won), 0)[1]
+                    )
+                by_seat.append(tuple(by_result))
+            payments.append(tuple(by_seat))
+        self.made = tuple(made)
+        self.payments = tuple(payments)
+
+
+# By the ruleset's identity, as engine.state's facts: each entry holds its ruleset (and so its
+# contracts: ``levels`` is keyed by their ids), so no id is reused while it is here.
+_SETTLEMENTS: Final[dict[int, _Settlement]] = {}
+_SETTLEMENTS_KEPT: Final = 64
+
+
+def _settlement_of(ruleset: Ruleset) -> _Settlement:
+    table = _SETTLEMENTS.get(id(ruleset))
+    if table is None or table.ruleset is not ruleset:
+        if len(_SETTLEMENTS) >= _SETTLEMENTS_KEPT:
+            _SETTLEMENTS.clear()
+        table = _SETTLEMENTS[id(ruleset)] = _Settlement(ruleset)
+    return table
 
 
 def _free_play_decided(tricks_won: Sequence[int], left: int, tricks: int) -> bool:

@@ -48,7 +48,7 @@ from engine.auction import (
     lowest_legal_level,
     next_to_speak,
 )
-from engine.cards import CARDS, RANK_COUNT, Card, CardSet, Suit
+from engine.cards import CARDS, Card, CardSet, Suit
 from engine.dealing import Deal, trusted_card_set, validate_deal
 from engine.errors import IllegalActionError
 from engine.events import (
@@ -66,8 +66,10 @@ from engine.rulesets import Contract, PassOut, Ruleset
 from engine.seats import forehand_of, left_of_each, seat_after
 from engine.settlement import deal_ends_after, deal_outcome
 from engine.trick_rules import (
+    CARD_BITS,
     NO_CARD,
     NO_TRICK,
+    RANK_BITS,
     PlayDuties,
     canonical_play_cards,
     duties_for,
@@ -103,7 +105,18 @@ class _RulesetFacts:
     and the two switches read after every trick (a Ruleset's fields are attribute lookups on
     an interpreted class; these are native fields)."""
 
-    __slots__ = ("bid_actions", "early_stop", "left", "levels", "players", "ruleset", "tricks")
+    __slots__ = (
+        "bid_actions",
+        "early_stop",
+        "left",
+        "levels",
+        "no_hands",
+        "players",
+        "ruleset",
+        "tricks",
+        "won_by_code",
+        "won_units",
+    )
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
@@ -113,6 +126,19 @@ class _RulesetFacts:
         self.left = left_of_each(ruleset.players)
         self.bid_actions = tuple(Bid(c.id) for c in ruleset.contracts)
         self.levels = {c.id: level for level, c in enumerate(ruleset.contracts)}
+        # Every hand's mask once all the cards are played: the common end of a deal.
+        self.no_hands = (0,) * ruleset.players
+        # The tricks won per seat as one tuple per count, shared by every deal of the ruleset:
+        # a state carries the counts also as a code (_WON_BITS per seat, see _won_code), and a
+        # trick taken looks the next tuple up by it instead of building a list and a tuple.
+        # At most one entry per way of sharing out up to ``tricks`` tricks: a bounded table.
+        self.won_units = tuple(1 << _WON_BITS * seat for seat in range(ruleset.players))
+        self.won_by_code: dict[int, tuple[int, ...]] = {0: (0,) * ruleset.players}
+
+
+# Bits per seat in a state's code of the tricks won (_RulesetFacts.won_by_code): room for
+# 255 tricks a seat, far more than any deck deals.
+_WON_BITS: Final = 8
 
 
 # By the ruleset's identity: a Ruleset hashes by value, all its fields, which costs more than
@@ -140,6 +166,7 @@ class _Context:
         "dealer",
         "dealt",
         "early_stop",
+        "facts",
         "forehand",
         "left",
         "levels",
@@ -150,7 +177,7 @@ class _Context:
     )
 
     def __init__(self, ruleset: Ruleset, deal: Deal, pool: int) -> None:
-        facts = _facts_of(ruleset)
+        self.facts = facts = _facts_of(ruleset)
         self.ruleset = ruleset
         self.deal = deal
         self.dealt = tuple(hand.mask for hand in deal.hands)
@@ -223,7 +250,9 @@ _NAME_TRUMP: Final = NameTrump
 _PASS: Final = PASS
 _NAME_TRUMPS: Final = NAME_TRUMPS
 # Each card alone in a tuple, by index: a card joins the trick by one tuple concatenation.
-_ALONE: Final = tuple((card,) for card in CARDS)
+# Typed as tuples of any length: compiled, a tuple[Card] is unboxed into a C struct on reading
+# and boxed again into a fresh tuple on use, the very allocation this table is to save.
+_ALONE: Final[tuple[tuple[Card, ...], ...]] = tuple((card,) for card in CARDS)
 
 
 class DealState:
@@ -250,6 +279,7 @@ class DealState:
         "_unplayed",
         "_win",
         "_win_seat",
+        "_won_code",
     )
 
     _ctx: _Context
@@ -270,6 +300,8 @@ class DealState:
     _trick_log: tuple[_TrickRecord, ...]
     _tricks: tuple[TrickTaken, ...] | None
     _tricks_won: tuple[int, ...]
+    # _tricks_won as a code, _WON_BITS per seat: the key of its tuple in the facts' table.
+    _won_code: int
     _history: _History | None
     _outcome: DealOutcome | None
     _legal: int
@@ -301,7 +333,8 @@ class DealState:
         state._head = NO_CARD
         state._trick_log = ()
         state._tricks = None
-        state._tricks_won = (0,) * ruleset.players
+        state._tricks_won = ctx.facts.won_by_code[0]
+        state._won_code = 0
         state._history = None
         state._outcome = None
         state._legal = _UNKNOWN
@@ -643,6 +676,7 @@ class DealState:
         new._trick_log = self._trick_log
         new._tricks = self._tricks
         new._tricks_won = self._tricks_won
+        new._won_code = self._won_code
         new._history = self._history
         new._outcome = None
         new._legal = _UNKNOWN
@@ -748,15 +782,16 @@ class DealState:
         new._trick_log = self._trick_log
         new._tricks = self._tricks
         new._tricks_won = self._tricks_won
+        new._won_code = self._won_code
         new._unplayed = self._unplayed ^ 1 << index
         new._history = self._history  # the card is recorded by the trick (see _History)
         if events is not None:
             events.append(CardPlayed(seat, card))
         # engine.trick_rules.add_to_trick, inlined: the hot path reads its tables directly.
         duties: PlayDuties = game.duties  # type: ignore[assignment]
-        new._win = win = duties.takes[self._win][index]
-        new._head = head = duties.heads[self._head][index]
-        new._led = head // RANK_COUNT
+        new._win = win = duties.takes_flat[self._win << CARD_BITS | index]
+        new._head = head = duties.heads_flat[self._head << CARD_BITS | index]
+        new._led = head >> RANK_BITS
         new._win_seat = seat if win == index else self._win_seat
         trick = self._trick + _ALONE[index]  # one allocation; (*trick, card) makes a list too
         if len(trick) < ctx.players:
@@ -778,9 +813,14 @@ class DealState:
             self._tricks = None if tricks is None else (*tricks, taken)
             if events is not None:
                 events.append(taken)
-        won = list(self._tricks_won)
-        won[winner] += 1
-        self._tricks_won = tricks_won = tuple(won)
+        facts = ctx.facts
+        self._won_code = code = self._won_code + facts.won_units[winner]
+        tricks_won = facts.won_by_code.get(code)
+        if tricks_won is None:  # the first deal of the ruleset to reach these counts
+            won = list(self._tricks_won)
+            won[winner] += 1
+            tricks_won = facts.won_by_code[code] = tuple(won)
+        self._tricks_won = tricks_won
         self._trick = ()
         self._led = NO_TRICK
         self._win = self._head = NO_CARD
@@ -807,7 +847,7 @@ class DealState:
             trump=game.trump,
             passed_out=game.passed_out,
             tricks_won=self._tricks_won,
-            hands=self._hand_masks(),
+            hands=ctx.facts.no_hands if not self._unplayed else self._hand_masks(),
         )
         if events is not None:
             events.append(DealEnded.of(outcome))

@@ -42,9 +42,11 @@ from engine.cards import (
 from engine.rulesets import HeadRule, Ruleset, Stichzwang, Trumpfzwang, TrumpOrder, Undertrump
 
 __all__ = [
+    "CARD_BITS",
     "NO_CARD",
     "NO_TRICK",
     "NO_TRUMP",
+    "RANK_BITS",
     "PlayDuties",
     "add_to_trick",
     "beats",
@@ -59,6 +61,13 @@ __all__ = [
     "trick_state",
     "trick_winner",
 ]
+
+CARD_BITS: Final = 5
+"""Bits of a card index: ``1 << CARD_BITS == CARD_COUNT``, the row length of the flat tables."""
+RANK_BITS: Final = 3
+"""Bits of a rank: ``index >> RANK_BITS`` is a card's suit (``1 << RANK_BITS == RANK_COUNT``)."""
+assert 1 << CARD_BITS == CARD_COUNT
+assert 1 << RANK_BITS == RANK_COUNT
 
 NO_TRICK: Final = -1
 """``led`` before the first card of a trick: the leader may play any card (R8.2)."""
@@ -238,6 +247,12 @@ class PlayDuties:
     undertrump_free: bool  # void, holding trumps that cannot beat W: any card
     suit_indices: tuple[tuple[tuple[int, ...], ...], ...]  # per suit, per 8-bit mask: low->high
     suit_actions: tuple[tuple[tuple[PlayCard, ...], ...], ...]  # the same as PlayCard actions
+    # The play loops' flat copies of takes, heads and suit_indices (one lookup, not two):
+    # takes_flat[win << CARD_BITS | card], heads_flat[head << CARD_BITS | card] and
+    # suit_indices_flat[suit << RANK_COUNT | mask]; a test holds them to the nested tables.
+    takes_flat: tuple[int, ...]
+    heads_flat: tuple[int, ...]
+    suit_indices_flat: tuple[tuple[int, ...], ...]
 
 
 def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
@@ -281,11 +296,14 @@ def _duties(
     trump: int,
 ) -> PlayDuties:
     has_trump = trump != NO_TRUMP
+    takes = _TAKES[order, trump]
+    heads = _HEADS[order, trump]
+    suit_indices = tuple(_INDEX_ORDERS[order, s == trump, s] for s in range(SUIT_COUNT))
     return PlayDuties(
         trump=trump,
         beats=_BEATS[order, trump],
-        takes=_TAKES[order, trump],
-        heads=_HEADS[order, trump],
+        takes=takes,
+        heads=heads,
         stichzwang=stichzwang is Stichzwang.ALWAYS
         or (stichzwang is Stichzwang.NO_TRUMP_ONLY and not has_trump),
         head_suit=head_rule is HeadRule.SUIT,
@@ -297,9 +315,18 @@ def _duties(
         if has_trump
         else _TRUMPF_NONE,
         undertrump_free=undertrump is Undertrump.FREE,
-        suit_indices=tuple(_INDEX_ORDERS[order, s == trump, s] for s in range(SUIT_COUNT)),
+        suit_indices=suit_indices,
         suit_actions=tuple(_ACTION_ORDERS[order, s == trump, s] for s in range(SUIT_COUNT)),
+        takes_flat=_flat(takes),
+        heads_flat=_flat(heads),
+        suit_indices_flat=tuple(table for by_mask in suit_indices for table in by_mask),
     )
+
+
+def _flat(table: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """``table[row][card]`` at ``row << CARD_BITS | card``: every row is CARD_COUNT long."""
+    assert all(len(row) == CARD_COUNT for row in table)
+    return tuple(value for row in table for value in row)
 
 
 def legal_card_mask(hand: int, led: int, win: int, head: int, duties: PlayDuties) -> int:

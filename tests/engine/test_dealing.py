@@ -9,7 +9,7 @@ import pytest
 from engine.cards import Card, CardSet, parse_cards
 from engine.dealing import Deal, deal_cards, fixed_deal
 from engine.errors import InvalidDealError
-from engine.rulesets import find_ruleset
+from engine.rulesets import RULESET_IDS, find_ruleset
 from tests.engine.scripting import SEAT_HANDS
 
 
@@ -133,3 +133,20 @@ def test_deal_value_is_frozen() -> None:
     deal = Deal(dealer=0, hands=())
     with pytest.raises(AttributeError):
         deal.dealer = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_plan_positions_of_row_match_the_packets(ruleset_id: str) -> None:
+    """deal_cards fills each row from its table of deck positions: together they are every
+    position once, each row's those its packets give it (R3.2)."""
+    from engine.dealing import _deal_plan, _plan_of  # noqa: PLC0415 - the internal tables
+
+    ruleset = find_ruleset(ruleset_id)
+    plan = _plan_of(ruleset)
+    _, row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, ruleset.deal_rows)
+    assert len(plan.positions_of_row) == ruleset.deal_rows
+    seen = sorted(p for positions in plan.positions_of_row for p in positions)
+    assert seen == list(range(len(row_of_position)))
+    for row, positions in enumerate(plan.positions_of_row):
+        assert all(row_of_position[p] == row for p in positions)
+        assert list(positions) == sorted(positions)

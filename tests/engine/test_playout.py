@@ -72,3 +72,12 @@ def test_playout_with_haferl_pool_matches() -> None:
         deal = deal_cards(ruleset, seed % 4, seed)
         slow, _ = slow_playout(DealState.new(ruleset, deal, pool=8), random.Random(seed))
         assert playout_deal(ruleset, deal, random.Random(seed), pool=8) == slow.outcome()
+
+
+def test_left_of_each_table_agrees_with_seats() -> None:
+    """The fast path reads left_of_each from a table by the number of players."""
+    from engine.playout import _left_of_each  # noqa: PLC0415 - the internal table itself
+    from engine.seats import left_of_each  # noqa: PLC0415
+
+    for players in range(1, 12):
+        assert _left_of_each(players) == left_of_each(players)

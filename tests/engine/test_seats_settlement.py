@@ -149,3 +149,58 @@ def test_deal_ends_after_a_count_of_tricks_agrees_with_deal_ends(
                     )
                     is expected
                 ), (won, contract, soloist)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_settlement_table_agrees_with_contract_payments(ruleset_id: str) -> None:
+    """deal_outcome settles by a per-ruleset table: it must match contract_payments (and so
+    Contract.made_with) for every contract, soloist and trick count."""
+    from engine.settlement import _settlement_of  # noqa: PLC0415 - the internal table itself
+
+    ruleset = find_ruleset(ruleset_id)
+    table = _settlement_of(ruleset)
+    assert _settlement_of(ruleset) is table
+    for level, contract in enumerate(ruleset.contracts):
+        assert table.levels[id(contract)] == level
+        for soloist in range(ruleset.players):
+            for taken in range(ruleset.tricks + 1):
+                won = [0] * ruleset.players
+                won[soloist] = taken
+                made, payments, _ = contract_payments(ruleset, contract, soloist, tuple(won), 0)
+                assert table.made[level][taken] is made
+                assert table.payments[level][soloist][1 if made else 0] == payments
+
+
+def test_deal_outcome_falls_back_for_a_foreign_contract_or_a_pool() -> None:
+    """A contract equal to but not one of the ruleset's own, or a Haferl pool, settles the
+    slow way, with the same result."""
+    from engine.dealing import deal_cards  # noqa: PLC0415
+    from engine.rulesets import Contract  # noqa: PLC0415
+    from engine.settlement import deal_outcome  # noqa: PLC0415
+
+    for ruleset_id, pool in (("standard", 0), ("haferl", 5)):
+        ruleset = find_ruleset(ruleset_id)
+        deal = deal_cards(ruleset, 0, 1)
+        for contract in ruleset.contracts:
+            copy = Contract(
+                contract.id, contract.goal, contract.tricks, contract.trump, contract.value
+            )
+            for taken in range(ruleset.tricks + 1):
+                won = (0, taken, ruleset.tricks - taken, 0)[: ruleset.players]
+                outcomes = [
+                    deal_outcome(
+                        ruleset,
+                        deal,
+                        pool,
+                        soloist=1,
+                        contract=c,
+                        trump=None,
+                        passed_out=False,
+                        tricks_won=won,
+                        hands=[0] * ruleset.players,
+                    )
+                    for c in (contract, copy)
+                ]
+                expected = contract_payments(ruleset, contract, 1, won, pool)
+                for outcome in outcomes:
+                    assert (outcome.made, outcome.payments, outcome.pool_delta) == expected

@@ -469,3 +469,32 @@ def test_the_history_holds_every_action_in_order_mid_trick_and_after(ruleset_id:
             taken.append((seat, action))
             assert state.history == tuple(taken)
         assert state.actions == tuple(action for _, action in taken)
+
+
+@pytest.mark.parametrize("ruleset_id", ["standard", "three-player", "russian-32"])
+def test_tricks_won_table_agrees_with_the_tricks(ruleset_id: str) -> None:
+    """A trick taken looks the tricks won up in the ruleset's shared table by their code: at
+    every state they must be the count of the tricks each seat took, and every entry of the
+    table must decode to its tuple."""
+    from engine.state import _WON_BITS, _facts_of  # noqa: PLC0415 - the internal table itself
+
+    ruleset = find_ruleset(ruleset_id)
+    rng = random.Random(5)
+    for seed in range(40):
+        state = DealState.new(ruleset, deal_cards(ruleset, seed % ruleset.players, seed))
+        while not state.is_over():
+            counts = [0] * ruleset.players
+            for trick in state.tricks:
+                counts[trick.winner] += 1
+            assert state.tricks_won == tuple(counts)
+            actions = state.legal_actions()
+            state = state.apply(actions[rng.randrange(len(actions))])
+        outcome = state.outcome()
+        assert outcome is not None
+        assert outcome.tricks_won == state.tricks_won
+    table = _facts_of(ruleset).won_by_code
+    assert len(table) > 1
+    for code, won in table.items():
+        unit = 1 << _WON_BITS
+        assert won == tuple(code >> (_WON_BITS * seat) & unit - 1 for seat in range(len(won)))
+        assert sum(won) <= ruleset.tricks

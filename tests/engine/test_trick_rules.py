@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.cards import RANKS_28, RANKS_32, Card, CardSet, Suit, parse_cards
-from engine.rulesets import TrumpOrder, find_ruleset
+from engine.rulesets import RULESET_IDS, TrumpOrder, find_ruleset
 from engine.trick_rules import (
     NO_TRICK,
     beats,
@@ -309,3 +309,24 @@ def test_duties_follow_the_ruleset_not_its_identity() -> None:
             assert duties is duties_for(again, trump)
             assert duties.trump == (4 if trump is None else trump)
             assert (duties == duties_for(standard, trump)) is (not options)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_flat_tables_agree_with_the_nested_ones(ruleset_id: str) -> None:
+    """The play loops read PlayDuties' flat copies of takes, heads and suit_indices: they must
+    hold the same entries at ``row << CARD_BITS | card`` and ``suit << RANK_COUNT | mask``."""
+    from engine.cards import CARD_COUNT, RANK_COUNT, SUIT_COUNT  # noqa: PLC0415
+    from engine.trick_rules import CARD_BITS, duties_for  # noqa: PLC0415
+
+    ruleset = find_ruleset(ruleset_id)
+    for trump in (None, *Suit):
+        duties = duties_for(ruleset, trump)
+        assert len(duties.takes_flat) == len(duties.heads_flat) == (CARD_COUNT + 1) * CARD_COUNT
+        for row in range(CARD_COUNT + 1):
+            for card in range(CARD_COUNT):
+                assert duties.takes_flat[row << CARD_BITS | card] == duties.takes[row][card]
+                assert duties.heads_flat[row << CARD_BITS | card] == duties.heads[row][card]
+        for suit in range(SUIT_COUNT):
+            for mask in range(1 << RANK_COUNT):
+                flat = duties.suit_indices_flat[suit << RANK_COUNT | mask]
+                assert flat == duties.suit_indices[suit][mask]
