@@ -15,7 +15,7 @@ $(BIN)/python:
 # CLI's start, no deprecated "compat" mode.
 # The install also compiles the engine's hot core (setup.py, mypyc): an edit to one of those
 # sources installs again, else the engine would fall back to pure Python (engine/__init__.py).
-ENGINE_CORE := $(addprefix engine/,seats.py auction.py trick_rules.py settlement.py dealing.py state.py playout.py double_dummy.py)
+ENGINE_CORE := $(addprefix engine/,per_ruleset.py seats.py auction.py trick_rules.py settlement.py dealing.py state.py playout.py double_dummy.py)
 
 $(STAMP): pyproject.toml setup.py $(ENGINE_CORE) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip

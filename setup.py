@@ -23,6 +23,7 @@ from setuptools.command.build_ext import build_ext
 # stay interpreted: mypyc's native classes cannot be subclassed from Python or carry their own
 # __setattr__, and the gain there is small.
 COMPILED = (
+    "engine/per_ruleset.py",
     "engine/seats.py",
     "engine/auction.py",
     "engine/trick_rules.py",

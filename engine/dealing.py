@@ -23,6 +23,7 @@ from typing import Final, NoReturn
 
 from engine.cards import Card, CardSet, Rank, deck_of
 from engine.errors import InvalidDealError
+from engine.per_ruleset import PerRuleset
 from engine.rulesets import Ruleset
 from engine.seats import seat_at_distance
 
@@ -58,7 +59,7 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     >>> [len(hand) for hand in deal.hands], len(deal.blind)
     ([7, 7, 7], 7)
     """
-    plan = _plan_of(ruleset)
+    plan = _PLANS.of(ruleset)
     players = plan.players
     if not 0 <= dealer < players:
         _check_dealer(ruleset, dealer)
@@ -125,19 +126,7 @@ class _Plan:
         )
 
 
-# By the ruleset's identity, as engine.state's facts: each entry holds its ruleset, so its id
-# is not reused while it is here; the bound keeps fresh rulesets per deal from growing it.
-_PLANS: Final[dict[int, _Plan]] = {}
-_PLANS_KEPT: Final = 64
-
-
-def _plan_of(ruleset: Ruleset) -> _Plan:
-    plan = _PLANS.get(id(ruleset))
-    if plan is None or plan.ruleset is not ruleset:
-        if len(_PLANS) >= _PLANS_KEPT:
-            _PLANS.clear()
-        plan = _PLANS[id(ruleset)] = _Plan(ruleset)
-    return plan
+_PLANS: Final[PerRuleset[_Plan]] = PerRuleset(_Plan)
 
 
 # CardSet.__new__ (object's) bound once: compiled, ``object.__new__(CardSet)`` looks up
@@ -248,7 +237,7 @@ def fixed_deal(
 
 def validate_deal(ruleset: Ruleset, deal: Deal) -> None:
     """Raise :class:`InvalidDealError` unless ``deal`` is a complete deal of ``ruleset``."""
-    plan = _plan_of(ruleset)
+    plan = _PLANS.of(ruleset)
     players = plan.players
     if not 0 <= deal.dealer < players:
         _check_dealer(ruleset, deal.dealer)

@@ -19,6 +19,7 @@ from typing import Final
 from engine.cards import CardSet, Suit
 from engine.dealing import Deal, trusted_card_set
 from engine.outcome import DealOutcome
+from engine.per_ruleset import PerRuleset
 from engine.rulesets import Contract, EarlyStop, Goal, PassOut, Ruleset, Scoring
 
 __all__ = [
@@ -184,7 +185,7 @@ def deal_outcome(
     if contract is not None and soloist is not None:
         # The settlement table of this ruleset (see _Settlement): two lookups where
         # contract_payments runs Contract.made_with, an interpreted frame, and builds a list.
-        table = _settlement_of(ruleset)
+        table = _SETTLEMENTS.of(ruleset)
         level = table.levels.get(id(contract), -1)
         taken = tricks_won[soloist]
         if (
@@ -275,19 +276,9 @@ class _Settlement:
         self.payments = tuple(payments)
 
 
-# By the ruleset's identity, as engine.state's facts: each entry holds its ruleset (and so its
-# contracts: ``levels`` is keyed by their ids), so no id is reused while it is here.
-_SETTLEMENTS: Final[dict[int, _Settlement]] = {}
-_SETTLEMENTS_KEPT: Final = 64
-
-
-def _settlement_of(ruleset: Ruleset) -> _Settlement:
-    table = _SETTLEMENTS.get(id(ruleset))
-    if table is None or table.ruleset is not ruleset:
-        if len(_SETTLEMENTS) >= _SETTLEMENTS_KEPT:
-            _SETTLEMENTS.clear()
-        table = _SETTLEMENTS[id(ruleset)] = _Settlement(ruleset)
-    return table
+# Each entry holds its ruleset (engine.per_ruleset), and so its contracts: ``levels`` is keyed
+# by their ids, which are not reused while it is here.
+_SETTLEMENTS: Final[PerRuleset[_Settlement]] = PerRuleset(_Settlement)
 
 
 def _free_play_decided(tricks_won: Sequence[int], left: int, tricks: int) -> bool:

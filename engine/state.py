@@ -61,6 +61,7 @@ from engine.events import (
     TrumpNamed,
 )
 from engine.outcome import DealOutcome
+from engine.per_ruleset import PerRuleset
 from engine.phase import Phase
 from engine.rulesets import Contract, PassOut, Ruleset
 from engine.seats import forehand_of, left_of_each, seat_after
@@ -141,20 +142,7 @@ class _RulesetFacts:
 _WON_BITS: Final = 8
 
 
-# By the ruleset's identity: a Ruleset hashes by value, all its fields, which costs more than
-# the facts themselves. Each entry holds its ruleset, so its id is not reused while it is here;
-# the bound keeps a caller who makes a fresh Ruleset per deal from growing it without end.
-_FACTS: Final[dict[int, _RulesetFacts]] = {}
-_FACTS_KEPT: Final = 64
-
-
-def _facts_of(ruleset: Ruleset) -> _RulesetFacts:
-    facts = _FACTS.get(id(ruleset))
-    if facts is None or facts.ruleset is not ruleset:
-        if len(_FACTS) >= _FACTS_KEPT:
-            _FACTS.clear()
-        facts = _FACTS[id(ruleset)] = _RulesetFacts(ruleset)
-    return facts
+_FACTS: Final[PerRuleset[_RulesetFacts]] = PerRuleset(_RulesetFacts)
 
 
 class _Context:
@@ -177,7 +165,7 @@ class _Context:
     )
 
     def __init__(self, ruleset: Ruleset, deal: Deal, pool: int) -> None:
-        self.facts = facts = _facts_of(ruleset)
+        self.facts = facts = _FACTS.of(ruleset)
         self.ruleset = ruleset
         self.deal = deal
         self.dealt = tuple(hand.mask for hand in deal.hands)

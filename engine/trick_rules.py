@@ -39,6 +39,7 @@ from engine.cards import (
     Rank,
     Suit,
 )
+from engine.per_ruleset import PerRuleset
 from engine.rulesets import HeadRule, Ruleset, Stichzwang, Trumpfzwang, TrumpOrder, Undertrump
 
 __all__ = [
@@ -257,33 +258,27 @@ class PlayDuties:
 
 def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
     """The duties for a deal of ``ruleset`` with ``trump`` (``None`` in a no-trump contract)."""
-    # Every deal asks: by the ruleset's identity, one dict lookup, where the cache of _duties
-    # hashes five enum switches (and reads them off the interpreted Ruleset) at every call.
-    known = _DUTIES_OF.get(id(ruleset))
-    if known is None or known[0] is not ruleset:
-        if len(_DUTIES_OF) >= _DUTIES_KEPT:
-            _DUTIES_OF.clear()
-        known = _DUTIES_OF[id(ruleset)] = (
-            ruleset,
-            tuple(
-                _duties(
-                    ruleset.trump_order,
-                    ruleset.stichzwang,
-                    ruleset.trumpfzwang,
-                    ruleset.head_rule,
-                    ruleset.undertrump,
-                    slot,
-                )
-                for slot in range(SUIT_COUNT + 1)  # the four suits, then NO_TRUMP
-            ),
+    # Every deal asks: by the ruleset's identity (engine.per_ruleset), where the cache of
+    # _duties hashes five enum switches (and reads them off the interpreted Ruleset).
+    return _DUTIES_OF.of(ruleset)[NO_TRUMP if trump is None else int(trump)]
+
+
+def _all_duties(ruleset: Ruleset) -> tuple[PlayDuties, ...]:
+    """The duties of ``ruleset`` by trump: the four suits, then NO_TRUMP."""
+    return tuple(
+        _duties(
+            ruleset.trump_order,
+            ruleset.stichzwang,
+            ruleset.trumpfzwang,
+            ruleset.head_rule,
+            ruleset.undertrump,
+            slot,
         )
-    return known[1][NO_TRUMP if trump is None else int(trump)]
+        for slot in range(SUIT_COUNT + 1)
+    )
 
 
-# Each entry holds its ruleset, so its id is not reused while it is here; the bound keeps a
-# caller who makes a fresh Ruleset per deal from growing it without end.
-_DUTIES_OF: Final[dict[int, tuple[Ruleset, tuple[PlayDuties, ...]]]] = {}
-_DUTIES_KEPT: Final = 64
+_DUTIES_OF: Final[PerRuleset[tuple[PlayDuties, ...]]] = PerRuleset(_all_duties)
 
 
 @cache

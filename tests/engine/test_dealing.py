@@ -139,10 +139,10 @@ def test_deal_value_is_frozen() -> None:
 def test_plan_positions_of_row_match_the_packets(ruleset_id: str) -> None:
     """deal_cards fills each row from its table of deck positions: together they are every
     position once, each row's those its packets give it (R3.2)."""
-    from engine.dealing import _deal_plan, _plan_of  # noqa: PLC0415 - the internal tables
+    from engine.dealing import _PLANS, _deal_plan  # noqa: PLC0415 - the internal tables
 
     ruleset = find_ruleset(ruleset_id)
-    plan = _plan_of(ruleset)
+    plan = _PLANS.of(ruleset)
     _, row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, ruleset.deal_rows)
     assert len(plan.positions_of_row) == ruleset.deal_rows
     seen = sorted(p for positions in plan.positions_of_row for p in positions)

@@ -155,11 +155,11 @@ def test_deal_ends_after_a_count_of_tricks_agrees_with_deal_ends(
 def test_settlement_table_agrees_with_contract_payments(ruleset_id: str) -> None:
     """deal_outcome settles by a per-ruleset table: it must match contract_payments (and so
     Contract.made_with) for every contract, soloist and trick count."""
-    from engine.settlement import _settlement_of  # noqa: PLC0415 - the internal table itself
+    from engine.settlement import _SETTLEMENTS  # noqa: PLC0415 - the internal table itself
 
     ruleset = find_ruleset(ruleset_id)
-    table = _settlement_of(ruleset)
-    assert _settlement_of(ruleset) is table
+    table = _SETTLEMENTS.of(ruleset)
+    assert _SETTLEMENTS.of(ruleset) is table
     for level, contract in enumerate(ruleset.contracts):
         assert table.levels[id(contract)] == level
         for soloist in range(ruleset.players):

@@ -476,7 +476,7 @@ def test_tricks_won_table_agrees_with_the_tricks(ruleset_id: str) -> None:
     """A trick taken looks the tricks won up in the ruleset's shared table by their code: at
     every state they must be the count of the tricks each seat took, and every entry of the
     table must decode to its tuple."""
-    from engine.state import _WON_BITS, _facts_of  # noqa: PLC0415 - the internal table itself
+    from engine.state import _FACTS, _WON_BITS  # noqa: PLC0415 - the internal table itself
 
     ruleset = find_ruleset(ruleset_id)
     rng = random.Random(5)
@@ -492,7 +492,7 @@ def test_tricks_won_table_agrees_with_the_tricks(ruleset_id: str) -> None:
         outcome = state.outcome()
         assert outcome is not None
         assert outcome.tricks_won == state.tricks_won
-    table = _facts_of(ruleset).won_by_code
+    table = _FACTS.of(ruleset).won_by_code
     assert len(table) > 1
     for code, won in table.items():
         unit = 1 << _WON_BITS
