@@ -367,10 +367,37 @@ def _time_lines(tables: Sequence[TableResult]) -> list[str]:
     return lines
 
 
+def _pool(paths: Sequence[str]) -> int:
+    """Print B - A over the deals of several ``--save`` files (runs on different seeds are
+    different deals, so their samples pool)."""
+    samples: list[float] = []
+    for path in paths:
+        try:
+            values = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            print(f"error: cannot read {path}: {error}", file=sys.stderr)
+            return 1
+        if not isinstance(values, list) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in values
+        ):
+            print(f"error: {path} is not a --save file (a JSON list of numbers)", file=sys.stderr)
+            return 1
+        samples += [float(v) for v in values]
+    if not samples:
+        print("error: the files hold no deals", file=sys.stderr)
+        return 1
+    mean, half = interval(samples)
+    print(
+        f"pooled {len(samples)} deals from {len(paths)} file(s): B - A {mean:+.2f} +- {half:.2f}"
+        " chips per deal per seat (95%)"
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.duel", description=__doc__)
-    parser.add_argument("--a", required=True, help="the baseline bot")
-    parser.add_argument("--b", required=True, help="the candidate bot")
+    parser.add_argument("--a", help="the baseline bot")
+    parser.add_argument("--b", help="the candidate bot")
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--samples", type=int, default=64, help="montecarlo's cap per option")
@@ -380,7 +407,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, choices=(1, 2))
     parser.add_argument("--progress", type=int, default=0, help="report every N deals")
     parser.add_argument("--save", help="write each deal's B - A to this file (JSON), to pair runs")
+    parser.add_argument(
+        "--pool",
+        nargs="+",
+        metavar="FILE",
+        help="no duel: B - A over the deals of these --save files together",
+    )
     args = parser.parse_args(argv)
+    if args.pool:
+        return _pool(args.pool)
+    if not args.a or not args.b:
+        parser.error("--a and --b are required (or --pool FILE ...)")
     config = DuelConfig(
         a=args.a,
         b=args.b,

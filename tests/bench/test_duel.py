@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench.duel import DuelConfig, deal_difference, main, play_duel, summarize
@@ -38,3 +40,24 @@ def test_hybrid_bots_and_tunables(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(next(iter(play_duel(config, workers=1)))) == 2
     with pytest.raises(ValueError, match="no tunable"):
         list(play_duel(DuelConfig(a="random", b="random:nonsense=1", deals=1), workers=1))
+
+
+def test_pool_reads_saved_runs_and_refuses_other_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "one.json", tmp_path / "two.json"
+    first.write_text("[2.0, -1.0]")
+    second.write_text("[4, 3]")
+    assert main(["--pool", str(first), str(second)]) == 0
+    assert "pooled 4 deals from 2 file(s): B - A +2.00 +-" in capsys.readouterr().out
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"not": "a list"}')
+    assert main(["--pool", str(broken)]) == 1
+    assert "is not a --save file" in capsys.readouterr().err
+    assert main(["--pool", str(tmp_path / "missing.json")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_a_duel_needs_both_bots() -> None:
+    with pytest.raises(SystemExit):
+        main(["--a", "random"])
