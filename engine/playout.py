@@ -36,6 +36,7 @@ from engine.auction import NO_BID, auction_result, lowest_legal_level, next_to_s
 from engine.cards import RANK_COUNT, SUIT_COUNT, Suit
 from engine.dealing import Deal
 from engine.outcome import DealOutcome
+from engine.per_ruleset import PerRuleset
 from engine.phase import Phase
 from engine.rulesets import Contract, Ruleset
 from engine.seats import forehand_of, left_of_each, seat_after
@@ -45,6 +46,7 @@ from engine.trick_rules import (
     CARD_BITS,
     NO_CARD,
     NO_TRICK,
+    NO_TRUMP,
     RANK_BITS,
     duties_for,
     legal_card_mask,
@@ -64,13 +66,36 @@ _ONE_SUIT: Final = (1 << RANK_COUNT) - 1  # the eight bits of one suit in a card
 # How many cards each 8-bit suit mask holds: compiled (setup.py), a tuple lookup is a few
 # instructions where ``int.bit_count()`` is a method call on a boxed int.
 _CARDS_IN: Final = tuple(bin(bits).count("1") for bits in range(_ONE_SUIT + 1))
-# left_of_each by the number of players: every playout asks, and a table is a tuple built.
-_LEFT_OF_EACH: Final = {players: left_of_each(players) for players in range(1, 9)}
 
 
-def _left_of_each(players: int) -> tuple[int, ...]:
-    left = _LEFT_OF_EACH.get(players)
-    return left_of_each(players) if left is None else left
+class _Facts:
+    """What every playout of one ruleset reads, as native fields: a Ruleset's fields are
+    attribute lookups on an interpreted class, a dozen of them a deal."""
+
+    __slots__ = (
+        "contracts",
+        "duties",
+        "early_stop",
+        "holds",
+        "left",
+        "players",
+        "ruleset",
+        "tricks",
+    )
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.players = ruleset.players
+        self.tricks = ruleset.tricks
+        self.early_stop = ruleset.early_stop
+        self.holds = ruleset.holds
+        self.contracts = ruleset.contracts
+        self.left = left_of_each(ruleset.players)
+        # The duties by trump slot: the four suits, then NO_TRUMP (duties_for's own tables).
+        self.duties = tuple(duties_for(ruleset, trump) for trump in (*_SUITS, None))
+
+
+_FACTS: Final[PerRuleset[_Facts]] = PerRuleset(_Facts)
 
 
 # Where each suit's tables start in PlayDuties.suit_indices_flat (clubs at 0).
@@ -91,9 +116,10 @@ def playout_deal(
     ``deal`` is trusted (no validation: this is the hot path); ``record``, when given,
     receives every action taken.
     """
+    facts = _FACTS.of(ruleset)
     hands = [hand.mask for hand in deal.hands]
-    seat = forehand_of(deal.dealer, ruleset.players)  # R5.1
-    return _from_auction(ruleset, deal, pool, rng, record, hands, seat, None, NO_BID, 0)
+    seat = forehand_of(deal.dealer, facts.players)  # R5.1
+    return _from_auction(facts, deal, pool, rng, record, hands, seat, None, NO_BID, 0)
 
 
 def random_playout(
@@ -113,7 +139,7 @@ def random_playout(
     if state.phase is Phase.AUCTION:
         auction = state.auction_state
         return _from_auction(
-            ruleset,
+            _FACTS.of(ruleset),
             state.deal,
             state.pool,
             rng,
@@ -186,19 +212,27 @@ def playout_from(
     >>> won, hands
     ([3, 3, 1, 0], [0, 0, 0, 0])
     """
-    _play(ruleset, trump, contract, soloist, hands, tricks_won, leader, trick, rng, policy, record)
+    facts = _FACTS.of(ruleset)
+    _play(facts, trump, contract, soloist, hands, tricks_won, leader, trick, rng, policy, record)
 
 
 def _name_trump(rng: random.Random, record: list[Action] | None) -> Suit:
     """R7.1, drawing as legal_actions() orders the suits."""
-    trump = _SUITS[rng.randrange(SUIT_COUNT)]
+    if type(rng) is random.Random:  # Random.randrange(SUIT_COUNT), without its two frames
+        k = SUIT_COUNT.bit_length()
+        choice = rng.getrandbits(k)
+        while choice >= SUIT_COUNT:
+            choice = rng.getrandbits(k)
+    else:
+        choice = rng.randrange(SUIT_COUNT)
+    trump = _SUITS[choice]
     if record is not None:
         record.append(NAME_TRUMPS[trump])
     return trump
 
 
 def _from_auction(
-    ruleset: Ruleset,
+    facts: _Facts,
     deal: Deal,
     pool: int,
     rng: random.Random,
@@ -210,13 +244,14 @@ def _from_auction(
     passed: int,
 ) -> DealOutcome:
     """Finish the auction with ``seat`` to speak, then the deal."""
-    players = ruleset.players
+    ruleset = facts.ruleset
+    players = facts.players
     exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
     getrandbits = rng.getrandbits
     randrange = rng.randrange
-    contracts = ruleset.contracts
+    contracts = facts.contracts
     dealer = deal.dealer
-    holds = ruleset.holds
+    holds = facts.holds
     next_seat: int | None = seat
     while next_seat is not None:  # R5, drawing as legal_actions() orders them
         seat = next_seat
@@ -244,7 +279,7 @@ def _from_auction(
     if leader is not None:
         if contract is not None and contract.trump:
             trump = _name_trump(rng, record)
-        _play(ruleset, trump, contract, soloist, hands, won, leader, (), rng, None, record)
+        _play(facts, trump, contract, soloist, hands, won, leader, (), rng, None, record)
     return deal_outcome(
         ruleset,
         deal,
@@ -259,7 +294,7 @@ def _from_auction(
 
 
 def _play(
-    ruleset: Ruleset,
+    facts: _Facts,
     trump: Suit | None,
     contract: Contract | None,
     soloist: int | None,
@@ -272,8 +307,8 @@ def _play(
     record: list[Action] | None,
 ) -> None:
     """The play loop (R8): cards until the deal ends; ``hands`` and ``won`` change in place."""
-    players = ruleset.players
-    duties = duties_for(ruleset, trump)
+    players = facts.players
+    duties = facts.duties[NO_TRUMP if trump is None else int(trump)]
     in_trick = len(trick)
     if in_trick:
         led, win, head, win_position = trick_state(trick, duties)
@@ -284,8 +319,8 @@ def _play(
     exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
     getrandbits = rng.getrandbits
     randrange = rng.randrange
-    left = _left_of_each(players)
-    tricks, early_stop = ruleset.tricks, ruleset.early_stop
+    left = facts.left
+    tricks, early_stop = facts.tricks, facts.early_stop
     played = 0
     for count in won:
         played += count
