@@ -95,3 +95,10 @@ def test_playout_facts_agree_with_the_ruleset_and_the_rules_core(ruleset_id: str
     )
     assert facts.left == left_of_each(ruleset.players)
     assert facts.duties == tuple(duties_for(ruleset, trump) for trump in (*Suit, None))
+    # Each packed pick: the suit mask's card count, then its indices low to high, 5 bits each.
+    for duties, picks in zip(facts.duties, facts.picks, strict=True):
+        assert len(picks) == len(duties.suit_indices_flat)
+        for entry, indices in zip(picks, duties.suit_indices_flat, strict=True):
+            assert entry & 0xF == len(indices)
+            assert [entry >> 4 + 5 * i & 0x1F for i in range(len(indices))] == list(indices)
+            assert entry >> 4 + 5 * len(indices) == 0
