@@ -120,8 +120,13 @@ class _Plan:
         self.blind = ruleset.blind
         self.order, self.row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, self.rows)
         row_of_position = self.row_of_position
-        # _shuffled_rows fills four rows and reads a byte of each draw (decks of <= 256 cards).
-        self.shuffles_fast = self.rows <= _FAST_ROWS and len(self.order) <= _BYTE_VALUES
+        # _shuffled_rows fills four rows, reads a byte of each draw (so n.bit_length() <= 8:
+        # decks below 256 cards) and puts the last card left, position 0, in row 0.
+        self.shuffles_fast = (
+            self.rows <= _FAST_ROWS
+            and len(self.order) < _BYTE_VALUES
+            and (not row_of_position or row_of_position[0] == 0)
+        )
         # The deck positions each row receives (R3.2), in order.
         self.positions_of_row = tuple(
             tuple(p for p, r in enumerate(row_of_position) if r == row) for row in range(self.rows)
