@@ -63,23 +63,20 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     players = plan.players
     if not 0 <= dealer < players:
         _check_dealer(ruleset, dealer)
-    cards = list(plan.order)
-    _shuffle(cards, seed)
-    # Row by row, each into a local int: compiled, a list of rows costs a boxed read and write
-    # per card.
-    positions_of_row = plan.positions_of_row
+    if plan.shuffles_fast and type(seed) is int:
+        row0, row1, row2, row3 = _shuffled_rows(plan.order, plan.row_of_position, seed)
+        rows: tuple[CardSet, ...] = (
+            trusted_card_set(row0),
+            trusted_card_set(row1),
+            trusted_card_set(row2),
+            trusted_card_set(row3),
+        )
+    else:  # more rows than the named rulesets deal, or a seed Random.seed converts
+        rows = tuple(trusted_card_set(mask) for mask in _rows_of_random_shuffle(plan, seed))
     hands = [_NO_CARDS] * players
     for distance in range(players):
-        mask = 0
-        for position in positions_of_row[distance]:
-            mask |= 1 << cards[position]
-        hands[seat_at_distance(dealer, distance, players)] = trusted_card_set(mask)
-    blind = _NO_CARDS
-    if plan.blind:
-        mask = 0
-        for position in positions_of_row[players]:
-            mask |= 1 << cards[position]
-        blind = trusted_card_set(mask)
+        hands[seat_at_distance(dealer, distance, players)] = rows[distance]
+    blind = rows[players] if plan.blind else _NO_CARDS
     # Deal's own __init__, field for field (a test holds the two together): compiled (setup.py),
     # the frozen dataclass's constructor still runs its generated __init__, an interpreted frame
     # setting each field through object.__setattr__; here each field is one C call.
@@ -108,8 +105,10 @@ class _Plan:
         "order",
         "players",
         "positions_of_row",
+        "row_of_position",
         "rows",
         "ruleset",
+        "shuffles_fast",
     )
 
     def __init__(self, ruleset: Ruleset) -> None:
@@ -119,7 +118,15 @@ class _Plan:
         self.deck = _deck_mask(ruleset.ranks)
         self.rows = ruleset.deal_rows
         self.blind = ruleset.blind
-        self.order, row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, self.rows)
+        self.order, self.row_of_position = _deal_plan(ruleset.ranks, ruleset.packets, self.rows)
+        row_of_position = self.row_of_position
+        # _shuffled_rows fills four rows, reads a byte of each draw (so n.bit_length() <= 8:
+        # decks below 256 cards) and puts the last card left, position 0, in row 0.
+        self.shuffles_fast = (
+            self.rows <= _FAST_ROWS
+            and len(self.order) < _BYTE_VALUES
+            and (not row_of_position or row_of_position[0] == 0)
+        )
         # The deck positions each row receives (R3.2), in order.
         self.positions_of_row = tuple(
             tuple(p for p, r in enumerate(row_of_position) if r == row) for row in range(self.rows)
@@ -147,37 +154,75 @@ def trusted_card_set(mask: int) -> CardSet:
     return cards
 
 
-def _shuffle(cards: list[int], seed: int) -> None:
-    """``random.Random(seed).shuffle(cards)``, draw for draw (a test holds it to that), without
-    the Python frames of ``Random.seed``, ``shuffle`` and ``_randbelow`` around each draw: the
-    same Mersenne Twister seeded the same way, the same rejection sampling on ``getrandbits``.
+def _shuffled_rows(
+    order: tuple[int, ...], row_of_position: tuple[int, ...], seed: int
+) -> tuple[int, int, int, int]:
+    """The masks of rows 0 to 3 (R3.2) once the deck ``order`` is shuffled as
+    ``random.Random(seed).shuffle`` would (a test holds the two together), ``row_of_position``
+    giving each deck position's row; a row past the last is 0. Decks hold at most 32 cards.
+
+    Without the Python frames of ``Random.seed``, ``shuffle`` and ``_randbelow`` around each
+    draw: the same Mersenne Twister seeded the same way, the same rejection sampling on
+    ``getrandbits``. Fisher-Yates fixes the card at position ``i`` at step ``i`` (later steps
+    swap below it), so that card goes straight into its row's mask, a native local where a
+    list of rows would box every card.
     """
-    if type(seed) is not int:  # Random.seed's other conversions (str, bytes): the slow way
-        random.Random(seed).shuffle(cards)
-        return
+    cards = list(order)
     # getrandbits(k) for k <= 32 is the top k bits of the generator's next 32-bit word, and
     # getrandbits(32 * m) is its next m words, the first lowest: the generator is this deal's
-    # own, so it may draw words in batches that run past the last one used.
+    # own, so it may draw words in a batch that runs past the last one used. A deck of at most
+    # 32 cards draws k <= 6 bits, all in the top byte of a word: byte 3 of each 4 (little end
+    # first) is the only one read.
     getrandbits = _SeededGenerator(seed).getrandbits
     words = b""
-    at = 0
+    at = 3
+    row0 = row1 = row2 = row3 = 0
     for i in range(len(cards) - 1, 0, -1):
         n = i + 1
-        shift = _WORD_BITS - n.bit_length()
+        shift = _BYTE_BITS - n.bit_length()
         while True:
-            if at == len(words):
+            if at >= len(words):
                 words = getrandbits(_WORD_BITS * _BATCH).to_bytes(_BATCH * 4, "little")
-                at = 0
-            word = words[at] | words[at + 1] << 8 | words[at + 2] << 16 | words[at + 3] << 24
-            j = word >> shift
+                at = 3
+            j = words[at] >> shift
             at += 4
             if j < n:  # Random._randbelow's rejection sampling
                 break
-        cards[i], cards[j] = cards[j], cards[i]
+        card = cards[j]
+        cards[j] = cards[i]  # cards[i] is never read again: no need to write it
+        row = row_of_position[i]
+        if row == 0:
+            row0 |= 1 << card
+        elif row == 1:
+            row1 |= 1 << card
+        elif row == 2:
+            row2 |= 1 << card
+        elif row == 3:
+            row3 |= 1 << card
+    if cards:
+        row0 |= 1 << cards[0]  # position 0 is dealt first, to row 0
+    return row0, row1, row2, row3
 
 
+def _rows_of_random_shuffle(plan: _Plan, seed: int) -> list[int]:
+    """The mask of each row, the reference way: ``random.Random(seed).shuffle`` of the deck,
+    then each row's deck positions (R3.1, R3.2). For seeds of any type and any number of rows."""
+    cards = list(plan.order)
+    random.Random(seed).shuffle(cards)
+    masks = []
+    for positions in plan.positions_of_row:
+        mask = 0
+        for position in positions:
+            mask |= 1 << cards[position]
+        masks.append(mask)
+    return masks
+
+
+_FAST_ROWS: Final = 4  # _shuffled_rows fills four rows: the most any named ruleset deals
 _WORD_BITS: Final = 32
-_BATCH: Final = 64  # words per draw: a 28-card shuffle uses about 40
+_BYTE_BITS: Final = 8
+_BYTE_VALUES: Final = 1 << _BYTE_BITS
+_BATCH: Final = 48  # words per draw: a 28-card shuffle uses about 40 (more than 48 one time in 14)
 
 
 @cache

@@ -32,14 +32,21 @@ class PerRuleset(Generic[T]):
         self._build = build
         self._kept = kept
         self._entries: dict[int, tuple[Ruleset, T]] = {}
+        # The entry asked for last: a run of deals keeps asking for one ruleset, and an
+        # identity test costs less than id() (a fresh int) and a dict lookup. One attribute,
+        # written whole, so a reader never pairs one ruleset with another's table.
+        self._last: tuple[Ruleset, T] | None = None
 
     def of(self, ruleset: Ruleset) -> T:
         """The table of ``ruleset``, built on the first call for it."""
+        last = self._last
+        if last is not None and last[0] is ruleset:
+            return last[1]
         entry = self._entries.get(id(ruleset))
-        if entry is not None and entry[0] is ruleset:
-            return entry[1]
-        if len(self._entries) >= self._kept:
-            self._entries.clear()
-        value = self._build(ruleset)
-        self._entries[id(ruleset)] = (ruleset, value)
-        return value
+        if entry is None or entry[0] is not ruleset:
+            if len(self._entries) >= self._kept:
+                self._entries.clear()
+            entry = (ruleset, self._build(ruleset))
+            self._entries[id(ruleset)] = entry
+        self._last = entry
+        return entry[1]

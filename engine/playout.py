@@ -36,6 +36,7 @@ from engine.auction import NO_BID, auction_result, lowest_legal_level, next_to_s
 from engine.cards import RANK_COUNT, SUIT_COUNT, Suit
 from engine.dealing import Deal
 from engine.outcome import DealOutcome
+from engine.per_ruleset import PerRuleset
 from engine.phase import Phase
 from engine.rulesets import Contract, Ruleset
 from engine.seats import forehand_of, left_of_each, seat_after
@@ -45,7 +46,9 @@ from engine.trick_rules import (
     CARD_BITS,
     NO_CARD,
     NO_TRICK,
+    NO_TRUMP,
     RANK_BITS,
+    PlayDuties,
     duties_for,
     legal_card_mask,
     trick_state,
@@ -60,23 +63,71 @@ holds, the index of the card winning it and that card's seat (both meaningless w
 ``trick_size`` is 0), and the tricks won so far per seat."""
 
 _SUITS: Final = tuple(Suit)
-_ONE_SUIT: Final = (1 << RANK_COUNT) - 1  # the eight bits of one suit in a card mask
-# How many cards each 8-bit suit mask holds: compiled (setup.py), a tuple lookup is a few
-# instructions where ``int.bit_count()`` is a method call on a boxed int.
-_CARDS_IN: Final = tuple(bin(bits).count("1") for bits in range(_ONE_SUIT + 1))
-# left_of_each by the number of players: every playout asks, and a table is a tuple built.
-_LEFT_OF_EACH: Final = {players: left_of_each(players) for players in range(1, 9)}
+# The loop's bit constants as literals: compiled, a Final with a literal value is a constant
+# in the C code, one computed at import a static read and checked at every use.
+_ONE_SUIT: Final = 0xFF  # the eight bits of one suit in a card mask
 
 
-def _left_of_each(players: int) -> tuple[int, ...]:
-    left = _LEFT_OF_EACH.get(players)
-    return left_of_each(players) if left is None else left
+class _Facts:
+    """What every playout of one ruleset reads, as native fields: a Ruleset's fields are
+    attribute lookups on an interpreted class, a dozen of them a deal."""
+
+    __slots__ = (
+        "contracts",
+        "duties",
+        "early_stop",
+        "holds",
+        "left",
+        "picks",
+        "players",
+        "ruleset",
+        "tricks",
+    )
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.players = ruleset.players
+        self.tricks = ruleset.tricks
+        self.early_stop = ruleset.early_stop
+        self.holds = ruleset.holds
+        self.contracts = ruleset.contracts
+        self.left = left_of_each(ruleset.players)
+        # The duties by trump slot: the four suits, then NO_TRUMP (duties_for's own tables).
+        self.duties = tuple(duties_for(ruleset, trump) for trump in (*_SUITS, None))
+        self.picks = tuple(_packed_picks(duties) for duties in self.duties)
+
+
+def _packed_picks(duties: PlayDuties) -> tuple[int, ...]:
+    """``duties.suit_indices_flat`` with each entry packed into one int: how many cards the
+    suit mask holds (the low _PICK_COUNT_BITS), then their indices low to high, CARD_BITS each.
+    The play loop reads one native int a suit where the tuple of indices is two reads and a
+    count, every card (a test holds the two tables together)."""
+    packed = []
+    for indices in duties.suit_indices_flat:
+        entry = len(indices)
+        for position, index in enumerate(indices):
+            entry |= index << _PICK_COUNT_BITS + CARD_BITS * position
+        packed.append(entry)
+    return tuple(packed)
+
+
+_PICK_COUNT_BITS: Final = 4  # a suit holds at most RANK_COUNT (8) cards
+_PICK_COUNT: Final = 0xF
+_CARD_MASK: Final = 0x1F  # the CARD_BITS of one card index
+
+
+_FACTS: Final[PerRuleset[_Facts]] = PerRuleset(_Facts)
 
 
 # Where each suit's tables start in PlayDuties.suit_indices_flat (clubs at 0).
-_SPADES_ROW: Final = 1 << RANK_COUNT
-_HEARTS_ROW: Final = 2 << RANK_COUNT
-_DIAMONDS_ROW: Final = 3 << RANK_COUNT
+_SPADES_ROW: Final = 0x100
+_HEARTS_ROW: Final = 0x200
+_DIAMONDS_ROW: Final = 0x300
+assert _ONE_SUIT == (1 << RANK_COUNT) - 1
+assert _CARD_MASK == (1 << CARD_BITS) - 1
+assert _PICK_COUNT == (1 << _PICK_COUNT_BITS) - 1
+assert RANK_COUNT < 1 << _PICK_COUNT_BITS
+assert tuple(suit << RANK_COUNT for suit in (1, 2, 3)) == (_SPADES_ROW, _HEARTS_ROW, _DIAMONDS_ROW)
 
 
 def playout_deal(
@@ -91,9 +142,10 @@ def playout_deal(
     ``deal`` is trusted (no validation: this is the hot path); ``record``, when given,
     receives every action taken.
     """
+    facts = _FACTS.of(ruleset)
     hands = [hand.mask for hand in deal.hands]
-    seat = forehand_of(deal.dealer, ruleset.players)  # R5.1
-    return _from_auction(ruleset, deal, pool, rng, record, hands, seat, None, NO_BID, 0)
+    seat = forehand_of(deal.dealer, facts.players)  # R5.1
+    return _from_auction(facts, deal, pool, rng, record, hands, seat, None, NO_BID, 0)
 
 
 def random_playout(
@@ -113,7 +165,7 @@ def random_playout(
     if state.phase is Phase.AUCTION:
         auction = state.auction_state
         return _from_auction(
-            ruleset,
+            _FACTS.of(ruleset),
             state.deal,
             state.pool,
             rng,
@@ -126,7 +178,8 @@ def random_playout(
         )
     trump = state.trump
     if state.phase is Phase.TRUMP:
-        trump = _name_trump(rng, record)
+        exact = type(rng) is random.Random
+        trump = _name_trump(rng.getrandbits if exact else rng.randrange, exact, record)
     leader = state.leader
     won = list(state.tricks_won)
     playout_from(
@@ -186,19 +239,28 @@ def playout_from(
     >>> won, hands
     ([3, 3, 1, 0], [0, 0, 0, 0])
     """
-    _play(ruleset, trump, contract, soloist, hands, tricks_won, leader, trick, rng, policy, record)
+    facts = _FACTS.of(ruleset)
+    _play(facts, trump, contract, soloist, hands, tricks_won, leader, trick, rng, policy, record)
 
 
-def _name_trump(rng: random.Random, record: list[Action] | None) -> Suit:
-    """R7.1, drawing as legal_actions() orders the suits."""
-    trump = _SUITS[rng.randrange(SUIT_COUNT)]
+def _name_trump(draw: Callable[[int], int], exact: bool, record: list[Action] | None) -> Suit:
+    """R7.1, drawing as legal_actions() orders the suits: ``draw`` is the generator's
+    ``getrandbits`` when ``exact`` (a ``random.Random`` itself), else its ``randrange``."""
+    if exact:  # Random.randrange(SUIT_COUNT), draw for draw, without its two frames
+        k = SUIT_COUNT.bit_length()
+        choice = draw(k)
+        while choice >= SUIT_COUNT:
+            choice = draw(k)
+    else:
+        choice = draw(SUIT_COUNT)
+    trump = _SUITS[choice]
     if record is not None:
         record.append(NAME_TRUMPS[trump])
     return trump
 
 
 def _from_auction(
-    ruleset: Ruleset,
+    facts: _Facts,
     deal: Deal,
     pool: int,
     rng: random.Random,
@@ -210,13 +272,15 @@ def _from_auction(
     passed: int,
 ) -> DealOutcome:
     """Finish the auction with ``seat`` to speak, then the deal."""
-    players = ruleset.players
+    ruleset = facts.ruleset
+    players = facts.players
     exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
-    getrandbits = rng.getrandbits
-    randrange = rng.randrange
-    contracts = ruleset.contracts
+    # One bound method, the one the draws use: each is an attribute lookup on the interpreted
+    # Random subclass and a new object.
+    draw = rng.getrandbits if exact else rng.randrange
+    contracts = facts.contracts
     dealer = deal.dealer
-    holds = ruleset.holds
+    holds = facts.holds
     next_seat: int | None = seat
     while next_seat is not None:  # R5, drawing as legal_actions() orders them
         seat = next_seat
@@ -224,11 +288,11 @@ def _from_auction(
         n = 1 + len(contracts) - low  # 0: pass, then the contracts low to high
         if exact:  # random.Random.randrange(n), draw for draw, without its two frames
             k = n.bit_length()
-            choice = getrandbits(k)
+            choice = draw(k)
             while choice >= n:
-                choice = getrandbits(k)
+                choice = draw(k)
         else:
-            choice = randrange(n)
+            choice = draw(n)
         if choice == 0:
             passed |= 1 << seat  # R5.2
             if record is not None:
@@ -243,8 +307,8 @@ def _from_auction(
     won = [0] * players
     if leader is not None:
         if contract is not None and contract.trump:
-            trump = _name_trump(rng, record)
-        _play(ruleset, trump, contract, soloist, hands, won, leader, (), rng, None, record)
+            trump = _name_trump(draw, exact, record)
+        _play(facts, trump, contract, soloist, hands, won, leader, (), rng, None, record)
     return deal_outcome(
         ruleset,
         deal,
@@ -259,7 +323,7 @@ def _from_auction(
 
 
 def _play(
-    ruleset: Ruleset,
+    facts: _Facts,
     trump: Suit | None,
     contract: Contract | None,
     soloist: int | None,
@@ -272,8 +336,9 @@ def _play(
     record: list[Action] | None,
 ) -> None:
     """The play loop (R8): cards until the deal ends; ``hands`` and ``won`` change in place."""
-    players = ruleset.players
-    duties = duties_for(ruleset, trump)
+    players = facts.players
+    slot = NO_TRUMP if trump is None else int(trump)
+    duties = facts.duties[slot]
     in_trick = len(trick)
     if in_trick:
         led, win, head, win_position = trick_state(trick, duties)
@@ -282,17 +347,20 @@ def _play(
     else:
         led, win, head, seat, win_seat = NO_TRICK, NO_CARD, NO_CARD, leader, leader
     exact = type(rng) is random.Random  # draws by getrandbits, as Random.randrange does
-    getrandbits = rng.getrandbits
-    randrange = rng.randrange
-    left = _left_of_each(players)
-    tricks, early_stop = ruleset.tricks, ruleset.early_stop
+    # One bound method, the one the draws use: each is an attribute lookup on the interpreted
+    # Random subclass and a new object.
+    draw = rng.getrandbits if exact else rng.randrange
+    left = facts.left
+    tricks, early_stop = facts.tricks, facts.early_stop
     played = 0
     for count in won:
         played += count
     # The flat tables (one lookup each, see PlayDuties): compiled, every tuple read here is
-    # a bounds check, a reference count and an unboxing.
-    takes, heads = duties.takes_flat, duties.heads_flat
-    picks = duties.suit_indices_flat
+    # a bounds check, a reference count and an unboxing. ``heads`` matters only to the switch
+    # head_rule = suit (legal_card_mask reads ``head`` for nothing else): without it ``head``
+    # stays NO_CARD and the led suit is the first card's.
+    takes, heads, head_suit = duties.takes_flat, duties.heads_flat, duties.head_suit
+    picks = facts.picks[slot]
     # Without a policy (nobody looks at ``hands`` until the playout returns) and with hands
     # that share no card, a card played clears one bit of a native int, and each hand is that
     # seat's cards at the start & it: compiled, a hand stored back into the list is a fresh
@@ -310,34 +378,36 @@ def _play(
         if policy is None:
             # legal[randrange(len(legal))] for legal = canonical_card_indices(mask, duties),
             # without building the list: count suit by suit, draw, then find the card in its
-            # suit's low-to-high table.
-            clubs = mask & _ONE_SUIT
-            spades = mask >> RANK_COUNT & _ONE_SUIT
-            hearts = mask >> 2 * RANK_COUNT & _ONE_SUIT
-            diamonds = mask >> 3 * RANK_COUNT
-            in_clubs = _CARDS_IN[clubs]
-            in_spades = _CARDS_IN[spades]
-            in_hearts = _CARDS_IN[hearts]
-            n = in_clubs + in_spades + in_hearts + _CARDS_IN[diamonds]
+            # suit's low-to-high cards; one packed entry a suit holds both (see _packed_picks).
+            clubs = picks[mask & _ONE_SUIT]
+            spades = picks[_SPADES_ROW | (mask >> RANK_COUNT & _ONE_SUIT)]
+            hearts = picks[_HEARTS_ROW | (mask >> 2 * RANK_COUNT & _ONE_SUIT)]
+            diamonds = picks[_DIAMONDS_ROW | mask >> 3 * RANK_COUNT]
+            in_clubs = clubs & _PICK_COUNT
+            in_spades = spades & _PICK_COUNT
+            in_hearts = hearts & _PICK_COUNT
+            n = in_clubs + in_spades + in_hearts + (diamonds & _PICK_COUNT)
             if exact:
                 k = n.bit_length()
-                choice = getrandbits(k)
+                choice = draw(k)
                 while choice >= n:
-                    choice = getrandbits(k)
+                    choice = draw(k)
             else:
-                choice = randrange(n)
+                choice = draw(n)
             if choice < in_clubs:
-                index = picks[clubs][choice]
+                suit = clubs
             else:
                 choice -= in_clubs
                 if choice < in_spades:
-                    index = picks[_SPADES_ROW | spades][choice]
+                    suit = spades
                 else:
                     choice -= in_spades
                     if choice < in_hearts:
-                        index = picks[_HEARTS_ROW | hearts][choice]
+                        suit = hearts
                     else:
-                        index = picks[_DIAMONDS_ROW | diamonds][choice - in_hearts]
+                        suit = diamonds
+                        choice -= in_hearts
+            index = suit >> (_PICK_COUNT_BITS + CARD_BITS * choice) & _CARD_MASK
         else:
             index = policy(seat, mask, in_trick, win, win_seat, won)
         if record is not None:
@@ -348,12 +418,14 @@ def _play(
             hands[seat] = hand ^ 1 << index
         # engine.trick_rules.add_to_trick, inlined: this loop reads its tables directly.
         win = takes[win << CARD_BITS | index]
-        head = heads[head << CARD_BITS | index]
+        if head_suit:
+            head = heads[head << CARD_BITS | index]
         if win == index:
             win_seat = seat
+        if not in_trick:
+            led = index >> RANK_BITS  # R8.3: the suit of the first card
         in_trick += 1
         if in_trick < players:
-            led = head >> RANK_BITS
             seat = left[seat]
             continue
         won[win_seat] = won[win_seat] + 1  # R8.4: the trick is complete (typed, not generic +=)

@@ -20,7 +20,7 @@ import pytest
 
 import engine
 from engine import PURE_PYTHON_ENV, pure_module
-from engine.dealing import Deal, _shuffle, deal_cards
+from engine.dealing import _PLANS, Deal, _rows_of_random_shuffle, _shuffled_rows, deal_cards
 from engine.outcome import DealOutcome
 from engine.playout import playout_deal
 from engine.rulesets import RULESET_IDS, find_ruleset
@@ -142,12 +142,30 @@ def test_pure_module_runs_the_source_beside_the_installed_module() -> None:
 
 @pytest.mark.parametrize("length", [0, 1, 2, 7, 24, 28, 32])
 def test_the_deal_shuffle_is_random_shuffle_draw_for_draw(length: int) -> None:
+    # _shuffled_rows gives each row's mask of the shuffled deck: rows 0 to 3 in turn here, so
+    # every card's place in random.Random(seed).shuffle shows in the masks.
+    order = tuple(range(length))
+    row_of_position = tuple(position % 4 for position in range(length))
     for seed in [0, 1, 2, 99, -5, 2**31, 2**64 + 7, *range(100, 400)]:
-        expected = list(range(length))
+        expected = list(order)
         random.Random(seed).shuffle(expected)
-        cards = list(range(length))
-        _shuffle(cards, seed)
-        assert cards == expected, seed
+        rows = [0, 0, 0, 0]
+        for position, card in enumerate(expected):
+            rows[row_of_position[position]] |= 1 << card
+        assert _shuffled_rows(order, row_of_position, seed) == tuple(rows), seed
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_the_fast_deal_rows_are_the_reference_shuffles(ruleset_id: str) -> None:
+    # deal_cards shuffles straight into four row masks; any other deal takes the reference
+    # way (random.Random(seed).shuffle, then the rows' positions): the two must agree.
+    plan = _PLANS.of(find_ruleset(ruleset_id))
+    assert plan.shuffles_fast
+    for seed in range(300):
+        reference = _rows_of_random_shuffle(plan, seed)
+        fast = _shuffled_rows(plan.order, plan.row_of_position, seed)
+        assert list(fast[: plan.rows]) == reference, seed
+        assert not any(fast[plan.rows :])
 
 
 def test_outcomes_built_field_by_field_equal_their_dataclass_constructor() -> None:

@@ -31,3 +31,13 @@ def test_the_bound_starts_over_instead_of_growing() -> None:
     tables.of(rulesets[1])
     tables.of(rulesets[2])  # a third: the two kept are dropped
     assert tables.of(rulesets[0]) is not first
+
+
+def test_rulesets_asked_in_turn_each_get_their_own_table() -> None:
+    # of() answers a repeated ruleset from its last entry: asking for others in between must
+    # never hand one ruleset's table to another.
+    tables = PerRuleset(lambda ruleset: [ruleset.id])
+    rulesets = [find_ruleset(name) for name in ("standard", "haferl", "russian")]
+    for ruleset in [*rulesets, *rulesets, rulesets[1], rulesets[1], rulesets[0]]:
+        assert tables.of(ruleset) == [ruleset.id]
+        assert tables.of(ruleset) is tables.of(ruleset)

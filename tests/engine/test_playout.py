@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.actions import Action
+from engine.cards import Suit
 from engine.dealing import deal_cards
 from engine.playout import playout_deal, random_playout
 from engine.rulesets import RULESET_IDS, find_ruleset
@@ -74,10 +76,29 @@ def test_playout_with_haferl_pool_matches() -> None:
         assert playout_deal(ruleset, deal, random.Random(seed), pool=8) == slow.outcome()
 
 
-def test_left_of_each_table_agrees_with_seats() -> None:
-    """The fast path reads left_of_each from a table by the number of players."""
-    from engine.playout import _left_of_each  # noqa: PLC0415 - the internal table itself
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_playout_facts_agree_with_the_ruleset_and_the_rules_core(ruleset_id: str) -> None:
+    """The fast path reads the ruleset's fields, the seats and the duties from one table."""
+    from engine.playout import _FACTS  # noqa: PLC0415 - the internal table itself
     from engine.seats import left_of_each  # noqa: PLC0415
+    from engine.trick_rules import duties_for  # noqa: PLC0415
 
-    for players in range(1, 12):
-        assert _left_of_each(players) == left_of_each(players)
+    ruleset = find_ruleset(ruleset_id)
+    facts = _FACTS.of(ruleset)
+    assert facts.ruleset is ruleset
+    assert (facts.players, facts.tricks, facts.early_stop, facts.holds, facts.contracts) == (
+        ruleset.players,
+        ruleset.tricks,
+        ruleset.early_stop,
+        ruleset.holds,
+        ruleset.contracts,
+    )
+    assert facts.left == left_of_each(ruleset.players)
+    assert facts.duties == tuple(duties_for(ruleset, trump) for trump in (*Suit, None))
+    # Each packed pick: the suit mask's card count, then its indices low to high, 5 bits each.
+    for duties, picks in zip(facts.duties, facts.picks, strict=True):
+        assert len(picks) == len(duties.suit_indices_flat)
+        for entry, indices in zip(picks, duties.suit_indices_flat, strict=True):
+            assert entry & 0xF == len(indices)
+            assert [entry >> 4 + 5 * i & 0x1F for i in range(len(indices))] == list(indices)
+            assert entry >> 4 + 5 * len(indices) == 0
