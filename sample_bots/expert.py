@@ -43,11 +43,12 @@ DEFAULT_LEVEL: Final = 4
 BID_MARGIN: Final = 0.25  # of the contract's value V: the solver sees every hand, players don't
 # A zero contract's margin is negative: there the all-seeing solver errs the other way, its
 # defenders always finding the soloist's weak card. In duels against montecarlo the expert's
-# bettels made 80% at an expected -0.6 to +2.5 chips (a 48-57% chance), and bidding them down
-# to lower estimates did better at every step: margin +0.25 (bid above +0.3 chips) -0.47
-# chips a deal, 0 (above -1.2) +0.07, -0.3 (above -3.0) +0.37, -0.6 (above -4.8) +0.67
-# (python -m bench.duel --clock cpu, the same 30 deals; each within its +-2.3 interval, so a
-# trend, not a proof).
+# bettels made 73-80% where the solver gave them about 40-50%. On the same 30 deals (python -m
+# bench.duel --clock cpu --seed 1; chips a deal, each within its +-1.7 to +-2.6 interval) the
+# margins gave +0.25 -0.47, 0 +0.07, -0.3 +0.37, -0.6 +0.67, -1.0 +1.23, -1.5 +1.70, -2.0 +0.60
+# and -2.5 -3.27 (37 bettels bid, 24% made). On fresh deals -1.5 did no better than -0.6
+# (+0.44 +- 1.16 over seeds 5 and 6, against +0.78 +- 1.31 over seeds 3 and 4, 80 deals each):
+# the seed-1 peak is within its noise, so the margin stays at the smaller step.
 ZERO_MARGIN: Final = -0.6
 SOLVER_SHARE: Final = 0.7  # of a decision's time for the solver; the rest for more playouts
 SOLVER_PRIOR: Final = 8.0  # n solved samples weigh n / (n + SOLVER_PRIOR) against the playouts
