@@ -6,7 +6,6 @@ table at 80 columns, or ``--json``) and sets the exit code: 0 only when every ch
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import tempfile
 from pathlib import Path
@@ -173,6 +172,8 @@ def _run(
     def say(step: str) -> None:
         if not quiet:
             errors.print(plain(f"checking: {step}"), highlight=False)
+
+    import asyncio  # noqa: PLC0415 - 15 ms of `brandeln --help` otherwise
 
     try:
         report = asyncio.run(

@@ -39,6 +39,23 @@ def test_help_stays_plain_and_offers_shell_completion() -> None:
     assert "╭" not in result.output  # Typer's rich help panels (slow to import) stay off
 
 
+def test_help_imports_no_event_loop_network_or_database_library() -> None:
+    # `brandeln --help` has a 150 ms budget (bench.report's targets): asyncio alone is 15 ms of
+    # it, gRPC, SQLAlchemy and protobuf far more. The commands import them when they run.
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from brandeln_cli.main import app\n"
+        "CliRunner().invoke(app, ['--help'])\n"
+        "heavy = ('asyncio', 'grpc', 'sqlalchemy', 'google.protobuf', 'ray', 'starlette')\n"
+        "print(' '.join(m for m in heavy if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "", result.stdout
+
+
 def test_shell_completion_completes_commands_through_the_console_script() -> None:
     env = {**os.environ, "_BRANDELN_COMPLETE": "complete_bash", "COMP_CWORD": "2"}
     completed = subprocess.run(
