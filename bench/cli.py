@@ -385,6 +385,7 @@ def bench_all(
     from bench.engine import run_benchmarks  # noqa: PLC0415
     from bench.montecarlo import run_playout_bench  # noqa: PLC0415
     from bench.referee.memory import MemoryBenchSettings, run_memory_bench  # noqa: PLC0415
+    from bench.referee.own_cost import OwnCostSettings, run_own_cost  # noqa: PLC0415
     from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
     from bench.season import SeasonBenchSettings, run_season_bench  # noqa: PLC0415
 
@@ -404,6 +405,14 @@ def bench_all(
     figures["referee_snapshot_only"] = asyncio.run(
         run_referee_bench(dataclasses.replace(referee_settings, snapshot_only=True), _say)
     )
+    _say("referee alone, no gRPC: its own CPU per decision (sessions answered in-process)")
+    own_matches = 1 if quick else 4
+    figures["referee_own_cost"] = {
+        key: dataclasses.asdict(
+            asyncio.run(run_own_cost(OwnCostSettings(matches=own_matches, snapshot_only=snap)))
+        )
+        for key, snap in (("normal", False), ("snapshot_only", True))
+    }
     memory_settings = (
         MemoryBenchSettings(tables=(64, 256), soak_deals=1000, soak_chunks=4)
         if quick

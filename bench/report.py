@@ -244,6 +244,17 @@ def render_markdown(figures: dict[str, Any]) -> str:
                 f"{referee.get('log_bytes_per_deal', 0):,.0f} bytes."
             )
         lines.append("")
+    own = figures.get("referee_own_cost")
+    if own:
+        lines += [
+            "## The referee's own cost",
+            "",
+            "The referee alone, no gRPC (`python -m bench.referee.own_cost`): 16 tables, each "
+            "session answered in-process with its first legal choice. CPU per decision: "
+            f"{own['normal']['cpu_us_per_decision']:.1f} µs with every event sent, "
+            f"{own['snapshot_only']['cpu_us_per_decision']:.1f} µs with snapshot_only seats.",
+            "",
+        ]
     memory = figures.get("memory")
     if memory:
         lines += [

@@ -4,6 +4,8 @@
   (``brandeln bench referee``).
 - :mod:`bench.referee.floor`: the floor, a bare ``grpc.aio`` server that replays the messages the
   referee sent in a recorded match, with no rules, logs, checks or database.
+- :mod:`bench.referee.own_cost`: the referee's own CPU per decision with no gRPC, its sessions
+  answered in-process (``python -m bench.referee.own_cost``): the part a referee change shrinks.
 - :mod:`bench.referee.loadgen`: the load generator process, four instant bots per table
   (``python -m bench.referee.loadgen``).
 

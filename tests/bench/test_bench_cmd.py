@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from bench import report as bench_report
 from bench.engine import run_benchmarks
 from bench.montecarlo import run_playout_bench
 from bench.referee.memory import MemoryBenchSettings, run_memory_bench
+from bench.referee.own_cost import OwnCostSettings, run_own_cost
 from brandeln_cli.main import app
 
 runner = CliRunner()
@@ -61,6 +63,14 @@ def test_the_report_shows_engine_montecarlo_and_memory_figures_with_their_target
         "engine": run_benchmarks(seconds=0.05, rounds=2),
         "montecarlo": run_playout_bench(seconds=0.05, rounds=1),
         "memory": asyncio.run(run_memory_bench(memory)),
+        "referee_own_cost": {
+            key: dataclasses.asdict(
+                asyncio.run(
+                    run_own_cost(OwnCostSettings(tables=1, matches=1, deals=1, snapshot_only=snap))
+                )
+            )
+            for key, snap in (("normal", False), ("snapshot_only", True))
+        },
     }
     assert [row["tables"] for row in figures["memory"]["tables"]] == [2, 3]
     assert all(row["peak_mib"] > 0 for row in figures["memory"]["tables"])
@@ -75,7 +85,7 @@ def test_the_report_shows_engine_montecarlo_and_memory_figures_with_their_target
     assert by_name["referee RSS growth over the soak, MiB per 1000 deals"]["value"] is not None
     assert by_name["referee decisions/s at 64 tables / floor, snapshot_only"]["met"] is None
     markdown = bench_report.render_markdown(figures)
-    for heading in ("## Engine", "## Monte Carlo bot", "## Referee memory"):
+    for heading in ("## Engine", "## Monte Carlo bot", "## Referee memory", "## The referee's own"):
         assert heading in markdown
     assert "full-length deals, public API" in markdown
     assert "Soak: 48 deals on 2 tables" in markdown

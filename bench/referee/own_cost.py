@@ -1,0 +1,166 @@
+"""The referee's own cost per decision, without gRPC: ``python -m bench.referee.own_cost``.
+
+The referee benchmark measures the referee through the protocol, where gRPC's share of a
+decision (sending, receiving, the poller's wake-ups) is most of it and the machine's noise moves
+every figure. This one runs a real :class:`arena.referee.Referee` (its store, logs, time control,
+decision records, codec) in this process with no server: each seat's session is answered by an
+in-process bot that parses the serialized request and answers its first legal choice on the
+next turn of the event loop, as a stream's reader would deliver it. What a decision costs here
+is the referee's own Python (plus the small fixed cost of that bot), the part a change of the
+referee can shrink; profile it with ``py-spy record -- python -m bench.referee.own_cost``.
+
+It measures; it asserts nothing about speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.config import AdminTokenScope, RefereeConfig
+from arena.referee import Referee
+from arena.session import SeatSession
+from brandeln.v1 import admin_pb2, bot_pb2
+
+__all__ = ["OwnCost", "OwnCostSettings", "main", "run_own_cost"]
+
+PLAYERS = 4
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class OwnCostSettings:
+    tables: int = 16
+    matches: int = 4  # per table, after one warm-up match on the first table
+    deals: int = 8
+    seed: int = 7
+    snapshot_only: bool = False
+
+
+@dataclass(frozen=True)
+class OwnCost:
+    decisions: int
+    penalties: int  # strikes and forfeits: an instant bot earns none, so any is a fault here
+    cpu_us_per_decision: float
+    wall_us_per_decision: float
+
+
+async def _answer_requests(referee: Referee, session: SeatSession, asked: list[int]) -> None:
+    """The session's bot: the first legal choice of every request, delivered on the loop's next
+    turn (a stream's reader task would hand it over the same way)."""
+    loop = asyncio.get_running_loop()
+    parse = bot_pb2.RefereeMessage.FromString
+    while True:
+        message = await session.outbox.get()
+        if message is None:
+            return
+        if isinstance(message, bytes):
+            message = parse(message)
+        if message.WhichOneof("kind") != "request":
+            continue
+        request = message.request
+        asked[0] += 1
+        answer = bot_pb2.BotMessage(
+            action=bot_pb2.Action(request_id=request.request_id, choice=request.legal[0])
+        )
+        loop.call_soon(referee.on_message, session, answer)
+
+
+async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
+    """Play ``settings.matches`` matches on each of ``settings.tables`` tables at once."""
+    with tempfile.TemporaryDirectory(prefix="brandeln-own-cost-") as folder:
+        data = Path(folder)
+        config = RefereeConfig(
+            db_path=data / "referee.db",
+            logs_dir=data / "logs",
+            admin_token_scope=AdminTokenScope.THIS_RUN,
+        )
+        referee = Referee(config)
+        asked = [0]
+        bots: list[asyncio.Task[None]] = []
+        seatings: list[list[str]] = []
+        penalties = [0]
+        try:
+            for table in range(settings.tables):
+                bot_ids = []
+                for seat in range(PLAYERS):
+                    record, token = referee.register_bot(f"own-{table}-{seat}")
+                    hello = bot_pb2.Hello(
+                        token=token,
+                        protocol_version=PROTOCOL_VERSION,
+                        bot_name=record.name,
+                        snapshot_only=settings.snapshot_only,
+                    )
+                    session = await referee.open_session(hello, "in-process")
+                    bots.append(asyncio.create_task(_answer_requests(referee, session, asked)))
+                    bot_ids.append(record.bot_id)
+                seatings.append(bot_ids)
+
+            async def play(bot_ids: Sequence[str], matches: int) -> None:
+                for match in range(matches):
+                    request = admin_pb2.RunMatchRequest(
+                        bot_ids=bot_ids,
+                        ruleset="standard",
+                        deals=settings.deals,
+                        seed=settings.seed + match,
+                    )
+                    table = await referee.start_match(request)
+                    await table.done.wait()
+                    penalties[0] += len(table.penalties)
+
+            await play(seatings[0], 1)  # warm-up: caches, the store's first writes
+            asked[0] = 0
+            cpu, wall = time.process_time(), time.perf_counter()
+            await asyncio.gather(*(play(bot_ids, settings.matches) for bot_ids in seatings))
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        finally:
+            for bot in bots:
+                bot.cancel()
+            await asyncio.gather(*bots, return_exceptions=True)
+            referee.close()
+    decisions = asked[0]
+    return OwnCost(
+        decisions=decisions,
+        penalties=penalties[0],
+        cpu_us_per_decision=cpu * 1e6 / max(1, decisions),
+        wall_us_per_decision=wall * 1e6 / max(1, decisions),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.referee.own_cost", description=__doc__)
+    parser.add_argument("--tables", type=int, default=OwnCostSettings.tables)
+    parser.add_argument("--matches", type=int, default=OwnCostSettings.matches)
+    parser.add_argument("--deals", type=int, default=OwnCostSettings.deals)
+    parser.add_argument("--snapshot-only", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    if min(args.tables, args.matches, args.deals, args.repeats) < 1:
+        parser.error("--tables, --matches, --deals and --repeats must be at least 1")
+    settings = OwnCostSettings(
+        tables=args.tables,
+        matches=args.matches,
+        deals=args.deals,
+        snapshot_only=args.snapshot_only,
+    )
+    costs = [asyncio.run(run_own_cost(settings)) for _ in range(args.repeats)]
+    if any(cost.penalties for cost in costs):
+        print("error: a seat was penalized: the figures are not a clean run's")
+        return 1
+    cpu = sorted(cost.cpu_us_per_decision for cost in costs)
+    seats = "snapshot_only seats" if args.snapshot_only else "seats sent every event"
+    print(
+        f"referee's own cost, no gRPC ({args.tables} tables, {seats}): "
+        f"{costs[0].decisions} decisions a repeat, CPU {cpu[len(cpu) // 2]:.1f} us a decision "
+        f"(repeats {cpu[0]:.1f}-{cpu[-1]:.1f})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,26 @@
+"""bench.referee.own_cost: the referee's own cost per decision, in-process (a tiny run)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bench.referee.own_cost import OwnCostSettings, main, run_own_cost
+
+
+@pytest.mark.parametrize("snapshot_only", [False, True])
+def test_a_real_referee_plays_its_matches_without_a_penalty(snapshot_only: bool) -> None:
+    settings = OwnCostSettings(tables=2, matches=1, deals=1, snapshot_only=snapshot_only)
+    cost = asyncio.run(run_own_cost(settings))
+    # Two tables of one deal: every seat speaks in the auction (R5), then at most 28 cards.
+    assert 2 * 4 <= cost.decisions <= 2 * 60
+    assert cost.penalties == 0  # every answer was accepted in time
+    assert cost.cpu_us_per_decision > 0
+
+
+def test_main_prints_the_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--tables", "1", "--matches", "1", "--deals", "1", "--repeats", "1"]) == 0
+    assert "CPU" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--tables", "0"])
