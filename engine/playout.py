@@ -243,17 +243,23 @@ def playout_from(
     _play(facts, trump, contract, soloist, hands, tricks_won, leader, trick, rng, policy, record)
 
 
+def _below(draw: Callable[[int], int], exact: bool, n: int) -> int:
+    """``Random.randrange(n)``, draw for draw, without its two frames: ``draw`` is the
+    generator's ``getrandbits`` when ``exact`` (a ``random.Random`` itself), else its
+    ``randrange``. (The play loop inlines the same lines: it is the hottest loop.)"""
+    if not exact:
+        return draw(n)
+    k = n.bit_length()
+    choice = draw(k)
+    while choice >= n:
+        choice = draw(k)
+    return choice
+
+
 def _name_trump(draw: Callable[[int], int], exact: bool, record: list[Action] | None) -> Suit:
     """R7.1, drawing as legal_actions() orders the suits: ``draw`` is the generator's
     ``getrandbits`` when ``exact`` (a ``random.Random`` itself), else its ``randrange``."""
-    if exact:  # Random.randrange(SUIT_COUNT), draw for draw, without its two frames
-        k = SUIT_COUNT.bit_length()
-        choice = draw(k)
-        while choice >= SUIT_COUNT:
-            choice = draw(k)
-    else:
-        choice = draw(SUIT_COUNT)
-    trump = _SUITS[choice]
+    trump = _SUITS[_below(draw, exact, SUIT_COUNT)]
     if record is not None:
         record.append(NAME_TRUMPS[trump])
     return trump
@@ -286,13 +292,7 @@ def _from_auction(
         seat = next_seat
         low = lowest_legal_level(level, holder, seat, dealer=dealer, players=players, holds=holds)
         n = 1 + len(contracts) - low  # 0: pass, then the contracts low to high
-        if exact:  # random.Random.randrange(n), draw for draw, without its two frames
-            k = n.bit_length()
-            choice = draw(k)
-            while choice >= n:
-                choice = draw(k)
-        else:
-            choice = draw(n)
+        choice = _below(draw, exact, n)
         if choice == 0:
             passed |= 1 << seat  # R5.2
             if record is not None:
