@@ -20,8 +20,9 @@ the wall clock.
 
 A bot is a registry name (``montecarlo``, ``expert``, ``heuristic``, ``random``), or
 ``BIDDER/PLAYER``: the auction and trump naming of one bot and the card play of another (e.g.
-``montecarlo/expert`` isolates the expert's card play), optionally followed by
-``:attribute=value,...`` to set tunables on the bot (``expert:bid_margin=0.3``).
+``montecarlo/expert`` isolates the expert's card play); each name optionally followed by
+``:attribute=value,...`` to set tunables on that bot (``expert:bid_margin=0.3``,
+``montecarlo/expert:solver_prior=0``).
 """
 
 from __future__ import annotations
@@ -122,19 +123,18 @@ class Hybrid(Bot):
 def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
     """A bot from a spec (see the module docstring), seeded, on fixed sample counts unless
     the duel is timed."""
+    if "/" in spec:  # each part its own settings: "montecarlo/expert:solver_prior=0"
+        bidder, player = spec.split("/", 1)
+        return Hybrid(build_bot(bidder, seed, config), build_bot(player, seed, config))
     name, _, settings = spec.partition(":")
-    if "/" in name:
-        bidder, player = name.split("/", 1)
-        bot: Bot = Hybrid(build_bot(bidder, seed, config), build_bot(player, seed, config))
-    else:
-        bot = make_bot(name, seed=seed, level=config.level, samples=config.samples)
-        clock = CLOCKS[config.clock]
-        if isinstance(bot, MonteCarloBot):
-            bot.exact_samples = clock is None
-            if clock is not None:
-                bot.clock = clock
-                if name == "montecarlo":
-                    bot.max_samples = 0  # the clock alone ends its searches, as in a season
+    bot = make_bot(name, seed=seed, level=config.level, samples=config.samples)
+    clock = CLOCKS[config.clock]
+    if isinstance(bot, MonteCarloBot):
+        bot.exact_samples = clock is None
+        if clock is not None:
+            bot.clock = clock
+            if name == "montecarlo":
+                bot.max_samples = 0  # the clock alone ends its searches, as in a season
     for setting in filter(None, settings.split(",")):
         key, _, value = setting.partition("=")
         if not hasattr(bot, key):

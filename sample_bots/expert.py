@@ -107,14 +107,20 @@ def made_payoff(ruleset: Ruleset, contract: Contract, made: bool) -> int:
     return payments[0]
 
 
-def blend(solved: float, solved_count: int, played: float, played_count: int) -> float:
+def blend(
+    solved: float,
+    solved_count: int,
+    played: float,
+    played_count: int,
+    prior: float = SOLVER_PRIOR,
+) -> float:
     """The share of samples won, the solver's and the playouts' estimates blended (see the
     module docstring); ``solved`` and ``played`` are the samples each counted as won."""
     if not played_count:
         return solved / solved_count if solved_count else 0.0
     if not solved_count:
         return played / played_count
-    weight = solved_count / (solved_count + SOLVER_PRIOR)
+    weight = solved_count / (solved_count + prior)
     return weight * solved / solved_count + (1 - weight) * played / played_count
 
 
@@ -126,6 +132,7 @@ class ExpertBot(MonteCarloBot):
     bid_margin = BID_MARGIN
     at_least_margin = BID_MARGIN
     zero_margin = ZERO_MARGIN
+    solver_prior = SOLVER_PRIOR
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
@@ -251,7 +258,8 @@ class ExpertBot(MonteCarloBot):
             played += 1
         self.samples_last, self.playouts_last = solved, played
         scores = [
-            blend(solved_wins[i], solved, played_wins[i], played) for i in range(len(candidates))
+            blend(solved_wins[i], solved, played_wins[i], played, self.solver_prior)
+            for i in range(len(candidates))
         ]
         return max(range(len(candidates)), key=lambda i: scores[i])
 
@@ -358,7 +366,7 @@ class ExpertBot(MonteCarloBot):
         self.samples_last, self.playouts_last = solved, played
         values: list[float] = []
         for i, (contract, _) in enumerate(options):
-            chance = blend(solved_made[i], solved, played_made[i], played)
+            chance = blend(solved_made[i], solved, played_made[i], played, self.solver_prior)
             win = made_payoff(ruleset, contract, True)
             lose = made_payoff(ruleset, contract, False)
             values.append(chance * win + (1 - chance) * lose)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
-from bench.duel import DuelConfig, deal_difference, main, play_duel, summarize
+from bench.duel import DuelConfig, Hybrid, build_bot, deal_difference, main, play_duel, summarize
+from sample_bots.expert import ExpertBot
+from sample_bots.montecarlo import MonteCarloBot
 
 
 def test_duel_is_duplicate_zero_sum_and_reproducible() -> None:
@@ -40,6 +43,17 @@ def test_hybrid_bots_and_tunables(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(next(iter(play_duel(config, workers=1)))) == 2
     with pytest.raises(ValueError, match="no tunable"):
         list(play_duel(DuelConfig(a="random", b="random:nonsense=1", deals=1), workers=1))
+
+
+def test_a_hybrids_settings_go_to_the_part_they_follow() -> None:
+    config = DuelConfig(a="random", b="random", clock="cpu")
+    bot = build_bot("montecarlo:bid_margin=0.5/expert:solver_prior=0", 1, config)
+    assert isinstance(bot, Hybrid)
+    assert isinstance(bot.bidder, MonteCarloBot)
+    assert bot.bidder.bid_margin == 0.5
+    assert isinstance(bot.player, ExpertBot)
+    assert bot.player.solver_prior == 0.0
+    assert bot.player.clock is time.process_time  # the duel's clock reaches both parts
 
 
 def test_pool_reads_saved_runs_and_refuses_other_files(
