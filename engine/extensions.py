@@ -6,9 +6,10 @@ import system takes before the ``.py``. A package that has such modules describe
 :class:`CompiledModules` and calls :meth:`CompiledModules.choose` as it is imported (the
 engine's ``__init__``, the arena's): the sources are imported instead, the reference, with
 ``BRANDELN_PURE_PYTHON=1`` or when the build is unusable (a source edited after its extension
-was built, an extension or the shared library missing). Compiled modules call each other
-natively and check the types they are passed, so a package runs compiled as a whole or not at
-all. Standard library only: the engine imports nothing of ours, and the arena uses this too.
+was built, an extension or the shared library missing, one left from an older build). Compiled
+modules call each other natively and check the types they are passed, so a package runs
+compiled as a whole or not at all. Standard library only: the engine imports nothing of ours,
+and the arena uses this too.
 
 >>> from pathlib import Path
 >>> modules = CompiledModules("engine", Path(__file__).parent, ("seats",), "brandeln_engine_core")
@@ -86,6 +87,16 @@ class CompiledModules:
                 return f"{where} has no compiled extension beside the others"
             if source.stat().st_mtime > extension.stat().st_mtime:
                 return f"{where} is newer than its compiled extension"
+        # An extension of a module the build no longer compiles (taken off the list) would be
+        # imported before its source, and fail: its code is not in the new shared library.
+        suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+        for folder in {path.parent for path in built.values() if path is not None}:
+            for entry in folder.iterdir():
+                stem = entry.name.partition(".")[0]
+                relative = entry.with_name(stem).relative_to(self.directory).as_posix()
+                if entry.name.endswith(suffixes) and relative.replace("/", ".") not in built:
+                    left = entry.relative_to(self.directory)
+                    return f"{self.package}/{left} is left from an older build"
         library = self.directory.parent / f"{self.group}__mypyc"
         if not any(
             library.with_name(library.name + suffix).exists()
