@@ -13,11 +13,13 @@ $(BIN)/python:
 # Reinstall only when the project's dependency list (or the compiled core, below) changes. The editable install is one .pth
 # line to the project root (pyproject.toml says package-dir = "."): no import hook to slow the
 # CLI's start, no deprecated "compat" mode.
-# The install also compiles the engine's hot core (setup.py, mypyc): an edit to one of those
-# sources installs again, else the engine would fall back to pure Python (engine/__init__.py).
+# The install also compiles the engine's hot core and the referee's hot path (setup.py, mypyc):
+# an edit to one of those sources installs again, else that package would fall back to pure
+# Python (engine/extensions.py).
 ENGINE_CORE := $(addprefix engine/,per_ruleset.py seats.py auction.py trick_rules.py settlement.py dealing.py state.py playout.py double_dummy.py)
+ARENA_HOT := $(addprefix arena/,mailbox.py clock.py timecontrol.py seat.py session.py decision.py table.py audience.py matchlog.py logrecords.py codec/wire.py codec/values.py codec/snapshots.py codec/messages.py)
 
-$(STAMP): pyproject.toml setup.py $(ENGINE_CORE) | $(BIN)/python
+$(STAMP): pyproject.toml setup.py $(ENGINE_CORE) $(ARENA_HOT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)

@@ -1,11 +1,13 @@
 """Build hook of the normal install (``pip install -e .``, ``make install``): compiles the
-engine's hot core with mypyc, next to its pure-Python sources.
+engine's hot core and the referee's hot path with mypyc, next to their pure-Python sources.
 
-The modules listed in :data:`COMPILED` stay plain Python files, the reference: the compiled
-extension of each (``engine/<name>.cpython-*.so``) is imported in their place when it exists,
-and ``BRANDELN_PURE_PYTHON=1`` at run time imports the sources instead (engine/__init__.py).
-Where no C compiler or mypyc is at hand, or with ``BRANDELN_PURE_PYTHON=1`` at install time,
-the install goes on without the extensions and the engine runs as pure Python.
+The modules listed in :data:`COMPILED` and :data:`ARENA_COMPILED` stay plain Python files, the
+reference: the compiled extension of each (``<name>.cpython-*.so``) is imported in their place
+when it exists, and ``BRANDELN_PURE_PYTHON=1`` at run time imports the sources instead
+(engine/extensions.py). Where no C compiler or mypyc is at hand, or with
+``BRANDELN_PURE_PYTHON=1`` at install time, the install goes on without the extensions and the
+package runs as pure Python. Each package is its own mypyc group (one shared library each), so
+one that fails to build leaves the other compiled.
 """
 
 from __future__ import annotations
@@ -34,6 +36,30 @@ COMPILED = (
     "engine/double_dummy.py",
 )
 
+# The referee's per-decision path (profiled with bench.referee.own_cost and py-spy): the table
+# and its decisions, the seats' mailboxes and sessions, the hand-written wire encoding and the
+# codec around it, the match log's records. Not the servicers, the store or the CLI (gRPC and
+# SQLAlchemy's time is their own), nor what runs once a match or at start-up; nor the fault
+# policy, a class users subclass. arena/__init__.py names the same modules.
+ARENA_COMPILED = (
+    "arena/mailbox.py",
+    "arena/clock.py",
+    "arena/timecontrol.py",
+    "arena/seat.py",
+    "arena/session.py",
+    "arena/decision.py",
+    "arena/table.py",
+    "arena/audience.py",
+    "arena/matchlog.py",
+    "arena/logrecords.py",
+    "arena/codec/wire.py",
+    "arena/codec/values.py",
+    "arena/codec/snapshots.py",
+    "arena/codec/messages.py",
+)
+
+GROUPS = {"brandeln_engine_core": COMPILED, "brandeln_arena_hot": ARENA_COMPILED}
+
 
 def _extensions() -> list[object]:
     if os.environ.get("BRANDELN_PURE_PYTHON", "") not in ("", "0"):
@@ -41,13 +67,23 @@ def _extensions() -> list[object]:
     try:
         from mypyc.build import mypycify  # noqa: PLC0415 - a build-time requirement only
     except ImportError:
-        print("mypyc not found: the engine installs as pure Python", file=sys.stderr)
+        print("mypyc not found: the engine and the arena install as pure Python", file=sys.stderr)
         return []
-    extensions = mypycify(list(COMPILED), opt_level="3", group_name="brandeln_engine_core")
-    for extension in extensions:
-        # No C compiler: setuptools skips the extension (and says so) instead of failing.
-        extension.optional = True
-    return list(extensions)
+    extensions: list[object] = []
+    for group, modules in GROUPS.items():
+        try:
+            built = mypycify(list(modules), opt_level="3", group_name=group)
+        except (Exception, SystemExit) as error:  # mypyc reports a compile error by exiting
+            print(
+                f"mypyc could not compile {group}: it installs as pure Python ({error})",
+                file=sys.stderr,
+            )
+            continue
+        for extension in built:
+            # No C compiler: setuptools skips the extension (and says so) instead of failing.
+            extension.optional = True
+        extensions.extend(built)
+    return extensions
 
 
 class _ReplacingBuildExt(build_ext):

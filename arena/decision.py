@@ -211,13 +211,15 @@ class Decider:
                 False,
             )
             return None
+        # One name per except clause: compiled (mypyc, setup.py), a name the clauses share
+        # takes the first clause's type, and a CodecError caught by the second fails its check.
         try:
             action = codec.choice_to_action(message.action.choice, phase, self.limits)
-        except codec.WrongPhaseError as error:
-            reject(codec.Rejection.WRONG_PHASE, SeatOutcome.MALFORMED, str(error), True)
+        except codec.WrongPhaseError as wrong_phase:
+            reject(codec.Rejection.WRONG_PHASE, SeatOutcome.MALFORMED, str(wrong_phase), True)
             return None
-        except codec.CodecError as error:
-            reject(codec.Rejection.MALFORMED, SeatOutcome.MALFORMED, str(error), True)
+        except codec.CodecError as malformed:
+            reject(codec.Rejection.MALFORMED, SeatOutcome.MALFORMED, str(malformed), True)
             return None
         reason = illegal_reason(action)
         if reason is None:

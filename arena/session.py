@@ -13,6 +13,8 @@ import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from mypy_extensions import mypyc_attr
+
 from arena.errors import CloseReason, SeatUnavailableError
 from arena.limits import OUTBOX_LIMIT
 from arena.mailbox import Mailbox
@@ -31,6 +33,9 @@ class SessionState(enum.StrEnum):
     CLOSED = "closed"
 
 
+# Compiled (setup.py), a class is closed to Python subclasses unless it says otherwise; tests
+# subclass this one to script a bot in process.
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass(eq=False)
 class SeatSession:
     """One connected seat session of a bot."""

@@ -64,22 +64,14 @@ Where docs/RULES.md is silent or ambiguous, the engine decides as follows.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
-import os
-import sys
-import warnings
 from pathlib import Path
 from types import ModuleType
 
+from engine.extensions import PURE_PYTHON_ENV, CompiledModules
+
 __all__ = ["PURE_PYTHON_ENV", "compiled_modules", "pure_module"]
 
-PURE_PYTHON_ENV = "BRANDELN_PURE_PYTHON"
-"""Set to ``1`` to import every engine module from its Python source, the reference, even
-where the install compiled the hot core (setup.py); at install time, not to compile it."""
-
-# What setup.py compiles (a test holds the two lists together).
+# What setup.py compiles (a test holds the two lists together), in its mypyc group.
 _COMPILABLE = (
     "per_ruleset",
     "seats",
@@ -91,56 +83,14 @@ _COMPILABLE = (
     "playout",
     "double_dummy",
 )
+_MODULES = CompiledModules(
+    "engine", Path(__file__).resolve().parent, _COMPILABLE, "brandeln_engine_core"
+)
 
-_HERE = Path(__file__).resolve().parent
-
-
-def _source_of(fullname: str) -> Path | None:
-    prefix, _, name = fullname.partition(".")
-    if prefix != "engine" or not name or "." in name:
-        return None
-    path = _HERE / f"{name}.py"
-    return path if path.is_file() else None
-
-
-class _SourceFirst(importlib.abc.MetaPathFinder):
-    """Finds ``engine.<name>`` in ``<name>.py`` before the default finder, which would take a
-    compiled extension of the same name first."""
-
-    def find_spec(
-        self,
-        fullname: str,
-        path: object = None,
-        target: ModuleType | None = None,
-    ) -> importlib.machinery.ModuleSpec | None:
-        source = _source_of(fullname)
-        return None if source is None else importlib.util.spec_from_file_location(fullname, source)
-
-
-def _stale_extension() -> str | None:
-    """A compiled module whose source changed after it was built (an edit, a checkout)."""
-    for name in _COMPILABLE:
-        source = _HERE / f"{name}.py"
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            built = _HERE / f"{name}{suffix}"
-            if built.exists() and source.stat().st_mtime > built.stat().st_mtime:
-                return name
-    return None
-
-
-# Compiled modules call each other natively and check the types they are passed, so the core
-# runs compiled as a whole or not at all: one stale extension sends every module to its source
+# The core runs compiled as a whole or not at all (engine.extensions): with
+# BRANDELN_PURE_PYTHON=1, or one stale extension, every module is imported from its source
 # until the next install (`make install`) builds them again.
-_stale = None if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0") else _stale_extension()
-if _stale is not None:
-    warnings.warn(
-        f"engine/{_stale}.py is newer than its compiled extension: the engine runs as pure "
-        "Python until `make install` (or `pip install -e .`) compiles it again",
-        RuntimeWarning,
-        stacklevel=2,
-    )
-if _stale is not None or os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-    sys.meta_path.insert(0, _SourceFirst())
+_MODULES.choose()
 
 
 def compiled_modules() -> tuple[str, ...]:
@@ -151,14 +101,7 @@ def compiled_modules() -> tuple[str, ...]:
     >>> set(compiled_modules()) <= {"engine." + name for name in _COMPILABLE}
     True
     """
-    return tuple(
-        sorted(
-            name
-            for name, module in list(sys.modules.items())
-            if name.startswith("engine.")
-            and not str(getattr(module, "__file__", "")).endswith(".py")
-        )
-    )
+    return _MODULES.compiled_modules()
 
 
 def pure_module(name: str) -> ModuleType:
@@ -170,23 +113,4 @@ def pure_module(name: str) -> ModuleType:
     >>> pure_module("seats").left_of(3, 4)
     0
     """
-    fullname = name if name.startswith("engine.") else f"engine.{name}"
-    source = _source_of(fullname)
-    if source is None:
-        raise ModuleNotFoundError(f"no engine module {name!r}")
-    spec = importlib.util.spec_from_file_location(fullname, source)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # Dataclasses look their module up in sys.modules while the class is made: register the
-    # copy for the time it runs, then put back what was there.
-    saved = sys.modules.get(fullname)
-    sys.modules[fullname] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        if saved is None:
-            del sys.modules[fullname]
-        else:
-            sys.modules[fullname] = saved
-    return module
+    return _MODULES.pure_module(name)

@@ -267,22 +267,28 @@ class _Recorder:
         self.sent: list[tuple[int, bot_pb2.RefereeMessage]] = []
 
     def attach(self, session: SeatSession) -> None:
-        # The benchmark's one intrusion into the referee: this session's send is wrapped (on
-        # the instance, for the recorded match only) to note each message and its seat.
-        send = session.send
+        # The benchmark's one intrusion into the referee: this session's send notes each message
+        # and its seat (for the recorded match's sessions only). The install compiles
+        # SeatSession (setup.py), whose instances take no attribute of their own, so the
+        # session becomes an instance of a subclass that does it, with the same layout (no
+        # slots of its own); the compiled table sends through the class's send like any caller.
+        sent = self.sent
 
-        def recording_send(message: bot_pb2.RefereeMessage | bytes) -> None:
-            if session.seat is not None:
+        def recording_send(self: SeatSession, message: bot_pb2.RefereeMessage | bytes) -> None:
+            if self.seat is not None:
                 # The floor sends message objects, serialized per send like any plain server.
                 parsed = (
                     bot_pb2.RefereeMessage.FromString(message)
                     if isinstance(message, bytes)
                     else message
                 )
-                self.sent.append((session.seat.index, parsed))
-            send(message)
+                sent.append((self.seat.index, parsed))
+            SeatSession.send(self, message)
 
-        object.__setattr__(session, "send", recording_send)
+        recording = type(
+            "RecordingSession", (type(session),), {"__slots__": (), "send": recording_send}
+        )
+        session.__class__ = recording
 
 
 def _match_request(settings: RefereeBenchSettings, deals: int | None = None) -> dict[str, Any]:

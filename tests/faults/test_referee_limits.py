@@ -31,9 +31,11 @@ from typer.testing import CliRunner
 from arena import referee as referee_module
 from arena import session as session_module
 from arena.referee import Referee, RefereeConfig
+from arena.seat import Seat
 from arena.servicers import RefereeServicer
 from arena.session import SeatSession, SessionState
 from arena.store import RefereeStore
+from arena.timecontrol import SeatClock
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
 from brandeln_cli.main import app
 
@@ -127,28 +129,16 @@ async def test_a_slow_reader_whose_write_is_blocked_is_dropped(referee: Referee)
     assert referee.lobby.sessions() == []
 
 
-class _FakeInbox:
-    def __init__(self) -> None:
-        self.items: list[object] = []
-
-    def qsize(self) -> int:
-        return len(self.items)
-
-    def put_nowait(self, item: object) -> None:
-        self.items.append(item)
+def _seat(*, request_open: bool) -> Seat:
+    # A real seat: the session's seat is typed, and checked where arena.session is compiled.
+    seat = Seat(0, "bot", "bot", "1", SeatClock(move_ms=0, bank_ms=0))
+    seat.pending = bot_pb2.RefereeMessage() if request_open else None
+    return seat
 
 
-class _FakeSeat:
-    """What Referee.on_message reads of a seat."""
-
-    def __init__(self, *, request_open: bool) -> None:
-        self.inbox = _FakeInbox()
-        self.pending = bot_pb2.RefereeMessage() if request_open else None
-
-
-def _seated(seat: _FakeSeat) -> SeatSession:
+def _seated(seat: Seat) -> SeatSession:
     session = SeatSession("s1", "bot", "bot", "1", frozenset(), False, SessionState.SEATED)
-    session.seat = cast(Any, seat)
+    session.seat = seat
     return session
 
 
@@ -162,7 +152,7 @@ def _seated(seat: _FakeSeat) -> SeatSession:
 def test_a_seats_unread_messages_are_bounded(
     referee: Referee, request_open: bool, limit: int
 ) -> None:
-    seat = _FakeSeat(request_open=request_open)
+    seat = _seat(request_open=request_open)
     session = _seated(seat)
     log = bot_pb2.BotMessage(log=bot_pb2.BotLog(text="z" * 15_000))
     for _ in range(limit + 1000):

@@ -1,0 +1,182 @@
+"""The referee's compiled hot path (setup.py, mypyc) against its pure-Python reference.
+
+The install compiles the modules a decision goes through (``arena._COMPILABLE``) as it does the
+engine's core; the compiled modules must referee exactly as their sources: the same messages to
+every seat, byte for byte, and the same match log, timeouts, strikes and rejections included.
+The sources stay importable (``BRANDELN_PURE_PYTHON=1``) and run the arena's tests where no
+compiler built the extensions.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.machinery
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import arena
+from engine import PURE_PYTHON_ENV
+from tests.conftest import ROOT
+
+# Referees matches of scripted seats under a fake clock (tests/arena/test_timecontrol.py), so
+# every latency is the same from run to run, and prints every message each seat was sent and
+# each match's log, with the arena modules it ran compiled. What the referee sends as bytes is
+# compared as it is; a message object deterministically serialized (protobuf writes a map's
+# entries in an order that differs from process to process).
+_REFEREE = """
+import asyncio, itertools, json, sys, tempfile
+from pathlib import Path
+
+import arena
+from arena.timecontrol import TimeControlSettings
+from brandeln.v1 import bot_pb2, cards_pb2
+from tests.arena import test_timecontrol as scripted
+
+sent = {}
+
+
+class Recording(scripted.ScriptedSession):
+    def send(self, message):
+        data = (message if isinstance(message, bytes)
+                else message.SerializeToString(deterministic=True))
+        sent.setdefault(self.session_id, []).append(data.hex())
+        super().send(message)
+
+
+def hostile(start):
+    # Answers its requests in turn with a malformed choice (an over-long contract), one for the
+    # wrong phase, a stale request id, silence and the last legal choice.
+    turns = itertools.count(start)
+
+    def policy(request):
+        turn = next(turns) % 5
+        choice = request.legal[-1]
+        request_id = request.request_id
+        if turn == 0:
+            choice = cards_pb2.Choice(bid=cards_pb2.Bid(contract="x" * 40))
+        elif turn == 1:
+            choice = (cards_pb2.Choice(trump=cards_pb2.SUIT_HEARTS)
+                      if request.legal[0].HasField("bid")
+                      else cards_pb2.Choice(bid=cards_pb2.Bid(contract="pass")))
+        elif turn == 2:
+            request_id += 7
+        elif turn == 3:
+            return None
+        action = bot_pb2.Action(request_id=request_id, choice=choice)
+        return 10 * turn + 1, bot_pb2.BotMessage(action=action)
+
+    return policy
+
+
+async def referee(policies, tc, deals):
+    scripted.ScriptedSession = Recording  # make_table's sessions record what they are sent
+    sent.clear()
+    with tempfile.TemporaryDirectory() as folder:
+        table = scripted.make_table(Path(folder), scripted.FakeClock(), policies, tc, deals)
+        summary = await table.run()
+        log = Path(table.log_path).read_text()
+    return {"sent": dict(sent), "log": log, "summary": str(summary),
+            "penalties": [str(p) for p in table.penalties]}
+
+
+matches = [
+    asyncio.run(referee([scripted.silent, scripted.first_legal(600), scripted.first_legal(1),
+                         scripted.first_legal(30)],
+                        TimeControlSettings(move_ms=100, bank_ms=1000, max_strikes=3), 3)),
+    asyncio.run(referee([hostile(0), scripted.first_legal(7), hostile(2), scripted.first_legal(99)],
+                        TimeControlSettings(move_ms=50, bank_ms=500, max_strikes=1000), 3)),
+]
+print(json.dumps({"compiled": list(arena.compiled_modules()), "matches": matches}))
+"""
+
+# The wall-clock stamps of a match (its summary's and its log's): the rest must agree.
+_WALL_CLOCK = re.compile(r'"?(started_at|ended_at|created_at|finished_at)"?: ?"?\d+"?')
+
+
+def _run(code: str, *, pure: bool) -> str:
+    env = {key: value for key, value in os.environ.items() if key != PURE_PYTHON_ENV}
+    if pure:
+        env[PURE_PYTHON_ENV] = "1"
+    done = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _built() -> bool:
+    """Whether this install compiled the arena's hot path (an extension beside a source)."""
+    return any(
+        (ROOT / "arena" / f"{name.replace('.', '/')}{suffix}").exists()
+        for name in arena._COMPILABLE
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES
+    )
+
+
+def test_setup_and_the_makefile_compile_exactly_the_modules_the_arena_names() -> None:
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    [listed] = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "ARENA_COMPILED" for t in node.targets)
+    ]
+    expected = sorted(f"arena/{name.replace('.', '/')}.py" for name in arena._COMPILABLE)
+    assert sorted(ast.literal_eval(listed)) == expected
+    # The install's stamp depends on them, so an edit compiles them again (`make install`).
+    [rule] = re.findall(
+        r"^ARENA_HOT := \$\(addprefix arena/,(.*)\)$", (ROOT / "Makefile").read_text(), re.M
+    )
+    assert sorted(f"arena/{path}" for path in rule.split()) == expected
+
+
+def test_the_arena_hot_modules_are_the_compiled_ones_where_the_build_has_them() -> None:
+    if not _built():
+        pytest.skip("this install has no compiled arena (no C compiler or mypyc)")
+    code = (
+        "import importlib, json, arena\n"
+        "for name in arena._COMPILABLE:\n"
+        "    importlib.import_module('arena.' + name)\n"
+        "print(json.dumps(list(arena.compiled_modules())))\n"
+    )
+    compiled = json.loads(_run(code, pure=False))
+    assert compiled == sorted(f"arena.{name}" for name in arena._COMPILABLE)
+
+
+def test_the_pure_python_switch_imports_every_arena_module_from_its_source() -> None:
+    code = (
+        "import importlib, json, pkgutil, arena\n"
+        "for info in pkgutil.walk_packages(arena.__path__, prefix='arena.'):\n"
+        "    if info.name.startswith('arena.migrations.'):\n"
+        "        continue  # Alembic's scripts, run by Alembic alone\n"
+        "    module = importlib.import_module(info.name)\n"
+        "    assert module.__file__.endswith('.py'), module.__file__\n"
+        "print(json.dumps(list(arena.compiled_modules())))\n"
+    )
+    assert json.loads(_run(code, pure=True)) == []
+
+
+def test_compiled_and_pure_referees_send_and_log_the_same_matches() -> None:
+    if not _built():
+        pytest.skip("this install has no compiled arena (no C compiler or mypyc)")
+    compiled = json.loads(_run(_REFEREE, pure=False))
+    pure = json.loads(_run(_REFEREE, pure=True))
+    assert compiled["compiled"]
+    assert pure["compiled"] == []
+    for fast, reference in zip(compiled["matches"], pure["matches"], strict=True):
+        assert reference["penalties"], "the scripted seats earn penalties"
+        assert fast["sent"] == reference["sent"]
+        assert fast["penalties"] == reference["penalties"]
+        for field in ("log", "summary"):
+            assert _WALL_CLOCK.sub("", fast[field]) == _WALL_CLOCK.sub("", reference[field])
