@@ -12,16 +12,13 @@ from __future__ import annotations
 import ast
 import importlib.machinery
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 import arena
-from engine import PURE_PYTHON_ENV
 from tests.conftest import ROOT
+from tests.python_runs import run_python
 
 # Referees matches of scripted seats under a fake clock (tests/arena/test_timecontrol.py), so
 # every latency is the same from run to run, and prints every message each seat was sent and
@@ -98,23 +95,6 @@ print(json.dumps({"compiled": list(arena.compiled_modules()), "matches": matches
 _WALL_CLOCK = re.compile(r'"?(started_at|ended_at|created_at|finished_at)"?: ?"?\d+"?')
 
 
-def _run(code: str, *, pure: bool) -> str:
-    env = {key: value for key, value in os.environ.items() if key != PURE_PYTHON_ENV}
-    if pure:
-        env[PURE_PYTHON_ENV] = "1"
-    done = subprocess.run(
-        [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
-
-
 def _built() -> bool:
     """Whether this install compiled the arena's hot path (an extension beside a source)."""
     return any(
@@ -150,7 +130,7 @@ def test_the_arena_hot_modules_are_the_compiled_ones_where_the_build_has_them() 
         "    importlib.import_module('arena.' + name)\n"
         "print(json.dumps(list(arena.compiled_modules())))\n"
     )
-    compiled = json.loads(_run(code, pure=False))
+    compiled = json.loads(run_python(code, pure=False))
     assert compiled == sorted(f"arena.{name}" for name in arena._COMPILABLE)
 
 
@@ -164,14 +144,14 @@ def test_the_pure_python_switch_imports_every_arena_module_from_its_source() -> 
         "    assert module.__file__.endswith('.py'), module.__file__\n"
         "print(json.dumps(list(arena.compiled_modules())))\n"
     )
-    assert json.loads(_run(code, pure=True)) == []
+    assert json.loads(run_python(code, pure=True)) == []
 
 
 def test_compiled_and_pure_referees_send_and_log_the_same_matches() -> None:
     if not _built():
         pytest.skip("this install has no compiled arena (no C compiler or mypyc)")
-    compiled = json.loads(_run(_REFEREE, pure=False))
-    pure = json.loads(_run(_REFEREE, pure=True))
+    compiled = json.loads(run_python(_REFEREE, pure=False))
+    pure = json.loads(run_python(_REFEREE, pure=True))
     assert compiled["compiled"]
     assert pure["compiled"] == []
     for fast, reference in zip(compiled["matches"], pure["matches"], strict=True):

@@ -25,6 +25,7 @@ from engine.outcome import DealOutcome
 from engine.playout import playout_deal
 from engine.rulesets import RULESET_IDS, find_ruleset
 from tests.conftest import ROOT
+from tests.python_runs import run_python
 
 # Plays random deals of every ruleset through the public API and the fast path, and prints
 # every action and outcome as JSON, with the modules it ran compiled.
@@ -58,22 +59,6 @@ print(json.dumps({"compiled": list(engine.compiled_modules()), "games": games}))
 """
 
 
-def _run(code: str, *args: str, pure: bool) -> str:
-    env = {key: value for key, value in os.environ.items() if key != PURE_PYTHON_ENV}
-    if pure:
-        env[PURE_PYTHON_ENV] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    return done.stdout
-
-
 def test_setup_compiles_exactly_the_modules_the_engine_names() -> None:
     tree = ast.parse((ROOT / "setup.py").read_text())
     [listed] = [
@@ -94,14 +79,14 @@ def test_the_pure_python_switch_imports_every_engine_module_from_its_source() ->
         "    assert module.__file__.endswith('.py'), module.__file__\n"
         "print(list(engine.compiled_modules()))\n"
     )
-    assert json.loads(_run(code, pure=True)) == []
+    assert json.loads(run_python(code, pure=True)) == []
 
 
 def test_compiled_core_and_pure_reference_agree_move_for_move_on_every_ruleset() -> None:
-    compiled = json.loads(_run(_PLAY, "25", pure=False))
+    compiled = json.loads(run_python(_PLAY, "25", pure=False))
     if not compiled["compiled"]:
         pytest.skip("this install has no compiled engine core (no C compiler or mypyc)")
-    pure = json.loads(_run(_PLAY, "25", pure=True))
+    pure = json.loads(run_python(_PLAY, "25", pure=True))
     assert pure["compiled"] == []
     assert len(compiled["games"]) == len(pure["games"]) > 0
     for fast, reference in zip(compiled["games"], pure["games"], strict=True):
