@@ -26,6 +26,7 @@ from ladder.duplicate import DecisionLatency, MatchOutcome, MatchPlan
 from ladder.errors import (
     BlockFailedError,
     BotNameTakenError,
+    MatchUnavailableError,
     RefereeCallError,
     RefereeError,
     RefereeNotFoundError,
@@ -362,7 +363,9 @@ class AdminClient:
                     summary = update.result
         except grpc.aio.AioRpcError as error:
             failure = _describe_rpc_error(self.address, f"match of {where}", error)
-            raise BlockFailedError(str(failure)) from None
+            unavailable = error.code() == grpc.StatusCode.UNAVAILABLE
+            error_kind = MatchUnavailableError if unavailable else BlockFailedError
+            raise error_kind(str(failure)) from None
         finally:
             call.cancel()  # a no-op once the stream ended; stops the match if we are cancelled
         if summary is None:

@@ -17,6 +17,7 @@ __all__ = [
     "BotNameTakenError",
     "BotStartError",
     "LadderError",
+    "MatchUnavailableError",
     "RefereeError",
     "ScheduleError",
     "SeasonConfigError",
@@ -77,3 +78,9 @@ class BotStartError(LadderError):
 
 class BlockFailedError(LadderError):
     """A match of a block did not finish (aborted by the referee or its stream broke off)."""
+
+
+class MatchUnavailableError(BlockFailedError):
+    """A match broke off as unavailable: the referee unreachable, or a seat's bot without a
+    session, which is how a bot process's death reaches the runner (ladder.runner then waits
+    a moment for the death itself, the cause, to be reaped and reported)."""

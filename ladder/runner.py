@@ -46,14 +46,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from ladder.admin_client import AdminClient
 from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
 from ladder.claims import HEARTBEAT_S, new_runner_id, retire, runner_alive
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
-from ladder.errors import BotNameTakenError, BotStartError, StorageError
+from ladder.errors import BotNameTakenError, BotStartError, MatchUnavailableError, StorageError
 from ladder.rating_order import record_and_rate
 from ladder.ratings import RatingModel
 from ladder.schema import ClaimState
@@ -77,6 +77,9 @@ __all__ = [
 MAX_NAME_SUFFIX: Final = 100
 SESSION_POLL_S: Final = 0.1
 PROGRESS_INTERVAL_S: Final = 0.25
+# A match that fails because a bot died (MatchUnavailableError: the bot has no session) often
+# fails before the bot's exit is reaped: this long the watcher may still name the exit, the cause.
+EXIT_GRACE_S: Final = 1.0
 _T = TypeVar("_T")
 log = logging.getLogger("brandeln.ladder")
 
@@ -584,7 +587,9 @@ async def _first_done(main: Awaitable[_T], watcher: Awaitable[None]) -> _T:
     watch_task = asyncio.ensure_future(watcher)
     try:
         await asyncio.wait({main_task, watch_task}, return_when=asyncio.FIRST_COMPLETED)
-        if watch_task.done() and not main_task.done():
+        if _failed(main_task, MatchUnavailableError) and not watch_task.done():
+            await asyncio.wait({watch_task}, timeout=EXIT_GRACE_S)
+        if watch_task.done() and (not main_task.done() or _failed(main_task, Exception)):
             main_task.cancel()
             await asyncio.gather(main_task, return_exceptions=True)
             watch_task.result()  # raises the watcher's error
@@ -593,6 +598,11 @@ async def _first_done(main: Awaitable[_T], watcher: Awaitable[None]) -> _T:
         for task in (main_task, watch_task):
             task.cancel()
         await asyncio.gather(main_task, watch_task, return_exceptions=True)
+
+
+def _failed(task: asyncio.Future[Any], kind: type[BaseException]) -> bool:
+    """Whether ``task`` has ended by raising a ``kind``."""
+    return task.done() and not task.cancelled() and isinstance(task.exception(), kind)
 
 
 async def _finish_in_thread(fn: Callable[..., _T], *args: object) -> _T:

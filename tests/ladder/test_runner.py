@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from brandeln.v1 import cards_pb2
-from ladder.bot_processes import start_bot, stop_bots
+from ladder.bot_processes import BotProcess, start_bot, stop_bots
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
-from ladder.errors import BlockFailedError, BotStartError, RefereeError
-from ladder.runner import SeasonProgress, SeasonSummary, run_season
+from ladder.errors import BlockFailedError, BotStartError, MatchUnavailableError, RefereeError
+from ladder.runner import SeasonProgress, SeasonSummary, run_season, while_bots_run
 from ladder.storage import LadderStore, SeasonStatus, token_hash
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee, start_fake_referee
 from tests.ladder.season_helpers import season_config
@@ -381,3 +382,48 @@ async def test_a_cancelled_season_is_stored_as_interrupted(
     with pytest.raises(asyncio.CancelledError):
         await task
     assert store.season("test-season").status == SeasonStatus.INTERRUPTED
+
+
+async def _bot_exiting_after(tmp_path: Path, seconds: float) -> BotProcess:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", f"import time; time.sleep({seconds}); raise SystemExit(3)"
+    )
+    return BotProcess("d", process, tmp_path / "d.log")
+
+
+async def test_a_match_failing_as_its_bot_dies_reports_the_death_not_the_match(
+    tmp_path: Path,
+) -> None:
+    # The referee fails the match ("no session") before the bot's exit is reaped: the exit,
+    # the cause, is what the season reports (seen as a flaky season test under load).
+    bot = await _bot_exiting_after(tmp_path, 0.3)
+
+    async def match_failing_at_once() -> None:
+        raise MatchUnavailableError("match of block 9: bot bot-d has no session")
+
+    with pytest.raises(BotStartError, match="bot 'd' exited with code 3 during the season"):
+        await while_bots_run(match_failing_at_once(), [bot])
+
+
+@pytest.mark.parametrize(
+    ("error", "seconds"),
+    [
+        (MatchUnavailableError("match of block 9: the referee is gone"), 30.0),
+        (BlockFailedError("match of block 9: the referee is gone"), 0.5),
+    ],
+)
+async def test_a_match_failing_while_its_bots_live_reports_the_match(
+    tmp_path: Path, error: BlockFailedError, seconds: float
+) -> None:
+    # Unavailable: the bots get their grace and live on. Any other failure is no bot's death:
+    # it is reported at once, before the bot exits.
+    bot = await _bot_exiting_after(tmp_path, seconds)
+
+    async def match_failing_at_once() -> None:
+        raise error
+
+    try:
+        with pytest.raises(BlockFailedError, match="the referee is gone"):
+            await while_bots_run(match_failing_at_once(), [bot])
+    finally:
+        await stop_bots([bot])
