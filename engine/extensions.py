@@ -66,43 +66,56 @@ class CompiledModules:
         path = self.directory.joinpath(*name.split(".")).with_suffix(".py")
         return path if path.is_file() else None
 
-    def _built(self, name: str) -> Path | None:
-        base = self.directory.joinpath(*name.split("."))
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            built = base.with_name(base.name + suffix)
-            if built.exists():
-                return built
-        return None
-
     def unusable_build(self) -> str | None:
         """Why the compiled modules cannot be used as a whole (None: they can, or none was
-        built, so the sources are imported anyway)."""
-        built = {name: self._built(name) for name in self.compilable}
-        if not any(built.values()):
+        built, so the sources are imported anyway).
+
+        It runs at every import of the package (``brandeln --help`` too), so it reads each
+        folder once (os.scandir) and stats only the pairs it compares."""
+        suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+        listings: dict[str, dict[str, os.DirEntry[str]]] = {}
+
+        def listing(folder: str) -> dict[str, os.DirEntry[str]]:
+            if folder not in listings:
+                try:
+                    with os.scandir(folder) as entries:
+                        listings[folder] = {entry.name: entry for entry in entries}
+                except OSError:
+                    listings[folder] = {}
+            return listings[folder]
+
+        root = str(self.directory)
+        built: dict[str, tuple[str, os.DirEntry[str] | None]] = {}
+        for name in self.compilable:
+            *parents, stem = name.split(".")
+            folder = os.path.join(root, *parents)
+            entries = listing(folder)
+            extension = next((entries[stem + s] for s in suffixes if stem + s in entries), None)
+            built[name] = (folder, extension)
+        if not any(extension for _, extension in built.values()):
             return None
-        for name, extension in built.items():
-            source = self.directory.joinpath(*name.split(".")).with_suffix(".py")
+        for name, (folder, extension) in built.items():
             where = f"{self.package}/{name.replace('.', '/')}.py"
             if extension is None:
                 return f"{where} has no compiled extension beside the others"
-            if source.stat().st_mtime > extension.stat().st_mtime:
+            source = listing(folder).get(name.rpartition(".")[2] + ".py")
+            if source is not None and source.stat().st_mtime > extension.stat().st_mtime:
                 return f"{where} is newer than its compiled extension"
         # An extension of a module the build no longer compiles (taken off the list) would be
         # imported before its source, and fail: its code is not in the new shared library.
-        suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-        for folder in {path.parent for path in built.values() if path is not None}:
-            for entry in folder.iterdir():
-                stem = entry.name.partition(".")[0]
-                relative = entry.with_name(stem).relative_to(self.directory).as_posix()
-                if entry.name.endswith(suffixes) and relative.replace("/", ".") not in built:
-                    left = entry.relative_to(self.directory)
-                    return f"{self.package}/{left} is left from an older build"
-        library = self.directory.parent / f"{self.group}__mypyc"
-        if not any(
-            library.with_name(library.name + suffix).exists()
-            for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        ):
-            return f"the compiled {self.package} modules' library {library.name} is missing"
+        for folder in sorted({folder for folder, extension in built.values() if extension}):
+            for entry_name in sorted(listing(folder)):
+                if not entry_name.endswith(suffixes):
+                    continue
+                stem = entry_name.partition(".")[0]
+                relative = os.path.relpath(os.path.join(folder, stem), root)
+                if relative.replace(os.sep, ".") not in built:
+                    left = os.path.relpath(os.path.join(folder, entry_name), root)
+                    return f"{self.package}/{left.replace(os.sep, '/')} is left from an older build"
+        library = f"{self.group}__mypyc"
+        parent = listing(os.path.dirname(root))
+        if not any(library + suffix in parent for suffix in suffixes):
+            return f"the compiled {self.package} modules' library {library} is missing"
         return None
 
     def choose(self) -> None:
