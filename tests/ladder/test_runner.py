@@ -385,8 +385,12 @@ async def test_a_cancelled_season_is_stored_as_interrupted(
 
 
 async def _bot_exiting_after(tmp_path: Path, seconds: float) -> BotProcess:
+    # In a session of its own, as ladder.bot_processes starts a bot: stop_bots signals its group.
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", f"import time; time.sleep({seconds}); raise SystemExit(3)"
+        sys.executable,
+        "-c",
+        f"import time; time.sleep({seconds}); raise SystemExit(3)",
+        start_new_session=True,
     )
     return BotProcess("d", process, tmp_path / "d.log")
 
