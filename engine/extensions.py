@@ -66,6 +66,17 @@ class CompiledModules:
         path = self.directory.joinpath(*name.split(".")).with_suffix(".py")
         return path if path.is_file() else None
 
+    def built_any(self) -> bool:
+        """Whether the install built an extension of any of these modules (none: no C
+        compiler or mypyc, or a pure-Python install)."""
+        return any(
+            self.directory.joinpath(*name.split("."))
+            .with_name(name.rpartition(".")[2] + suffix)
+            .exists()
+            for name in self.compilable
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES
+        )
+
     def unusable_build(self) -> str | None:
         """Why the compiled modules cannot be used as a whole (None: they can, or none was
         built, so the sources are imported anyway).

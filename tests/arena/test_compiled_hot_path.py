@@ -10,7 +10,6 @@ compiler built the extensions.
 from __future__ import annotations
 
 import ast
-import importlib.machinery
 import json
 import re
 
@@ -97,11 +96,7 @@ _WALL_CLOCK = re.compile(r'"?(started_at|ended_at|created_at|finished_at)"?: ?"?
 
 def _built() -> bool:
     """Whether this install compiled the arena's hot path (an extension beside a source)."""
-    return any(
-        (ROOT / "arena" / f"{name.replace('.', '/')}{suffix}").exists()
-        for name in arena._COMPILABLE
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
-    )
+    return arena._MODULES.built_any()
 
 
 def test_an_install_that_compiled_the_engine_compiled_the_arena_too() -> None:
@@ -111,11 +106,7 @@ def test_an_install_that_compiled_the_engine_compiled_the_arena_too() -> None:
     # installs the dependencies first).
     import engine  # noqa: PLC0415
 
-    engine_built = any(
-        (ROOT / "engine" / f"{name}{suffix}").exists()
-        for name in engine._COMPILABLE
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
-    )
+    engine_built = engine._MODULES.built_any()
     if not engine_built:
         pytest.skip("this install compiled nothing (no C compiler or mypyc)")
     assert _built(), (
