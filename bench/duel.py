@@ -22,7 +22,7 @@ A bot is a registry name (``montecarlo``, ``expert``, ``heuristic``, ``random``)
 ``BIDDER/PLAYER``: the auction and trump naming of one bot and the card play of another (e.g.
 ``montecarlo/expert`` isolates the expert's card play); each name optionally followed by
 ``:attribute=value,...`` to set tunables on that bot (``expert:bid_margin=0.3``,
-``montecarlo/expert:solver_prior=0``).
+``montecarlo/expert:card_prior=0``).
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class Hybrid(Bot):
 def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
     """A bot from a spec (see the module docstring), seeded, on fixed sample counts unless
     the duel is timed."""
-    if "/" in spec:  # each part its own settings: "montecarlo/expert:solver_prior=0"
+    if "/" in spec:  # each part its own settings: "montecarlo/expert:card_prior=0"
         bidder, player = spec.split("/", 1)
         return Hybrid(build_bot(bidder, seed, config), build_bot(player, seed, config))
     name, _, settings = spec.partition(":")

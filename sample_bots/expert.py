@@ -1,21 +1,23 @@
 """The `expert` sample bot: perfect-information Monte Carlo with an exact double-dummy solver.
 
-The approach of the strong Skat programs and of bridge's GIB. For a card decision it samples
-the cards it cannot see, consistently with what the play has shown (as the `montecarlo` bot
-does: voids, failures to trump, failures to beat), solves the rest of each sampled deal exactly
-for the contract's result (:mod:`engine.double_dummy`), and counts for each card the samples in
+The approach of the strong Skat programs and of bridge's GIB. For a card decision it samples the
+cards it cannot see, consistently with what the play has shown (as the `montecarlo` bot does:
+voids, failures to trump, failures to beat), solves the rest of each sampled deal exactly for
+the contract's result (:mod:`engine.double_dummy`), and counts for each card the samples in
 which it makes (as soloist) or beats (as defender) the contract. The solver assumes that every
 seat sees every card, which early in a deal is far from true (a bettel's defenders do not know
 where the soloist's weak card is), and from trick 1 it affords only a few samples in the time;
 so the `montecarlo` bot's greedy playouts, a hundred times cheaper, are played on the same
 samples and on more of them, and the two estimates are blended: the solver's weighs
-``n / (n + SOLVER_PRIOR)`` after ``n`` solved samples, so it decides once it has solved enough
-samples (later in the deal) and the playouts decide where it has not, or where it sees no
-difference between the cards. The russian free play (no soloist, no two-sided game to solve)
-is the `montecarlo` bot's. For bids and trump it estimates each contract's (and trump's) chance
-of being made over sampled deals the same way, the solver and the playouts blended, and bids
-the contract whose expected chips beat passing by a margin; at a bid every legal contract and
-trump is solved on the same sampled deals, so they are compared on the same cards.
+``n / (n + prior)`` after ``n`` solved samples. In card play the prior is large while the
+samples differ (the playouts, which model players who do not see every card, weigh most) and
+shrinks to nothing as they agree (where every sample is the same deal, the solver is exact);
+where the solver sees no difference between the cards, the playouts decide. The russian free
+play (no soloist, no two-sided game to solve) is the `montecarlo` bot's. For bids and trump it
+estimates each contract's (and trump's) chance of being made over sampled deals the same way,
+the solver and the playouts blended, and bids the contract whose expected chips beat passing by
+a margin; at a bid every legal contract and trump is solved on the same sampled deals, so they
+are compared on the same cards.
 
 **Levels** (``--level 1..5``) cap the solved samples per decision (4, 8, 16, 32, 64) and the
 playouts at ``LEVEL_PLAYOUTS`` times that; every level also keeps to its time budget, a
@@ -51,7 +53,17 @@ BID_MARGIN: Final = 0.25  # of the contract's value V: the solver sees every han
 # the seed-1 peak is within its noise, so the margin stays at the smaller step.
 ZERO_MARGIN: Final = -0.6
 SOLVER_SHARE: Final = 0.7  # of a decision's time for the solver; the rest for more playouts
-SOLVER_PRIOR: Final = 8.0  # n solved samples weigh n / (n + SOLVER_PRIOR) against the playouts
+# n solved samples weigh n / (n + prior) against the playouts. In card play the prior is large:
+# with the bidding held fixed (python -m bench.duel --a montecarlo/expert --b montecarlo/expert:
+# card_prior=64 --clock cpu, seeds 13-15, 200 deals) a prior of 64 beat one of 8 by +0.45 +- 0.68
+# chips a deal, nearly all in bettels, where the all-seeing solver's defenders mislead; a prior of
+# 0 (the solver alone) lost -0.30 +- 1.78. It shrinks as the sampled deals agree, to nothing where
+# every sample is the same deal: there the solver is exact and the playouts only add noise
+# (against a fixed prior of 8, --a "montecarlo/expert:card_prior=8,prior_by_agreement=0" --b
+# montecarlo/expert, seeds 16-17, 160 deals: +0.20 +- 0.56; with seeds 13-15, 360 deals:
+# +0.34 +- 0.45).
+CARD_PRIOR: Final = 64.0
+BID_PRIOR: Final = 8.0
 # The playouts' cap, per solved sample of the level. The top levels' caps lie beyond what a
 # decision's time share affords, so at a season's time control they play out until the clock
 # (which did better against montecarlo, +0.43 against -0.10 chips a deal on the same 30 deals,
@@ -112,7 +124,7 @@ def blend(
     solved_count: int,
     played: float,
     played_count: int,
-    prior: float = SOLVER_PRIOR,
+    prior: float = BID_PRIOR,
 ) -> float:
     """The share of samples won, the solver's and the playouts' estimates blended (see the
     module docstring); ``solved`` and ``played`` are the samples each counted as won."""
@@ -124,6 +136,14 @@ def blend(
     return weight * solved / solved_count + (1 - weight) * played / played_count
 
 
+def agreed_prior(prior: float, solved: int, distinct: int) -> float:
+    """The card prior where ``solved`` samples held ``distinct`` different deals: all of it
+    where every sample differs, none where all are one deal (the solver then sees what is)."""
+    if solved < 2:
+        return prior
+    return prior * (distinct - 1) / (solved - 1)
+
+
 class ExpertBot(MonteCarloBot):
     """Double-dummy Monte Carlo; the `montecarlo` bot's sampling, playouts and fallbacks."""
 
@@ -132,7 +152,10 @@ class ExpertBot(MonteCarloBot):
     bid_margin = BID_MARGIN
     at_least_margin = BID_MARGIN
     zero_margin = ZERO_MARGIN
-    solver_prior = SOLVER_PRIOR
+    card_prior = CARD_PRIOR
+    bid_prior = BID_PRIOR
+    zero_prior = BID_PRIOR  # a zero contract's, at a bid: the solver's defenders see too much
+    prior_by_agreement = True  # the card prior shrinks as the samples agree (see agreed_prior)
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
@@ -223,6 +246,7 @@ class ExpertBot(MonteCarloBot):
         solver.deadline = start + SOLVER_SHARE * (deadline - start)
         solver.clock = self.clock
         solved = played = 0
+        distinct: set[tuple[int, ...]] = set()  # the solved samples' deals, to see them agree
 
         def play_out(dealt: list[int]) -> None:
             deal = Deal(
@@ -249,6 +273,7 @@ class ExpertBot(MonteCarloBot):
                 break  # the solver's time is up: the playouts go on with fresh samples
             for i, card in enumerate(candidates):
                 solved_wins[i] += values[card] == on_side
+            distinct.add(tuple(dealt))
             solved += 1
             play_out(dealt)
             played += 1
@@ -257,8 +282,11 @@ class ExpertBot(MonteCarloBot):
             play_out(dealt[: ruleset.players])
             played += 1
         self.samples_last, self.playouts_last = solved, played
+        prior = self.card_prior
+        if self.prior_by_agreement:
+            prior = agreed_prior(prior, solved, len(distinct))
         scores = [
-            blend(solved_wins[i], solved, played_wins[i], played, self.solver_prior)
+            blend(solved_wins[i], solved, played_wins[i], played, prior)
             for i in range(len(candidates))
         ]
         return max(range(len(candidates)), key=lambda i: scores[i])
@@ -366,7 +394,8 @@ class ExpertBot(MonteCarloBot):
         self.samples_last, self.playouts_last = solved, played
         values: list[float] = []
         for i, (contract, _) in enumerate(options):
-            chance = blend(solved_made[i], solved, played_made[i], played, self.solver_prior)
+            prior = self.zero_prior if contract.goal is Goal.ZERO else self.bid_prior
+            chance = blend(solved_made[i], solved, played_made[i], played, prior)
             win = made_payoff(ruleset, contract, True)
             lose = made_payoff(ruleset, contract, False)
             values.append(chance * win + (1 - chance) * lose)

@@ -47,12 +47,12 @@ def test_hybrid_bots_and_tunables(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_a_hybrids_settings_go_to_the_part_they_follow() -> None:
     config = DuelConfig(a="random", b="random", clock="cpu")
-    bot = build_bot("montecarlo:bid_margin=0.5/expert:solver_prior=0", 1, config)
+    bot = build_bot("montecarlo:bid_margin=0.5/expert:card_prior=0", 1, config)
     assert isinstance(bot, Hybrid)
     assert isinstance(bot.bidder, MonteCarloBot)
     assert bot.bidder.bid_margin == 0.5
     assert isinstance(bot.player, ExpertBot)
-    assert bot.player.solver_prior == 0.0
+    assert bot.player.card_prior == 0.0
     assert bot.player.clock is time.process_time  # the duel's clock reaches both parts
 
 

@@ -19,7 +19,15 @@ from engine.phase import Phase
 from engine.rulesets import RULESET_IDS, find_ruleset
 from engine.state import DealState
 from engine.trick_rules import duties_for
-from sample_bots.expert import LEVEL_PLAYOUTS, LEVEL_SAMPLES, ExpertBot, level_samples, made_payoff
+from sample_bots.expert import (
+    CARD_PRIOR,
+    LEVEL_PLAYOUTS,
+    LEVEL_SAMPLES,
+    ExpertBot,
+    agreed_prior,
+    level_samples,
+    made_payoff,
+)
 from sample_bots.montecarlo import MIN_THINK_MS, card_index
 from sample_bots.registry import make_bot
 from sample_bots.sdk import Bot, parse_card, resolve_answer
@@ -83,6 +91,14 @@ def test_with_the_deal_in_view_the_expert_plays_a_card_the_solver_says_wins() ->
         assert card_index(choice.card) in good, state
         checked += 1
     assert checked == 12
+
+
+def test_the_card_prior_shrinks_as_the_sampled_deals_agree() -> None:
+    assert agreed_prior(CARD_PRIOR, solved=32, distinct=32) == CARD_PRIOR  # nothing agrees
+    assert agreed_prior(CARD_PRIOR, solved=32, distinct=1) == 0.0  # one deal: the solver's
+    assert agreed_prior(64.0, solved=9, distinct=5) == 32.0
+    assert agreed_prior(64.0, solved=1, distinct=1) == 64.0  # one sample shows no agreement
+    assert agreed_prior(64.0, solved=0, distinct=0) == 64.0
 
 
 def test_expert_bids_the_highest_sure_contract_and_passes_a_weak_hand() -> None:
