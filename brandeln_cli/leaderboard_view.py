@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
 
     from ladder.leaderboard import LeaderboardRow
     from ladder.storage import SeasonInfo
+    from ladder.versus import HeadToHead
 
 
 def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
@@ -125,4 +126,30 @@ def leaderboard_document(info: SeasonInfo, rows: list[LeaderboardRow]) -> dict[s
         "blocks_finished": info.blocks_finished,
         "blocks_planned": info.blocks_planned,
         "leaderboard": [row.to_json() for row in rows],
+    }
+
+
+def head_to_head_line(gap: HeadToHead) -> str:
+    """``A against B: +1.20 ± 0.45 chips per deal (95% CI over 30 blocks)``, as rich markup
+    (the names escaped)."""
+    a, b = (" + ".join(markup(bot) for bot in side) for side in (gap.a, gap.b))
+    interval = gap.difference
+    if interval is None:
+        return f"{a} against {b}: no block where both played"
+    spread = "" if interval.half_width is None else f" ± {interval.half_width:.2f}"
+    return (
+        f"{a} against {b}: {interval.mean:+.2f}{spread} chips per deal "
+        f"(95% CI over {gap.blocks} block{'s' if gap.blocks != 1 else ''})"
+    )
+
+
+def head_to_head_json(gap: HeadToHead) -> dict[str, Any]:
+    """The head to head as JSON-ready data (``ratings --versus ... --json``)."""
+    from ladder.stats import chips_per_deal_json  # noqa: PLC0415 - --help
+
+    return {
+        "a": list(gap.a),
+        "b": list(gap.b),
+        "blocks": gap.blocks,
+        **chips_per_deal_json(gap.difference),
     }

@@ -9,6 +9,8 @@ import typer
 from brandeln_cli.db_option import DbOption, ladder_database, shown
 from brandeln_cli.leaderboard_view import (
     decisions_table,
+    head_to_head_json,
+    head_to_head_line,
     leaderboard_document,
     leaderboard_table,
     season_title,
@@ -25,6 +27,16 @@ def ratings(
     data: DataOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
+    versus: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--versus",
+            metavar="BOT[,BOT...]",
+            help="Twice, for a head to head: side one's chips per deal minus side two's, with "
+            "its 95% interval over the blocks both played; a side is a bot or a group of "
+            "copies (--versus expert,expert-2 --versus montecarlo,montecarlo-2).",
+        ),
+    ] = None,
 ) -> None:
     """A season's leaderboard: rank, bot, conservative rating μ-3σ, μ, σ, blocks, chips per
     deal with a 95% confidence interval, contracts made, timeouts and illegal actions; then
@@ -33,6 +45,8 @@ def ratings(
     Chips per deal and its interval come from one sample per duplicate block (the block is the
     independent unit: its rotations replay the same cards).
     """
+    if versus is not None and len(versus) != 2:
+        raise fail(f"--versus is given twice, once per side (got {len(versus)})", code=2)
     from ladder.errors import LadderError  # noqa: PLC0415
     from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
@@ -47,10 +61,22 @@ def ratings(
                 run = hints.command("season", "run", "FILE", data=data)
                 raise fail(f"no seasons in {shown(where)} yet; run `{run}`")
             rows = season_leaderboard(store, info.name)
+            gap = None
+            if versus is not None:
+                from ladder.versus import head_to_head  # noqa: PLC0415
+
+                sides = [[bot.strip() for bot in side.split(",") if bot.strip()] for side in versus]
+                # The rated blocks, the ones the leaderboard describes.
+                gap = head_to_head(store.results(info.name, rated_only=True), *sides)
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
-        typer.echo(json_text(leaderboard_document(info, rows)))
+        document = leaderboard_document(info, rows)
+        if gap is not None:
+            document["versus"] = head_to_head_json(gap)
+        typer.echo(json_text(document))
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
     console.print(decisions_table(rows), soft_wrap=False)
+    if gap is not None:
+        console.print(head_to_head_line(gap), highlight=False)

@@ -24,6 +24,7 @@ __all__ = [
     "SeasonMismatchError",
     "StorageError",
     "UnknownSeasonError",
+    "VersusError",
 ]
 
 
@@ -84,3 +85,8 @@ class MatchUnavailableError(BlockFailedError):
     """A match broke off as unavailable: the referee unreachable, or a seat's bot without a
     session, which is how a bot process's death reaches the runner (ladder.runner then waits
     a moment for the death itself, the cause, to be reaped and reported)."""
+
+
+class VersusError(LadderError, ValueError):
+    """A head to head (``ratings --versus``) whose sides are not two groups of the season's
+    bots (message names the bots concerned)."""

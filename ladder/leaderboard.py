@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.duplicate import BotBlockResult, DecisionLatency, combine_latency
-from ladder.stats import MeanInterval, chips_per_deal, made_percent, mean_ci95_from_sums
+from ladder.stats import (
+    MeanInterval,
+    chips_per_deal,
+    chips_per_deal_json,
+    made_percent,
+    mean_ci95_from_sums,
+)
 from ladder.storage import BotTotals, LadderStore, RatingRow
 
 __all__ = ["LeaderboardRow", "leaderboard", "leaderboard_from_totals", "season_leaderboard"]
@@ -53,7 +59,6 @@ class LeaderboardRow:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (``brandeln ratings --json``)."""
-        interval = self.chips_per_deal
         return {
             "rank": self.rank,
             "bot": self.bot,
@@ -63,12 +68,7 @@ class LeaderboardRow:
             "blocks": self.blocks,
             "deals": self.deals,
             "chips": self.chips,
-            "chips_per_deal": None if interval is None else interval.mean,
-            "chips_per_deal_ci95": (
-                None
-                if interval is None or interval.half_width is None
-                else [interval.low, interval.high]
-            ),
+            **chips_per_deal_json(self.chips_per_deal),
             "contracts_bid": self.contracts_bid,
             "contracts_made": self.contracts_made,
             "contracts_made_percent": self.made_percent,

@@ -22,7 +22,7 @@ import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from ladder.duplicate import BotBlockResult
 
@@ -30,6 +30,7 @@ __all__ = [
     "Z_95",
     "MeanInterval",
     "chips_per_deal",
+    "chips_per_deal_json",
     "made_percent",
     "mean_ci95",
     "mean_ci95_from_sums",
@@ -89,6 +90,19 @@ def chips_per_deal(results: Iterable[BotBlockResult]) -> MeanInterval | None:
     """One bot's chips per deal over its blocks (one sample per block); None without deals."""
     samples = [result.chips / result.deals for result in results if result.deals]
     return mean_ci95(samples) if samples else None
+
+
+def chips_per_deal_json(interval: MeanInterval | None) -> dict[str, Any]:
+    """The ``chips_per_deal`` and ``chips_per_deal_ci95`` (``[low, high]``) fields of the JSON
+    documents, None where there is no figure or no interval."""
+    return {
+        "chips_per_deal": None if interval is None else interval.mean,
+        "chips_per_deal_ci95": (
+            None
+            if interval is None or interval.half_width is None
+            else [interval.low, interval.high]
+        ),
+    }
 
 
 def made_percent(bid: int, made: int) -> float | None:
