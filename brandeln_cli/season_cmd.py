@@ -415,10 +415,20 @@ class _ProgressBar:
             self.task,
             completed=update.blocks_done,
             total=update.blocks_total,
-            rate=f"{update.deals_per_second:.0f} deals/s",
+            rate=f"{deal_rate(update.deals_per_second)} deals/s",
             leader=leader,
             status="" if self.status is None else markup(self.status()),
         )
+
+
+def deal_rate(per_second: float) -> str:
+    """Deals per second to two significant figures or more: a season of thinking bots plays
+    a quarter of a deal a second, which a whole number shows as 0."""
+    if per_second >= 10:
+        return f"{per_second:.0f}"
+    if per_second >= 1:
+        return f"{per_second:.1f}"
+    return f"{per_second:.2f}"
 
 
 def _print_summary(
