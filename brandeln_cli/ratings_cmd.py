@@ -43,7 +43,8 @@ def ratings(
     each bot's decision time (p50, p95, max in ms) and strikes.
 
     Chips per deal and its interval come from one sample per duplicate block (the block is the
-    independent unit: its rotations replay the same cards).
+    independent unit: its rotations replay the same cards). With --versus, last, the head to
+    head of two bots or groups of copies, on the same blocks.
     """
     if versus is not None and len(versus) != 2:
         raise fail(f"--versus is given twice, once per side (got {len(versus)})", code=2)
