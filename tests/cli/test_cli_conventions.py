@@ -64,16 +64,18 @@ def test_shell_completion_completes_commands_through_the_console_script() -> Non
         capture_output=True,
         text=True,
         timeout=60,
-        check=True,
+        check=False,
     )
-    assert completed.stdout.split() == ["show"]
+    # The exit code with what the script said: a fresh-clone run once exited 1 here, unseen.
+    assert (completed.returncode, completed.stdout.split()) == (0, ["show"]), completed.stderr
     script = subprocess.run(
         [str(SCRIPT), "--show-completion", "bash"],
         capture_output=True,
         text=True,
         timeout=60,
-        check=True,
+        check=False,
     )
+    assert script.returncode == 0, script.stderr
     assert "_brandeln_completion" in script.stdout
 
 
