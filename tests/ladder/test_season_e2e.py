@@ -91,6 +91,18 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
     assert [row["blocks"] for row in board["leaderboard"]] == [2, 2, 2, 2]
 
 
+# `python -m brandeln_cli` with SIGINT turned into KeyboardInterrupt, as at a terminal. A suite
+# started in the background by a non-interactive shell (`make test &`) ignores SIGINT, its
+# children inherit that, and Python then leaves it ignored: the Ctrl-C a test sends would be
+# lost and the season play to its end.
+AS_AT_A_TERMINAL = (
+    sys.executable,
+    "-c",
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('brandeln_cli', run_name='__main__', alter_sys=True)",
+)
+
+
 def blocks_recorded(db: Path, season: str) -> int:
     try:
         with LadderStore.open(db, create=False) as store:
@@ -183,7 +195,7 @@ def test_ctrl_c_stops_the_bots_and_keeps_the_finished_blocks(tmp_path: Path) -> 
     file = tmp_path / "season.toml"
     file.write_text(random_bots_season("interrupted", blocks=4, deals=40, concurrency=2))
     first = subprocess.Popen(
-        [sys.executable, "-m", "brandeln_cli", "season", "run", str(file), "--data", str(data)],
+        [*AS_AT_A_TERMINAL, "season", "run", str(file), "--data", str(data)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
