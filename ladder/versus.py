@@ -52,10 +52,9 @@ def head_to_head(
     if shared:
         raise VersusError(f"a bot on both sides: {', '.join(sorted(shared))}")
     by_block: dict[int, dict[str, BotBlockResult]] = defaultdict(dict)
-    seen: set[str] = set()
     for block, result in results:
         by_block[block][result.bot] = result
-        seen.add(result.bot)
+    seen = {bot for played in by_block.values() for bot in played}
     unknown = [bot for bot in (*side_a, *side_b) if bot not in seen]
     if unknown:
         known = ", ".join(sorted(seen)) or "none yet"

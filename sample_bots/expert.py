@@ -124,7 +124,7 @@ def blend(
     solved_count: int,
     played: float,
     played_count: int,
-    prior: float = BID_PRIOR,
+    prior: float,
 ) -> float:
     """The share of samples won, the solver's and the playouts' estimates blended (see the
     module docstring); ``solved`` and ``played`` are the samples each counted as won."""
