@@ -164,9 +164,9 @@ class Table:
             spec.match_id, seat, players, spec.ruleset, spec.deals, spec.time_control
         )
 
-    def _deal_started(self, seat: int) -> codec.RefereeMessage:
+    def _deal_started(self, seat: int) -> bytes:
         assert self._state is not None
-        return codec.deal_started(
+        return codec.deal_started_bytes(
             self.deal_number, self._state.deal, seat, self.spec.ruleset.players
         )
 

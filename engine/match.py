@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.dealing import Deal, deal_cards
 from engine.outcome import DealOutcome
@@ -104,8 +104,11 @@ class MatchState:
         if self.ruleset.pass_out is not PassOut.HAFERL and outcome.pool_delta:
             raise ValueError(f"ruleset {self.ruleset.id!r} has no pool")
         balances = tuple(b + p for b, p in zip(self.balances, outcome.payments, strict=True))
-        return replace(
-            self,
+        # The constructor, not dataclasses.replace, which looks the fields up on every call.
+        return MatchState(
+            ruleset=self.ruleset,
+            deals=self.deals,
+            first_dealer=self.first_dealer,
             deal_number=self.deal_number + 1,
             balances=balances,
             pool=pool,

@@ -20,6 +20,7 @@ from engine.dealing import Deal
 __all__ = ["SuitPermutation"]
 
 _SUIT_BITS: Final = (1 << RANK_COUNT) - 1
+_IDENTITY_IMAGES: Final = tuple(Suit)
 
 
 class SuitPermutation:
@@ -78,6 +79,8 @@ class SuitPermutation:
 
     def apply_deal(self, deal: Deal) -> Deal:
         """The deal with every hand and the blind mapped (same dealer and seed)."""
+        if self._images == _IDENTITY_IMAGES:
+            return deal  # most matches permute nothing, and a Deal is immutable
         return Deal(
             dealer=deal.dealer,
             hands=tuple(self.apply_set(hand) for hand in deal.hands),

@@ -35,6 +35,7 @@ from arena.codec.messages import (
 )
 from arena.codec.requests import match_spec_from_request
 from arena.codec.snapshots import (
+    deal_started_bytes,
     decision_request,
     decision_request_bytes,
     event_bytes,
@@ -74,6 +75,7 @@ __all__ = [
     "cards_to_pb",
     "choice_to_action",
     "deal_started",
+    "deal_started_bytes",
     "decision_request",
     "decision_request_bytes",
     "event_bytes",

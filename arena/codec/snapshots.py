@@ -25,6 +25,7 @@ from arena.codec.values import (
 )
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.actions import Action
+from engine.dealing import Deal
 from engine.events import (
     BidMade,
     CardPlayed,
@@ -35,6 +36,7 @@ from engine.events import (
     TrumpNamed,
 )
 from engine.phase import Phase
+from engine.seats import forehand_of
 from engine.view import PlayerView
 
 # Completed tricks and bids recur in every snapshot of a deal, as the very same (frozen) engine
@@ -180,6 +182,7 @@ def _tag(descriptor: Descriptor, field: str) -> bytes:
 
 
 _REQUEST_TAG = _tag(bot_pb2.RefereeMessage.DESCRIPTOR, "request")
+_DEAL_STARTED_TAG = _tag(bot_pb2.RefereeMessage.DESCRIPTOR, "deal_started")
 _EVENT_TAG = _tag(bot_pb2.RefereeMessage.DESCRIPTOR, "event")
 
 
@@ -217,6 +220,15 @@ def decision_request_bytes(
     return wire.length_delimited(_REQUEST_TAG, request)
 
 
+def deal_started_bytes(deal_number: int, deal: Deal, seat: int, players: int) -> bytes:
+    """The serialized ``RefereeMessage`` of :func:`arena.codec.deal_started`, from cached card
+    encodings (a deal's start sends every seat its hand: four messages a deal)."""
+    started = wire.deal_started(
+        deal_number, deal.dealer, forehand_of(deal.dealer, players), deal.hands[seat]
+    )
+    return wire.length_delimited(_DEAL_STARTED_TAG, started)
+
+
 def event_bytes(
     event: Event,
     seq: int,
@@ -224,8 +236,9 @@ def event_bytes(
     balances: Sequence[int] = (),
     pool: int = 0,
 ) -> bytes:
-    """:func:`event_to_pb`'s message serialized; the common events (a bid, the trump, a card,
-    a trick) are written as bytes (:mod:`arena.codec.wire`), without a message object."""
+    """:func:`event_to_pb`'s message serialized, written as bytes (:mod:`arena.codec.wire`)
+    without a message object; ``DealEnded`` too, which carries every hand (built as messages
+    it cost more than a whole trick's decisions)."""
     if isinstance(event, CardPlayed):
         return wire.card_played_event(seq, deal_number, event.seat, event.card)
     if isinstance(event, BidMade):
@@ -234,7 +247,11 @@ def event_bytes(
         return wire.trick_taken_event(seq, deal_number, event)
     if isinstance(event, TrumpNamed):
         return wire.trump_named_event(seq, deal_number, event.suit)
-    return event_to_pb(event, seq, deal_number, balances, pool).SerializeToString()
+    if isinstance(event, ContractSet):
+        return wire.contract_set_event(seq, deal_number, event)
+    if isinstance(event, DealEnded):
+        return wire.deal_ended_event(seq, deal_number, event, balances, pool)
+    raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - a closed union
 
 
 _EVENT_KINDS: dict[type[Event], str] = {

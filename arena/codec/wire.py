@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from engine.actions import Action, NameTrump, PlayCard
-from engine.cards import CARDS, Card, Suit
-from engine.events import BidMade, TrickTaken
+from engine.cards import CARDS, Card, CardSet, Suit
+from engine.events import BidMade, ContractSet, DealEnded, TrickTaken
 from engine.phase import Phase
 from engine.rulesets import TrumpOrder
 from engine.trick_rules import canonical_indices
@@ -29,6 +29,9 @@ from engine.view import PlayerView
 __all__ = [
     "bid_made_event",
     "card_played_event",
+    "contract_set_event",
+    "deal_ended_event",
+    "deal_started",
     "decision_request",
     "length_delimited",
     "trick_taken_event",
@@ -131,14 +134,42 @@ _TRICK_NUMBER = _tag(1, _WIRE_VARINT)
 _TRICK_LEADER = _tag(2, _WIRE_VARINT)
 _TRICK_CARDS = _card_fields(3)
 _TRICK_WINNER = _tag(4, _WIRE_VARINT)
-# GameEvent { seq = 1; oneof kind { bid_made = 2; trump_named = 4; card_played = 5;
-# trick_taken = 6 ... }; deal_number = 9 }
+# ContractSet { optional uint32 soloist = 1; string contract = 2; bool passed_out = 3 }
+_CONTRACT_SET_SOLOIST = _tag(1, _WIRE_VARINT)
+_CONTRACT_SET_CONTRACT = _tag(2, _WIRE_LENGTH)
+_CONTRACT_SET_PASSED_OUT = _tag(3, _WIRE_VARINT)
+# Hand { seat = 1; repeated Card cards = 2 }
+_HAND_SEAT = _tag(1, _WIRE_VARINT)
+_HAND_CARDS = _card_fields(2)
+# DealEnded { deal_number = 1; optional soloist = 2; contract = 3; trump = 4; tricks_won = 5;
+# made = 6; payments = 7; balances = 8; repeated Hand hands = 9; int64 pool = 10 }
+_ENDED_DEAL_NUMBER = _tag(1, _WIRE_VARINT)
+_ENDED_SOLOIST = _tag(2, _WIRE_VARINT)
+_ENDED_CONTRACT = _tag(3, _WIRE_LENGTH)
+_ENDED_TRUMP = _tag(4, _WIRE_VARINT)
+_ENDED_TRICKS_WON = _tag(5, _WIRE_LENGTH)
+_ENDED_MADE = _tag(6, _WIRE_VARINT)
+_ENDED_PAYMENTS = _tag(7, _WIRE_LENGTH)
+_ENDED_BALANCES = _tag(8, _WIRE_LENGTH)
+_ENDED_HANDS = _tag(9, _WIRE_LENGTH)
+_ENDED_POOL = _tag(10, _WIRE_VARINT)
+# GameEvent { seq = 1; oneof kind { bid_made = 2; contract_set = 3; trump_named = 4;
+# card_played = 5; trick_taken = 6; deal_ended = 7 ... }; deal_number = 9 }
 _EVENT_SEQ = _tag(1, _WIRE_VARINT)
 _EVENT_BID_MADE = _tag(2, _WIRE_LENGTH)
+_EVENT_CONTRACT_SET = _tag(3, _WIRE_LENGTH)
 _EVENT_TRUMP_NAMED = _tag(4, _WIRE_LENGTH)
 _EVENT_CARD_PLAYED = _tag(5, _WIRE_LENGTH)
 _EVENT_TRICK_TAKEN = _tag(6, _WIRE_LENGTH)
+_EVENT_DEAL_ENDED = _tag(7, _WIRE_LENGTH)
 _EVENT_DEAL_NUMBER = _tag(9, _WIRE_VARINT)
+
+# --- DealStarted -------------------------------------------------------------------------------
+# DealStarted { deal_number = 1; dealer = 2; forehand = 3; repeated Card hand = 4 }
+_STARTED_DEAL_NUMBER = _tag(1, _WIRE_VARINT)
+_STARTED_DEALER = _tag(2, _WIRE_VARINT)
+_STARTED_FOREHAND = _tag(3, _WIRE_VARINT)
+_STARTED_HAND = _card_fields(4)
 
 # --- DecisionRequest ---------------------------------------------------------------------------
 _REQUEST_ID = _tag(1, _WIRE_VARINT)
@@ -265,6 +296,23 @@ def _hand(mask: int, trump: Suit | None, order: TrumpOrder) -> bytes:
     return b"".join([hand[i] for i in canonical_indices(mask, trump, order)])
 
 
+def _cards(fields: tuple[bytes, ...], cards: CardSet) -> bytes:
+    """A repeated Card field of a set, low index first (as a CardSet iterates)."""
+    return b"".join([fields[card.index] for card in cards])
+
+
+def deal_started(deal_number: int, dealer: int, forehand: int, hand: CardSet) -> bytes:
+    """A DealStarted's bytes (not wrapped in its RefereeMessage): one seat's hand."""
+    return b"".join(
+        [
+            _uint(_STARTED_DEAL_NUMBER, deal_number),
+            _uint(_STARTED_DEALER, dealer),
+            _uint(_STARTED_FOREHAND, forehand),
+            _cards(_STARTED_HAND, hand),
+        ]
+    )
+
+
 def view(view: PlayerView, match_balances: Sequence[int], deal_number: int) -> bytes:
     """A PlayerView's bytes, with the match layer's fields (as ``view_to_pb``)."""
     current = _VIEW_CURRENT_TRICK
@@ -351,3 +399,45 @@ def trump_named_event(seq: int, deal_number: int, suit: Suit) -> bytes:
 def trick_taken_event(seq: int, deal_number: int, trick: TrickTaken) -> bytes:
     """A GameEvent{trick_taken}'s bytes."""
     return _event(seq, length_delimited(_EVENT_TRICK_TAKEN, _trick(trick)), deal_number)
+
+
+def contract_set_event(seq: int, deal_number: int, event: ContractSet) -> bytes:
+    """A GameEvent{contract_set}'s bytes."""
+    fields = b"".join(
+        [
+            b"" if event.soloist is None else _CONTRACT_SET_SOLOIST + varint(event.soloist),
+            _string(_CONTRACT_SET_CONTRACT, event.contract or ""),
+            _uint(_CONTRACT_SET_PASSED_OUT, int(event.passed_out)),
+        ]
+    )
+    return _event(seq, length_delimited(_EVENT_CONTRACT_SET, fields), deal_number)
+
+
+def _hand_message(seat: int, cards: CardSet) -> bytes:
+    return length_delimited(_ENDED_HANDS, _uint(_HAND_SEAT, seat) + _cards(_HAND_CARDS, cards))
+
+
+def deal_ended_event(
+    seq: int, deal_number: int, event: DealEnded, balances: Sequence[int], pool: int
+) -> bytes:
+    """A GameEvent{deal_ended}'s bytes: the outcome, the match's ``balances`` and ``pool``
+    after it, and every hand (the blind last, as seat ``players``, where there is one)."""
+    hands = [_hand_message(seat, hand) for seat, hand in enumerate(event.hands)]
+    if event.blind:
+        hands.append(_hand_message(len(event.hands), event.blind))
+    trump = event.trump
+    fields = b"".join(
+        [
+            _uint(_ENDED_DEAL_NUMBER, deal_number),
+            b"" if event.soloist is None else _ENDED_SOLOIST + varint(event.soloist),
+            _string(_ENDED_CONTRACT, event.contract or ""),
+            b"" if trump is None else _ENDED_TRUMP + varint(int(trump) + _ENUM_OFFSET),
+            _packed(_ENDED_TRICKS_WON, event.tricks_won),
+            _uint(_ENDED_MADE, int(bool(event.made))),
+            _packed(_ENDED_PAYMENTS, event.payments),
+            _packed(_ENDED_BALANCES, balances),
+            *hands,
+            _uint(_ENDED_POOL, pool),
+        ]
+    )
+    return _event(seq, length_delimited(_EVENT_DEAL_ENDED, fields), deal_number)

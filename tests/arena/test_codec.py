@@ -121,16 +121,35 @@ def test_event_bytes_are_the_event_message_serialized(seed: int, ruleset_id: str
     rng = random.Random(seed)
     state = DealState.new(ruleset, deal_cards(ruleset, rng.randrange(ruleset.players), seed))
     seq = rng.choice([0, 100, 20_000])
+    deal_number = rng.choice([0, 3, 200])
+    # DealEnded's match fields: balances of every size and sign, an empty pool or a full one.
     balances = tuple(rng.randrange(-100_000, 100_000) for _ in range(ruleset.players))
+    pool = rng.choice([0, 7, 300])
     while not state.is_over():
         actions = state.legal_actions()
         state, events = state.step(actions[rng.randrange(len(actions))])
         for event in events:
             seq += 1
-            message = codec.event_to_pb(event, seq, 3, balances=balances, pool=7)
-            data = codec.event_bytes(event, seq, 3, balances=balances, pool=7)
+            message = codec.event_to_pb(event, seq, deal_number, balances=balances, pool=pool)
+            data = codec.event_bytes(event, seq, deal_number, balances=balances, pool=pool)
             assert data == message.SerializeToString()
             assert message.WhichOneof("kind") == codec.event_kind(event)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), ruleset_id=st.sampled_from(RULESET_IDS))
+def test_deal_started_bytes_are_the_message_serialized(seed: int, ruleset_id: str) -> None:
+    ruleset = find_ruleset(ruleset_id)
+    rng = random.Random(seed)
+    deal = deal_cards(ruleset, rng.randrange(ruleset.players), seed)
+    deal_number = rng.choice([0, 1, 200])
+    for seat in range(ruleset.players):
+        expected = codec.deal_started(deal_number, deal, seat, ruleset.players)
+        data = codec.deal_started_bytes(deal_number, deal, seat, ruleset.players)
+        assert data == expected.SerializeToString()
+        # Its own hand only (R12.1).
+        hand = [codec.card_from_pb(card) for card in expected.deal_started.hand]
+        assert set(hand) == set(deal.hands[seat])
 
 
 def test_event_message_bytes_wrap_the_event_in_a_referee_message() -> None:

@@ -68,6 +68,10 @@ def test_permutation_inverse_and_identity() -> None:
     assert identity.apply_set(CardSet(parse_cards("C7 SA"))) == CardSet(parse_cards("C7 SA"))
     assert identity.images == tuple(Suit)
     assert hash(identity) == hash(SuitPermutation(list(Suit)))
+    deal = sample_deal()
+    assert identity.apply_deal(deal) == deal
+    # The identity given as any list of the suits in order is the identity too.
+    assert SuitPermutation(list(Suit)).apply_deal(deal) == deal
     assert "H D C S" in repr(SWAP)
 
 
