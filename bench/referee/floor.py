@@ -8,6 +8,11 @@ kinds and sizes (only the match id is a fresh one of the same length), waiting a
 for that seat's next message, whatever it says. No rules, no logs, no checks, no database: what
 the referee costs above this is the price of refereeing.
 
+It runs in a process of its own (``python -m bench.referee.floor``, driven over stdin and
+stdout like the load generator), a plain ``grpc.aio`` server with Python's defaults, as a bare
+server written by anyone else would run: sharing the benchmark's process with the referee, it
+would share the referee's settings (its collector's, for one) and its idle streams too.
+
 >>> script = MatchScript(players=4, steps=())
 >>> script.messages_per_seat()
 [0, 0, 0, 0]
@@ -15,17 +20,23 @@ the referee costs above this is the price of refereeing.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import base64
 import itertools
+import json
+import sys
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 
 from brandeln.v1 import bot_pb2, bot_pb2_grpc
 
-__all__ = ["FloorServer", "MatchScript", "ScriptStep", "new_match_id"]
+__all__ = ["FloorServer", "MatchScript", "ScriptStep", "main", "new_match_id"]
 
 PROTOCOL_VERSION = 1
 _MATCH_ID_KINDS = ("match_started", "match_ended")
@@ -87,6 +98,33 @@ class MatchScript:
             if step.message.WhichOneof("kind") == "match_started":
                 return step.message.match_started.match_id
         return ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The script as JSON, each message as base64 of its bytes (:meth:`from_json`)."""
+        return {
+            "players": self.players,
+            "steps": [
+                [
+                    step.seat,
+                    base64.b64encode(step.message.SerializeToString()).decode(),
+                    step.awaits_answer,
+                ]
+                for step in self.steps
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchScript:
+        """The script :meth:`to_json` wrote; equal messages become one shared object again, as
+        the referee sends one object to several seats."""
+        parsed: dict[str, bot_pb2.RefereeMessage] = {}
+        steps = []
+        for seat, text, awaits_answer in data["steps"]:
+            message = parsed.get(text)
+            if message is None:
+                message = parsed[text] = bot_pb2.RefereeMessage.FromString(base64.b64decode(text))
+            steps.append(ScriptStep(int(seat), message, bool(awaits_answer)))
+        return cls(int(data["players"]), tuple(steps))
 
     def messages_per_seat(self) -> list[int]:
         counts = [0] * self.players
@@ -251,3 +289,68 @@ class FloorServer:
         if self.server is not None:
             await self.server.stop(grace)
             self.server = None
+
+
+def _emit(payload: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(payload) + "\n")
+    sys.stdout.flush()
+
+
+async def _serve(address: str, players: int) -> int:
+    """The floor in this process, driven over stdin/stdout, one JSON object per line:
+
+    - out, first: ``{"port": n}`` once it serves (or ``{"error": ...}``);
+    - in ``{"cmd": "tables", "tables": n}``: wait for n tables of connected sessions; out: ok;
+    - in ``{"cmd": "script", "script": {...}}`` (:meth:`MatchScript.to_json`); out: ok;
+    - in ``{"cmd": "cpu"}``: out ``{"cpu_s": x}``, this process's CPU time so far (every
+      thread, gRPC's own included: what the benchmark counts for a server);
+    - in ``{"cmd": "play", "matches": m}``: the script m times on every table; out
+      ``{"answers": n}`` once done;
+    - in ``{"cmd": "quit"}`` or the end of input: stop.
+    """
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 24)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    try:
+        floor = await FloorServer(address, players).start()
+    except OSError as error:
+        _emit({"error": str(error)})
+        return 1
+    _emit({"port": floor.port})
+    script: MatchScript | None = None
+    try:
+        while line := await reader.readline():
+            command = json.loads(line)
+            name = command.get("cmd")
+            if name == "quit":
+                break
+            if name == "tables":
+                await floor.wait_for_tables(int(command["tables"]))
+                _emit({"ok": True})
+            elif name == "script":
+                script = MatchScript.from_json(command["script"])
+                _emit({"ok": True})
+            elif name == "cpu":
+                _emit({"cpu_s": time.process_time()})
+            elif name == "play" and script is not None:
+                _emit({"answers": await floor.play(script, int(command["matches"]))})
+            else:
+                _emit({"error": f"not a command here: {line.decode(errors='replace')[:80]}"})
+    finally:
+        await floor.stop()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.referee.floor",
+        description="The referee benchmark's floor in a process of its own, driven over stdin.",
+    )
+    parser.add_argument("--address", default="127.0.0.1:0")
+    parser.add_argument("--players", type=int, default=4)
+    args = parser.parse_args(argv)
+    return asyncio.run(_serve(args.address, args.players))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -22,7 +22,8 @@ cheapest conceivable byte pump.
 
 **Runs.** For each table count, the referee (registered bots, ``Admin.RunMatch`` for each
 match, every table at once, its matches one after another) and the floor (sessions grouped
-into tables in arrival order, the same number of matches, started in-process: it has no Admin
+into tables in arrival order, the same number of matches; a process of its own with Python's
+defaults, as anyone's bare server would be, its CPU read from that process; it has no Admin
 service) each get their own load generator, with one connection per table. After a warm-up
 match of one deal per table on the referee, repeats alternate referee, floor, referee,
 floor..., so drift on a noisy machine hits both alike.
@@ -68,7 +69,7 @@ import grpc
 
 from arena.embedded import EmbeddedReferee
 from arena.session import SeatSession
-from bench.referee.floor import FloorServer, MatchScript
+from bench.referee.floor import MatchScript
 from bench.referee.loadgen import CONTROL_LINE_LIMIT
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
@@ -138,23 +139,18 @@ _METRICS = (
 )
 
 
-class LoadGenProcess:
-    """A running ``python -m bench.referee.loadgen``, driven over its stdin and stdout."""
+class _ControlledProcess:
+    """A benchmark helper process driven over its stdin and stdout, a JSON object a line."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, name: str) -> None:
         self.process = process
+        self.name = name
 
-    @classmethod
-    async def start(
-        cls, address: str, tokens: Sequence[str], *, snapshot_only: bool
-    ) -> LoadGenProcess:
-        """Start it and return once every stream has its Welcome."""
+    @staticmethod
+    async def _spawn(*args: str) -> asyncio.subprocess.Process:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH")) if p)
-        args = ["-m", "bench.referee.loadgen", address]
-        if snapshot_only:
-            args.append("--snapshot-only")
-        process = await asyncio.create_subprocess_exec(
+        return await asyncio.create_subprocess_exec(
             sys.executable,
             *args,
             stdin=asyncio.subprocess.PIPE,
@@ -162,7 +158,57 @@ class LoadGenProcess:
             env=env,
             limit=CONTROL_LINE_LIMIT,
         )
-        loadgen = cls(process)
+
+    async def _read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        async with asyncio.timeout(_LOADGEN_TIMEOUT_S):
+            line = await self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.name} exited ({self.process.returncode})")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    async def _exchange(self, payload: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(payload).encode() + b"\n")
+        await self.process.stdin.drain()
+        return await self._read()
+
+    async def command(self, payload: dict[str, Any]) -> dict[str, Any]:
+        reply = await self._exchange(payload)
+        if "error" in reply:
+            raise RuntimeError(f"{self.name}: {reply['error']}")
+        return reply
+
+    async def close(self) -> None:
+        process = self.process
+        if process.returncode is None and process.stdin is not None:
+            try:
+                process.stdin.write(b'{"cmd": "quit"}\n')
+                await process.stdin.drain()
+                process.stdin.close()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        try:
+            async with asyncio.timeout(10):
+                await process.wait()
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+
+class LoadGenProcess(_ControlledProcess):
+    """A running ``python -m bench.referee.loadgen``."""
+
+    @classmethod
+    async def start(
+        cls, address: str, tokens: Sequence[str], *, snapshot_only: bool
+    ) -> LoadGenProcess:
+        """Start it and return once every stream has its Welcome."""
+        args = ["-m", "bench.referee.loadgen", address]
+        if snapshot_only:
+            args.append("--snapshot-only")
+        loadgen = cls(await cls._spawn(*args), "load generator")
         try:
             reply = await loadgen._exchange({"tokens": list(tokens)})
         except BaseException:
@@ -172,24 +218,6 @@ class LoadGenProcess:
             await loadgen.close()
             raise RuntimeError(f"the load generator did not start: {reply}")
         return loadgen
-
-    async def _exchange(self, payload: dict[str, Any]) -> dict[str, Any]:
-        assert self.process.stdin is not None
-        assert self.process.stdout is not None
-        self.process.stdin.write(json.dumps(payload).encode() + b"\n")
-        await self.process.stdin.drain()
-        async with asyncio.timeout(_LOADGEN_TIMEOUT_S):
-            line = await self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the load generator exited ({self.process.returncode})")
-        reply: dict[str, Any] = json.loads(line)
-        return reply
-
-    async def command(self, payload: dict[str, Any]) -> dict[str, Any]:
-        reply = await self._exchange(payload)
-        if "error" in reply:
-            raise RuntimeError(f"load generator: {reply['error']}")
-        return reply
 
     async def drive_admin(self, address: str, token: str) -> None:
         """Let the load generator drive the referee's Admin service (``run_matches``)."""
@@ -208,21 +236,46 @@ class LoadGenProcess:
             }
         )
 
-    async def close(self) -> None:
-        process = self.process
-        if process.returncode is None and process.stdin is not None:
-            try:
-                process.stdin.write(b'{"cmd": "quit"}\n')
-                await process.stdin.drain()
-                process.stdin.close()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+
+class FloorProcess(_ControlledProcess):
+    """A running ``python -m bench.referee.floor``: the floor in a process of its own."""
+
+    port = 0
+
+    @classmethod
+    async def start(cls, players: int) -> FloorProcess:
+        """Start it and return once it serves (its port in :attr:`target`)."""
+        floor = cls(
+            await cls._spawn("-m", "bench.referee.floor", "--players", str(players)), "floor"
+        )
         try:
-            async with asyncio.timeout(10):
-                await process.wait()
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+            reply = await floor._read()
+        except BaseException:
+            await floor.close()
+            raise
+        if "port" not in reply:
+            await floor.close()
+            raise RuntimeError(f"the floor did not start: {reply}")
+        floor.port = int(reply["port"])
+        return floor
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def wait_for_tables(self, tables: int) -> None:
+        await self.command({"cmd": "tables", "tables": tables})
+
+    async def load(self, script: MatchScript) -> None:
+        await self.command({"cmd": "script", "script": script.to_json()})
+
+    async def cpu_s(self) -> float:
+        """The floor process's CPU time so far, every thread."""
+        return float((await self.command({"cmd": "cpu"}))["cpu_s"])
+
+    async def play(self, matches: int) -> int:
+        """The script ``matches`` times on every table; the answers awaited."""
+        return int((await self.command({"cmd": "play", "matches": matches}))["answers"])
 
 
 class _Admin:
@@ -325,16 +378,24 @@ async def record_script(
     return MatchScript.from_sent(PLAYERS, recorder.sent)
 
 
+async def _process_cpu_s() -> float:
+    return time.process_time()
+
+
 async def _measure(
-    loadgen: LoadGenProcess, play: Callable[[], Awaitable[object]], matches: int
+    loadgen: LoadGenProcess,
+    play: Callable[[], Awaitable[object]],
+    matches: int,
+    server_cpu_s: Callable[[], Awaitable[float]] = _process_cpu_s,
 ) -> dict[str, Any]:
-    """One repeat: reset the load generator, play, and gather the figures."""
+    """One repeat: reset the load generator, play, and gather the figures; the server's CPU
+    is read before and after by ``server_cpu_s`` (this process's: the referee's)."""
     await loadgen.command({"cmd": "reset"})
-    cpu_started = time.process_time()
+    cpu_started = await server_cpu_s()
     wall_started = time.perf_counter()
     await play()
     wall = time.perf_counter() - wall_started
-    cpu = time.process_time() - cpu_started
+    cpu = await server_cpu_s() - cpu_started
     report = await loadgen.command({"cmd": "report", "matches": matches})
     decisions = max(1, int(report["decisions"]))
     return {
@@ -392,9 +453,10 @@ async def _bench_tables(
     referee_loadgen = await LoadGenProcess.start(
         referee.address, tokens, snapshot_only=settings.snapshot_only
     )
-    floor = await FloorServer(players=PLAYERS).start()
+    floor = await FloorProcess.start(PLAYERS)
     floor_loadgen: LoadGenProcess | None = None
     try:
+        await floor.load(script)
         await admin.wait_for_sessions(ids)
         await referee_loadgen.drive_admin(referee.address, referee.admin_token)
         floor_loadgen = await LoadGenProcess.start(
@@ -420,7 +482,7 @@ async def _bench_tables(
                 await _measure(referee_loadgen, lambda: referee_matches(matches), matches)
             )
             floor_runs.append(
-                await _measure(floor_loadgen, lambda: floor.play(script, matches), matches)
+                await _measure(floor_loadgen, lambda: floor.play(matches), matches, floor.cpu_s)
             )
             say(
                 f"{tables} table(s), repeat {repeat + 1}/{settings.repeats}: referee "
@@ -433,7 +495,7 @@ async def _bench_tables(
         await referee_loadgen.close()
         if floor_loadgen is not None:
             await floor_loadgen.close()
-        await floor.stop()
+        await floor.close()
     pairs = list(zip(referee_runs, floor_runs, strict=True))
     ratios = {
         metric: _spread([r[metric] / f[metric] if f[metric] else 0.0 for r, f in pairs])

@@ -104,3 +104,17 @@ def test_the_floor_replays_a_script_with_a_fresh_match_id_of_the_same_length() -
     assert [m.match_started.match_id for _, m, _ in replayed[:4]] == [fresh] * 4
     assert script.match_id == "m_0123456789abcdef"  # the recording is left as it was
     assert [awaits for _, _, awaits in replayed] == [False] * 4 + [True] + [False] * 4
+
+
+def test_a_script_travels_to_the_floor_process_as_json_with_its_shared_messages() -> None:
+    request = bot_pb2.RefereeMessage()
+    request.request.request_id = 7
+    event = bot_pb2.RefereeMessage()
+    event.event.seq = 2
+    script = MatchScript.from_sent(4, [(1, request)] + [(seat, event) for seat in range(4)])
+
+    back = MatchScript.from_json(json.loads(json.dumps(script.to_json())))
+
+    assert back == script
+    # The event sent to four seats is one object again, as the referee sends it.
+    assert len({id(step.message) for step in back.steps}) == 2
