@@ -174,6 +174,19 @@ class _ControlledProcess:
         await self.process.stdin.drain()
         return await self._read()
 
+    async def _started(self, first: dict[str, Any] | None, key: str) -> dict[str, Any]:
+        """The process's first reply (to ``first``, if given), which must hold ``key``;
+        the process is closed if it does not come or does not say so."""
+        try:
+            reply = await (self._read() if first is None else self._exchange(first))
+        except BaseException:
+            await self.close()
+            raise
+        if key not in reply:
+            await self.close()
+            raise RuntimeError(f"the {self.name} did not start: {reply}")
+        return reply
+
     async def command(self, payload: dict[str, Any]) -> dict[str, Any]:
         reply = await self._exchange(payload)
         if "error" in reply:
@@ -209,14 +222,7 @@ class LoadGenProcess(_ControlledProcess):
         if snapshot_only:
             args.append("--snapshot-only")
         loadgen = cls(await cls._spawn(*args), "load generator")
-        try:
-            reply = await loadgen._exchange({"tokens": list(tokens)})
-        except BaseException:
-            await loadgen.close()
-            raise
-        if "ready" not in reply:
-            await loadgen.close()
-            raise RuntimeError(f"the load generator did not start: {reply}")
+        await loadgen._started({"tokens": list(tokens)}, "ready")
         return loadgen
 
     async def drive_admin(self, address: str, token: str) -> None:
@@ -248,15 +254,7 @@ class FloorProcess(_ControlledProcess):
         floor = cls(
             await cls._spawn("-m", "bench.referee.floor", "--players", str(players)), "floor"
         )
-        try:
-            reply = await floor._read()
-        except BaseException:
-            await floor.close()
-            raise
-        if "port" not in reply:
-            await floor.close()
-            raise RuntimeError(f"the floor did not start: {reply}")
-        floor.port = int(reply["port"])
+        floor.port = int((await floor._started(None, "port"))["port"])
         return floor
 
     @property
