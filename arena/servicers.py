@@ -42,6 +42,15 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ArenaError)
     await context.abort(status_code_for(error), str(error))
 
 
+def _seen(task: asyncio.Task[None]) -> None:
+    """Mark a stream task's failure as retrieved. The Play handler reports it while it runs (a
+    write that failed ends the stream with its error); a handler cancelled again while it
+    cleans up (the server stopping) never reads it, and asyncio would print it at exit, after
+    the command's own last line, as "Task exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
 class RefereeServicer(bot_pb2_grpc.RefereeServicer):
     """`brandeln.v1.Referee`: one Play stream is one seat session."""
 
@@ -77,6 +86,8 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             return
         reader = asyncio.create_task(self._read(session, messages))
         writer = asyncio.create_task(self._write(session, context))
+        for task in (reader, writer):
+            task.add_done_callback(_seen)
         try:
             await self._until_closed(session, writer)
         finally:

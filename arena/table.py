@@ -116,6 +116,7 @@ class Table:
         self._state: DealState | None = None
         self._decision: DecisionRecord | None = None  # the decision awaiting its event's seq
         self.header: dict[str, object] = {}  # the log's header record, once written
+        self._announced = False  # MatchStarted sent to the seats
 
     @property
     def deals_played(self) -> int:
@@ -231,13 +232,14 @@ class Table:
     # --- the match -------------------------------------------------------------------------
     async def run(self) -> codec.MatchSummary:
         """Play the match to its end (or until cancelled: then it is recorded as aborted)."""
-        self._write_header()
-        self.log.flush()  # a reader of the running match finds the header at once
-        self._index()
-        for seat in self.seats:
-            seat.send(codec.RefereeMessage(match_started=self._match_started(seat.index)))
-        self.audience.started(self._match_started(0))
         try:
+            self._write_header()
+            self.log.flush()  # a reader of the running match finds the header at once
+            self._index()
+            for seat in self.seats:
+                seat.send(codec.RefereeMessage(match_started=self._match_started(seat.index)))
+            self._announced = True
+            self.audience.started(self._match_started(0))
             while not self.match.is_over:
                 await self._play_deal()
             self.status = MatchStatus.FINISHED
@@ -246,9 +248,10 @@ class Table:
             self._finish()
             raise
         except StoreError:
-            # The database is gone for good (its retries gave up): the match cannot be kept,
-            # so it ends here, aborted, and its seats and its caller hear so at once instead
-            # of waiting for a result that never comes. What reached the store stays there.
+            # The database is gone for good (its retries gave up), maybe before the match's
+            # first record: the match cannot be kept, so it ends here, aborted, and its seats
+            # and its caller hear so at once instead of waiting for a result that never comes.
+            # What reached the store stays there.
             self.status = MatchStatus.ABORTED
             self._finish(recorded=False)
             raise
@@ -339,7 +342,8 @@ class Table:
 
     def _finish(self, *, recorded: bool = True) -> None:
         """End the match: footer, index, the seats and the audience told. ``recorded``
-        False: the store failed; the footer and index are tried, their failure ignored."""
+        False: the store failed; the footer and index are tried, their failure ignored. Else
+        a failure of theirs is raised, after the seats and the audience are told."""
         self.ended_at = now_ms()
         finished = self.status is MatchStatus.FINISHED
         balances = self.match.final_balances() if finished else self.match.balances
@@ -356,20 +360,24 @@ class Table:
             ended_at=self.ended_at,
         )
         self.summary = self._summary(balances, ranks)
+        failed: StoreError | None = None
         try:
             self.log.write(footer.to_json())
             self.log.close()
             self._index()
-        except StoreError:
+        except StoreError as error:
             if recorded:
-                raise
-        ended = codec.match_ended(
-            self.spec.match_id, balances, ranks, self.forfeited_seats(), self.status
-        )
-        for seat in self.seats:
-            seat.send(ended)
+                failed = error  # raised once the seats and the caller know the match ended
+        if self._announced:  # a seat is told of the end of a match it was told of
+            ended = codec.match_ended(
+                self.spec.match_id, balances, ranks, self.forfeited_seats(), self.status
+            )
+            for seat in self.seats:
+                seat.send(ended)
         self.audience.ended(self.summary)
         self.done.set()
+        if failed is not None:
+            raise failed
 
     def _summary(
         self, balances: Sequence[int] | None = None, ranks: Sequence[int] = ()
