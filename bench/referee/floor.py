@@ -34,6 +34,7 @@ from typing import Any
 
 import grpc
 
+from bench.referee.loadgen import CONTROL_LINE_LIMIT, emit
 from brandeln.v1 import bot_pb2, bot_pb2_grpc
 
 __all__ = ["FloorServer", "MatchScript", "ScriptStep", "main", "new_match_id"]
@@ -291,11 +292,6 @@ class FloorServer:
             self.server = None
 
 
-def _emit(payload: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(payload) + "\n")
-    sys.stdout.flush()
-
-
 async def _serve(address: str, players: int) -> int:
     """The floor in this process, driven over stdin/stdout, one JSON object per line:
 
@@ -309,14 +305,14 @@ async def _serve(address: str, players: int) -> int:
     - in ``{"cmd": "quit"}`` or the end of input: stop.
     """
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 24)
+    reader = asyncio.StreamReader(limit=CONTROL_LINE_LIMIT)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     try:
         floor = await FloorServer(address, players).start()
     except OSError as error:
-        _emit({"error": str(error)})
+        emit({"error": str(error)})
         return 1
-    _emit({"port": floor.port})
+    emit({"port": floor.port})
     script: MatchScript | None = None
     try:
         while line := await reader.readline():
@@ -326,16 +322,16 @@ async def _serve(address: str, players: int) -> int:
                 break
             if name == "tables":
                 await floor.wait_for_tables(int(command["tables"]))
-                _emit({"ok": True})
+                emit({"ok": True})
             elif name == "script":
                 script = MatchScript.from_json(command["script"])
-                _emit({"ok": True})
+                emit({"ok": True})
             elif name == "cpu":
-                _emit({"cpu_s": time.process_time()})
+                emit({"cpu_s": time.process_time()})
             elif name == "play" and script is not None:
-                _emit({"answers": await floor.play(script, int(command["matches"]))})
+                emit({"answers": await floor.play(script, int(command["matches"]))})
             else:
-                _emit({"error": f"not a command here: {line.decode(errors='replace')[:80]}"})
+                emit({"error": f"not a command here: {line.decode(errors='replace')[:80]}"})
     finally:
         await floor.stop()
     return 0

@@ -50,7 +50,7 @@ from google.protobuf import json_format
 
 from brandeln.v1 import admin_pb2, bot_pb2
 
-__all__ = ["LoadGenerator", "main", "percentile"]
+__all__ = ["CONTROL_LINE_LIMIT", "LoadGenerator", "emit", "main", "percentile"]
 
 PROTOCOL_VERSION = 1
 _PLAY_METHOD = bot_pb2.DESCRIPTOR.services_by_name["Referee"].methods_by_name["Play"]
@@ -320,7 +320,8 @@ class LoadGenerator:
             await channel.close()
 
 
-def _emit(payload: dict[str, Any]) -> None:
+def emit(payload: dict[str, Any]) -> None:
+    """One control line out (the load generator's and the floor's process speak alike)."""
     sys.stdout.write(json.dumps(payload) + "\n")
     sys.stdout.flush()
 
@@ -344,9 +345,9 @@ async def _serve(args: argparse.Namespace) -> int:
         try:
             await generator.start()
         except Exception as error:
-            _emit({"error": str(error)})
+            emit({"error": str(error)})
             return 1
-        _emit({"ready": len(tokens)})
+        emit({"ready": len(tokens)})
         while True:
             line = await reader.readline()
             if not line:
@@ -355,21 +356,21 @@ async def _serve(args: argparse.Namespace) -> int:
             name = command.get("cmd")
             if name == "reset":
                 generator.reset()
-                _emit({"ok": True})
+                emit({"ok": True})
             elif name == "report":
                 try:
-                    _emit(await generator.report(int(command.get("matches", 0))))
+                    emit(await generator.report(int(command.get("matches", 0))))
                 except TimeoutError:
                     ended = [s.matches_ended for s in generator.streams]
-                    _emit({"error": f"matches never ended on every stream: {ended}"})
+                    emit({"error": f"matches never ended on every stream: {ended}"})
             elif name == "admin":
                 if admin is not None:
                     await admin.close()
                 admin = AdminDriver(command["address"], command["token"])
-                _emit({"ok": True})
+                emit({"ok": True})
             elif name == "run":
                 if admin is None:
-                    _emit({"error": "run before admin"})
+                    emit({"error": "run before admin"})
                     continue
                 request = json_format.ParseDict(
                     command.get("request", {}), admin_pb2.RunMatchRequest()
@@ -377,13 +378,13 @@ async def _serve(args: argparse.Namespace) -> int:
                 try:
                     await admin.run(request, command["seatings"], int(command["matches"]))
                 except (RuntimeError, grpc.aio.AioRpcError) as error:
-                    _emit({"error": str(error)})
+                    emit({"error": str(error)})
                     continue
-                _emit({"ok": True})
+                emit({"ok": True})
             elif name == "quit":
                 return 0
             else:
-                _emit({"error": f"unknown command {name!r}"})
+                emit({"error": f"unknown command {name!r}"})
     finally:
         if admin is not None:
             await admin.close()
