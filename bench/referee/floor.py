@@ -35,6 +35,7 @@ from typing import Any
 import grpc
 
 from bench.referee.loadgen import CONTROL_LINE_LIMIT, emit
+from bench.referee.loop_profile import LoopProfile
 from brandeln.v1 import bot_pb2, bot_pb2_grpc
 
 __all__ = ["FloorServer", "MatchScript", "ScriptStep", "main", "new_match_id"]
@@ -302,6 +303,8 @@ async def _serve(address: str, players: int) -> int:
       thread, gRPC's own included: what the benchmark counts for a server);
     - in ``{"cmd": "play", "matches": m}``: the script m times on every table; out
       ``{"answers": n}`` once done;
+    - in ``{"cmd": "loop_start"}``: time the loop's callbacks (:class:`LoopProfile`); out: ok;
+      in ``{"cmd": "loop_stop"}``: out ``{"loop": {name: [cpu_s, runs]}}`` since the start;
     - in ``{"cmd": "quit"}`` or the end of input: stop.
     """
     loop = asyncio.get_running_loop()
@@ -314,6 +317,7 @@ async def _serve(address: str, players: int) -> int:
         return 1
     emit({"port": floor.port})
     script: MatchScript | None = None
+    profile: LoopProfile | None = None
     try:
         while line := await reader.readline():
             command = json.loads(line)
@@ -330,6 +334,14 @@ async def _serve(address: str, players: int) -> int:
                 emit({"cpu_s": time.process_time()})
             elif name == "play" and script is not None:
                 emit({"answers": await floor.play(script, int(command["matches"]))})
+            elif name == "loop_start" and profile is None:
+                profile = LoopProfile()
+                profile.start()
+                emit({"ok": True})
+            elif name == "loop_stop" and profile is not None:
+                profile.stop()
+                emit({"loop": {k: list(v) for k, v in profile.by_name().items()}})
+                profile = None
             else:
                 emit({"error": f"not a command here: {line.decode(errors='replace')[:80]}"})
     finally:

@@ -18,19 +18,21 @@ import argparse
 import asyncio
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.config import AdminTokenScope, RefereeConfig
 from arena.referee import Referee
 from arena.session import SeatSession
+from bench.referee.loop_profile import LoopProfile
 from brandeln.v1 import admin_pb2, bot_pb2
 
 __all__ = ["OwnCost", "OwnCostSettings", "main", "run_own_cost"]
 
 PLAYERS = 4
 PROTOCOL_VERSION = 1
+TABLE_STEP = "Referee._run_table"  # the task a table's decision loop runs in (LoopProfile's row)
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,10 @@ class OwnCostSettings:
     deals: int = 8
     seed: int = 7
     snapshot_only: bool = False
+    # KiB of other memory the bots copy before each answer, as a server's gRPC work between
+    # decisions touches memory of its own; with it the tables' steps are timed on their own.
+    foreign_kib: int = 0
+    profile_loop: bool = False  # time the tables' steps (Referee._run_table) on their own
 
 
 @dataclass(frozen=True)
@@ -48,11 +54,20 @@ class OwnCost:
     penalties: int  # strikes and forfeits: an instant bot earns none, so any is a fault here
     cpu_us_per_decision: float
     wall_us_per_decision: float
+    # The tables' steps alone (the referee's decision loop, without the bots, the copies or
+    # the loop's own work), when profiled.
+    table_step_us_per_decision: float | None = None
 
 
-async def _answer_requests(referee: Referee, session: SeatSession, asked: list[int]) -> None:
+async def _answer_requests(
+    referee: Referee,
+    session: SeatSession,
+    asked: list[int],
+    touch: Callable[[], None] | None = None,
+) -> None:
     """The session's bot: the first legal choice of every request, delivered on the loop's next
-    turn (a stream's reader task would hand it over the same way)."""
+    turn (a stream's reader task would hand it over the same way); ``touch`` runs before each
+    answer."""
     loop = asyncio.get_running_loop()
     parse = bot_pb2.RefereeMessage.FromString
     while True:
@@ -65,6 +80,8 @@ async def _answer_requests(referee: Referee, session: SeatSession, asked: list[i
             continue
         request = message.request
         asked[0] += 1
+        if touch is not None:
+            touch()
         answer = bot_pb2.BotMessage(
             action=bot_pb2.Action(request_id=request.request_id, choice=request.legal[0])
         )
@@ -81,6 +98,7 @@ async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
             admin_token_scope=AdminTokenScope.THIS_RUN,
         )
         referee = Referee(config)
+        touch = _foreign_memory(settings.foreign_kib)
         asked = [0]
         bots: list[asyncio.Task[None]] = []
         seatings: list[list[str]] = []
@@ -97,7 +115,9 @@ async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
                         snapshot_only=settings.snapshot_only,
                     )
                     session = await referee.open_session(hello, "in-process")
-                    bots.append(asyncio.create_task(_answer_requests(referee, session, asked)))
+                    bots.append(
+                        asyncio.create_task(_answer_requests(referee, session, asked, touch))
+                    )
                     bot_ids.append(record.bot_id)
                 seatings.append(bot_ids)
 
@@ -115,21 +135,44 @@ async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
 
             await play(seatings[0], 1)  # warm-up: caches, the store's first writes
             asked[0] = 0
+            profile = LoopProfile() if settings.profile_loop or settings.foreign_kib else None
+            if profile is not None:
+                profile.start()
             cpu, wall = time.process_time(), time.perf_counter()
-            await asyncio.gather(*(play(bot_ids, settings.matches) for bot_ids in seatings))
-            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            try:
+                await asyncio.gather(*(play(bot_ids, settings.matches) for bot_ids in seatings))
+            finally:
+                cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+                if profile is not None:
+                    profile.stop()
         finally:
             for bot in bots:
                 bot.cancel()
             await asyncio.gather(*bots, return_exceptions=True)
             referee.close()
     decisions = asked[0]
+    step_us = None
+    if profile is not None:
+        step_us = profile.per_decision_us(decisions).get(TABLE_STEP, 0.0)
     return OwnCost(
         decisions=decisions,
         penalties=penalties[0],
         cpu_us_per_decision=cpu * 1e6 / max(1, decisions),
         wall_us_per_decision=wall * 1e6 / max(1, decisions),
+        table_step_us_per_decision=step_us,
     )
+
+
+def _foreign_memory(kib: int) -> Callable[[], None] | None:
+    """A copy of ``kib`` KiB from one buffer to another, None for 0."""
+    if kib <= 0:
+        return None
+    source, target = bytes(kib * 1024), bytearray(kib * 1024)
+
+    def touch() -> None:
+        target[:] = source
+
+    return touch
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -139,14 +182,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=OwnCostSettings.deals)
     parser.add_argument("--snapshot-only", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--foreign-kib",
+        type=int,
+        default=0,
+        help="copy this many KiB of other memory before each answer (as gRPC's work between "
+        "decisions touches its own) and time the tables' steps alone",
+    )
+    parser.add_argument(
+        "--table-steps", action="store_true", help="time the tables' steps alone (LoopProfile)"
+    )
     args = parser.parse_args(argv)
     if min(args.tables, args.matches, args.deals, args.repeats) < 1:
         parser.error("--tables, --matches, --deals and --repeats must be at least 1")
+    if args.foreign_kib < 0:
+        parser.error("--foreign-kib must be 0 or more")
     settings = OwnCostSettings(
         tables=args.tables,
         matches=args.matches,
         deals=args.deals,
         snapshot_only=args.snapshot_only,
+        foreign_kib=args.foreign_kib,
+        profile_loop=args.table_steps,
     )
     costs = [asyncio.run(run_own_cost(settings)) for _ in range(args.repeats)]
     if any(cost.penalties for cost in costs):
@@ -159,6 +216,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{costs[0].decisions} decisions a repeat, CPU {cpu[len(cpu) // 2]:.1f} us a decision "
         f"(repeats {cpu[0]:.1f}-{cpu[-1]:.1f})"
     )
+    steps = sorted(c.table_step_us_per_decision or 0.0 for c in costs)
+    if costs[0].table_step_us_per_decision is not None:
+        foreign = f", {args.foreign_kib} KiB of other memory copied between them"
+        print(
+            f"the tables' steps alone{foreign if args.foreign_kib else ''}: "
+            f"{steps[len(steps) // 2]:.1f} us a decision (repeats {steps[0]:.1f}-{steps[-1]:.1f})"
+        )
     return 0
 
 

@@ -24,3 +24,26 @@ def test_main_prints_the_figure(capsys: pytest.CaptureFixture[str]) -> None:
     assert "CPU" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--tables", "0"])
+
+
+def test_the_tables_steps_are_timed_apart_from_the_bots_and_their_copies() -> None:
+    plain = asyncio.run(run_own_cost(OwnCostSettings(tables=1, matches=1, deals=1)))
+    assert plain.table_step_us_per_decision is None  # not profiled unless asked
+    settings = OwnCostSettings(tables=1, matches=1, deals=1, foreign_kib=64)
+    cost = asyncio.run(run_own_cost(settings))
+    assert cost.penalties == 0
+    step = cost.table_step_us_per_decision
+    assert step is not None
+    # A part of the whole: the bots' steps (and the copies in them) are not the table's.
+    assert 0 < step < cost.cpu_us_per_decision
+
+
+def test_main_prints_the_tables_steps(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--tables", "1", "--matches", "1", "--deals", "1", "--repeats", "1"]
+    assert main([*argv, "--foreign-kib", "16"]) == 0
+    assert "16 KiB of other memory" in capsys.readouterr().out
+    assert main([*argv, "--table-steps"]) == 0
+    out = capsys.readouterr().out
+    assert "the tables' steps alone:" in out
+    with pytest.raises(SystemExit):
+        main([*argv, "--foreign-kib", "-1"])

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bench.referee.floor import MatchScript, new_match_id
+from bench.referee.loop_profile import LOOP_ITSELF, OTHER_THREADS
 from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench
 from brandeln.v1 import bot_pb2
 from brandeln_cli.main import app
@@ -52,7 +53,28 @@ async def test_referee_and_floor_are_measured_with_the_same_messages(snapshot_on
         assert kinds["event"] == 4 * settings.deals
     for ratio in config["ratios"].values():
         assert ratio["median"] > 0
-    assert [t["ratio"] is not None for t in figures["targets"]] == [True, False]
+    # Measured at 1 table: the p50 target and the decisions/s one; not at 16 or 64.
+    assert [t["ratio"] is not None for t in figures["targets"]] == [True, True, False, False]
+    assert config["referee"]["loop_us_per_decision"] == {}  # not profiled unless asked
+
+
+async def test_the_loop_profiles_show_each_servers_own_work_per_decision() -> None:
+    settings = RefereeBenchSettings(
+        tables=(1,), repeats=1, deals=1, matches_per_table=1, warmup=False, loop_profile=True
+    )
+    figures = await run_referee_bench(settings)
+    (config,) = figures["configs"]
+    referee = config["referee"]["loop_us_per_decision"]
+    floor = config["floor"]["loop_us_per_decision"]
+    # The referee's decisions run in its tables' tasks, the floor's in its replay; each
+    # server's loop and its other threads are rows of their own.
+    assert referee["Referee._run_table"] > 0
+    assert floor["_FloorTable.play"] > 0
+    assert "Referee._run_table" not in floor
+    for rows in (referee, floor):
+        assert all(value >= 0 for value in rows.values())
+        assert rows[LOOP_ITSELF] > 0
+        assert OTHER_THREADS in rows
 
 
 def test_the_bench_command_prints_the_figures_and_writes_json(tmp_path: Path) -> None:
@@ -72,11 +94,14 @@ def test_the_bench_command_prints_the_figures_and_writes_json(tmp_path: Path) ->
             "1",
             "--json",
             str(path),
+            "--loop-profile",
         ],
     )
     assert result.exit_code == 0, result.output
     assert "referee" in result.output
     assert "floor" in result.output
+    assert "what the loop ran" in result.output
+    assert "Referee._run_table" in result.output
     figures = json.loads(path.read_text())
     assert figures["benchmark"] == "referee"
     assert figures["configs"][0]["referee"]["summary"]["decisions_per_s"]["median"] > 0
