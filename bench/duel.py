@@ -13,7 +13,9 @@ pass-outs, and how long the bots took per decision.
 Search bots are measured with fixed sample counts (``--samples`` for montecarlo, ``--level``
 for expert, both stopped by the cap and not by the clock), so a figure does not depend on the
 machine's load and a seed reproduces it; the clock stays a guard against a hang
-(``--move-ms`` plus half the bank). They can be played on the clock instead, as a season
+(two minutes a decision: a season's guard, the move's time and half the bank, cut the expert's
+level 4 short on this machine, and with it the reproducibility). They can be played on the
+clock instead, as a season
 does, to see what the time share really affords: ``--clock cpu`` reads each bot's share of
 the move on its process's CPU time, so a busy machine does not starve it, ``--clock wall`` on
 the wall clock.
@@ -60,6 +62,8 @@ BANK_MS: Final = 2000
 # of the move read on the process's CPU time (as on an idle machine, whatever the load) or on
 # the wall clock (as in a season on this machine, now).
 CLOCKS: Final = {"samples": None, "cpu": time.process_time, "wall": time.monotonic}
+# On sample caps, a search bot's clock only guards against a hang.
+SAMPLES_GUARD_MS: Final = 120_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +135,12 @@ def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
     clock = CLOCKS[config.clock]
     if isinstance(bot, MonteCarloBot):
         bot.exact_samples = clock is None
-        if clock is not None:
+        if clock is None:
+            # The caps, not the clock, must end every search, or a run is not reproducible:
+            # the expert's level 4 takes 2-3 s a decision here, past the move's time and half
+            # the bank that a season's guard would allow.
+            bot.guard_ms = SAMPLES_GUARD_MS
+        else:
             bot.clock = clock
             if name == "montecarlo":
                 bot.max_samples = 0  # the clock alone ends its searches, as in a season

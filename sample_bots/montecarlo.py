@@ -213,6 +213,10 @@ class MonteCarloBot(HeuristicBot):
         self.samples_last = 0
         # Set by `--samples` (sample_bots.registry): the cap, not the clock, ends a search.
         self.exact_samples = False
+        # With exact samples, the clock only guards against a timeout: by default the move's
+        # time and half the bank. A bench that wants every search to reach its caps whatever
+        # the machine's speed (bench.duel) sets a longer guard, in ms.
+        self.guard_ms: int | None = None
         # The clock the time budget is read on. A bench may hand in the process's CPU time
         # (time.process_time) to give each decision its share of the move on a busy machine
         # as on an idle one.
@@ -244,6 +248,8 @@ class MonteCarloBot(HeuristicBot):
             # machine must not change a choice). The clock is only a guard against a timeout:
             # the move's time and half the bank left.
             budget = (request.move_ms or MAX_THINK_MS) + request.bank_ms * BUDGET_SHARE
+            if self.guard_ms is not None:
+                budget = self.guard_ms
             return self.clock() + budget / 1000
         budget = min(self.think_ms, (request.move_ms or MAX_THINK_MS) * BUDGET_SHARE)
         return self.clock() + max(MIN_THINK_MS, budget) / 1000

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from bench.duel import DuelConfig, Hybrid, build_bot, deal_difference, main, play_duel, summarize
+from bench.duel import (
+    SAMPLES_GUARD_MS,
+    DuelConfig,
+    Hybrid,
+    build_bot,
+    deal_difference,
+    main,
+    play_duel,
+    summarize,
+)
+from brandeln.v1 import bot_pb2
 from sample_bots.expert import ExpertBot
 from sample_bots.montecarlo import MonteCarloBot
 
@@ -75,3 +85,21 @@ def test_pool_reads_saved_runs_and_refuses_other_files(
 def test_a_duel_needs_both_bots() -> None:
     with pytest.raises(SystemExit):
         main(["--a", "random"])
+
+
+def test_on_sample_caps_the_search_bots_clock_guards_only_against_a_hang() -> None:
+    request = bot_pb2.DecisionRequest(move_ms=2000, bank_ms=2000)
+    for spec in ("montecarlo", "expert"):
+        capped = build_bot(spec, 1, DuelConfig(a=spec, b=spec))
+        assert isinstance(capped, MonteCarloBot)
+        assert capped.exact_samples
+        assert capped.guard_ms == SAMPLES_GUARD_MS
+        # The caps end its searches: its clock allows two minutes, not a season's 3 s.
+        assert capped.deadline(request) - capped.clock() == pytest.approx(120, abs=1)
+        timed = build_bot(spec, 1, DuelConfig(a=spec, b=spec, clock="cpu"))
+        assert isinstance(timed, MonteCarloBot)
+        assert timed.guard_ms is None
+    # Outside a duel, on sample caps, the guard is the move's time and half the bank.
+    bot = MonteCarloBot(seed=1, max_samples=8)
+    bot.exact_samples = True
+    assert bot.deadline(request) - bot.clock() == pytest.approx(3.0, abs=0.1)
