@@ -440,14 +440,19 @@ async def _measure(
     is read before and after by ``server_cpu_s`` (this process's: the referee's), and its
     loop's callbacks timed by ``loop`` if given."""
     await loadgen.command({"cmd": "reset"})
+    rows = None
     if loop is not None:
         await loop.start_loop_profile()
-    cpu_started = await server_cpu_s()
-    wall_started = time.perf_counter()
-    await play()
-    wall = time.perf_counter() - wall_started
-    cpu = await server_cpu_s() - cpu_started
-    rows = None if loop is None else await loop.stop_loop_profile()
+    try:
+        cpu_started = await server_cpu_s()
+        wall_started = time.perf_counter()
+        await play()
+        wall = time.perf_counter() - wall_started
+        cpu = await server_cpu_s() - cpu_started
+    finally:
+        # Also when the play fails: the profile patches asyncio for the whole process.
+        if loop is not None:
+            rows = await loop.stop_loop_profile()
     report = await loadgen.command({"cmd": "report", "matches": matches})
     decisions = max(1, int(report["decisions"]))
     loop_us = {}

@@ -6,15 +6,24 @@ send each seat exactly as many messages as the referee did.
 
 from __future__ import annotations
 
+import asyncio
+import asyncio.events
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from typer.testing import CliRunner
 
 from bench.referee.floor import MatchScript, new_match_id
 from bench.referee.loop_profile import LOOP_ITSELF, OTHER_THREADS
-from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench
+from bench.referee.referee_bench import (
+    LoadGenProcess,
+    RefereeBenchSettings,
+    _InProcessLoopProfiler,
+    _measure,
+    run_referee_bench,
+)
 from brandeln.v1 import bot_pb2
 from brandeln_cli.main import app
 
@@ -143,3 +152,17 @@ def test_a_script_travels_to_the_floor_process_as_json_with_its_shared_messages(
     assert back == script
     # The event sent to four seats is one object again, as the referee sends it.
     assert len({id(step.message) for step in back.steps}) == 2
+
+
+async def test_a_failed_repeat_leaves_asyncio_unpatched() -> None:
+    class LoadGen:
+        async def command(self, payload: dict[str, Any]) -> dict[str, Any]:
+            return {}
+
+    async def play() -> None:
+        raise RuntimeError("the server went away")
+
+    original = asyncio.events.Handle._run
+    with pytest.raises(RuntimeError, match="went away"):
+        await _measure(cast(LoadGenProcess, LoadGen()), play, 1, loop=_InProcessLoopProfiler())
+    assert asyncio.events.Handle._run is original
