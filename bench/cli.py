@@ -216,7 +216,7 @@ def print_loop_profiles(figures: dict[str, Any]) -> None:
             pad_edge=False,
             collapse_padding=True,
         )
-        table.add_column("what the loop ran", no_wrap=True, max_width=LOOP_NAME_CHARS)
+        table.add_column("what the loop ran", no_wrap=True)
         table.add_column("referee", justify="right", no_wrap=True)
         table.add_column("floor", justify="right", no_wrap=True)
         for name in names[:LOOP_ROWS]:

@@ -340,7 +340,7 @@ async def _serve(address: str, players: int) -> int:
                 emit({"ok": True})
             elif name == "loop_stop" and profile is not None:
                 profile.stop()
-                emit({"loop": {k: list(v) for k, v in profile.by_name().items()}})
+                emit({"loop": profile.as_json()})
                 profile = None
             else:
                 emit({"error": f"not a command here: {line.decode(errors='replace')[:80]}"})

@@ -125,6 +125,10 @@ class LoopProfile:
         rows[OTHER_THREADS] = (max(0.0, self.process_cpu_s - self.thread_cpu_s), 0)
         return rows
 
+    def as_json(self) -> dict[str, list[float]]:
+        """:meth:`by_name` as JSON, ``{name: [cpu_s, runs]}``: how a profile crosses a pipe."""
+        return {name: list(row) for name, row in self.by_name().items()}
+
     def per_decision_us(self, decisions: int) -> dict[str, float]:
         """:meth:`by_name`'s CPU in microseconds per decision."""
         return {name: cpu * 1e6 / max(1, decisions) for name, (cpu, _) in self.by_name().items()}

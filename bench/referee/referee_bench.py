@@ -426,7 +426,7 @@ class _InProcessLoopProfiler:
         profile, self._profile = self._profile, None
         assert profile is not None
         profile.stop()
-        return {name: list(row) for name, row in profile.by_name().items()}
+        return profile.as_json()
 
 
 async def _measure(
