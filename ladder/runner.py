@@ -362,6 +362,7 @@ class _SeasonRun:
         self.blocks_played = 0
         self.deals = 0
         self.last_match_id: str | None = None
+        self._last_block_index = -1
         self._last_report = 0.0
         self.runner = new_runner_id()
         self._leader: RatingRow | None = None
@@ -414,7 +415,12 @@ class _SeasonRun:
         )
         self.blocks_done += 1
         self.blocks_played += 1
-        self.last_match_id = outcomes[-1].match_id
+        # The pointer printed at the end names the last match of the highest block this run
+        # recorded, not of whichever block finished last: with several workers that order is
+        # a race, and a pointer should not change between two runs of one season.
+        if plan.index > self._last_block_index:
+            self._last_block_index = plan.index
+            self.last_match_id = outcomes[-1].match_id
         self._leader = _leader(self.store.ratings(self.config.name))
 
     def deal_ended(self) -> None:

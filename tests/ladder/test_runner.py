@@ -6,6 +6,8 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,8 +16,16 @@ import pytest
 from brandeln.v1 import cards_pb2
 from ladder.bot_processes import BotProcess, start_bot, stop_bots
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
+from ladder.duplicate import BlockPlan, MatchOutcome
 from ladder.errors import BlockFailedError, BotStartError, MatchUnavailableError, RefereeError
-from ladder.runner import SeasonProgress, SeasonSummary, run_season, while_bots_run
+from ladder.runner import (
+    BlockPlayer,
+    SeasonProgress,
+    SeasonSummary,
+    run_blocks,
+    run_season,
+    while_bots_run,
+)
 from ladder.storage import LadderStore, SeasonStatus, token_hash
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee, start_fake_referee
 from tests.ladder.season_helpers import season_config
@@ -431,3 +441,49 @@ async def test_a_match_failing_while_its_bots_live_reports_the_match(
             await while_bots_run(match_failing_at_once(), [bot])
     finally:
         await stop_bots([bot])
+
+
+class _BlockZeroLast:
+    """Plays two blocks at once and finishes block 0 only after block 1 is recorded."""
+
+    workers = 2
+
+    def __init__(self, block_one_recorded: asyncio.Event) -> None:
+        self.block_one_recorded = block_one_recorded
+
+    async def play_block(self, plan: BlockPlan, on_deal: Callable[[], None]) -> list[MatchOutcome]:
+        if plan.index == 0:
+            await self.block_one_recorded.wait()
+        return [
+            MatchOutcome(
+                plan=match,
+                match_id=f"b{plan.index}r{match.rotation}",
+                balances=(3, 1, -1, -3),
+                forfeited=frozenset(),
+                deals_played=4,
+            )
+            for match in plan.matches
+        ]
+
+
+async def test_the_pointer_names_the_highest_block_not_the_one_recorded_last(
+    store: LadderStore,
+) -> None:
+    # With several blocks in flight the order they end in is a race; the match the summary
+    # points at must not depend on it (a fresh-clone run once printed block 0's).
+    config = season_config(blocks=2)
+    block_one_recorded = asyncio.Event()
+
+    def progress(_: SeasonProgress) -> None:
+        # Reported on the loop after each recorded block.
+        if 1 in store.finished_blocks(config.name):
+            block_one_recorded.set()
+
+    @asynccontextmanager
+    async def open_player() -> AsyncIterator[BlockPlayer]:
+        yield _BlockZeroLast(block_one_recorded)
+
+    summary = await run_blocks(config, store, open_player, progress=progress)
+
+    assert store.finished_blocks(config.name) == {0, 1}
+    assert summary.last_match_id == "b1r3"
