@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -402,6 +403,21 @@ def check_messages(fuzz: Fuzz, outcome: Outcome, stream: int) -> None:
     assert leaks(records, {fuzz.referee.match_id: book}, "fuzzed") == []
 
 
+def wait_until_the_seat_is_free(fuzz: Fuzz) -> None:
+    """Wait for the referee to see the fuzzed seat's last stream gone. A cancelled call ends
+    on the client at once but on the server only when gRPC tells the handler; a resume sent
+    before that finds the seat still held and waits in the lobby (README, rule 20), so the
+    example would read nothing past its welcome until the call's deadline."""
+    deadline = time.monotonic() + CALL_TIMEOUT_S
+    while True:
+        table = fuzz.referee.table()
+        assert table is not None, "the fuzzed match is over: the table crashed?"
+        if table.seat_of_bot(fuzz.referee.bot_ids["fuzzed"]) is not None:
+            return
+        assert time.monotonic() < deadline, "the fuzzed seat's last stream never ended"
+        time.sleep(0.005)
+
+
 def check_referee_alive(fuzz: Fuzz) -> None:
     assert fuzz.referee.errors == []
     table = fuzz.referee.table()
@@ -446,6 +462,7 @@ def test_a_seated_bot_sending_anything_never_breaks_the_table(
     ``answer``, a legal answer, so the match moves on to other situations)."""
     if answer:
         sequence = [*sequence, Op("action", ("open", ("legal", 0)))]
+    wait_until_the_seat_is_free(fuzz)
     hello = bot_pb2.BotMessage(
         hello=bot_pb2.Hello(
             token=fuzz.referee.tokens["fuzzed"],
