@@ -25,6 +25,10 @@ A bot is a registry name (``montecarlo``, ``expert``, ``heuristic``, ``random``)
 ``montecarlo/expert`` isolates the expert's card play); each name optionally followed by
 ``:attribute=value,...`` to set tunables on that bot (``expert:bid_margin=0.3``,
 ``montecarlo/expert:card_prior=0``).
+
+``oracle`` (bench.oracle) is the expert handed every hand: not a player but a ceiling, what
+seeing every card is worth against A (``--a montecarlo --b oracle``), and with a hybrid where
+that worth lies (``--a expert --b expert/oracle``: the same bids, the card play that sees all).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena import codec
+from bench.oracle import ORACLE, OracleBot
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.dealing import deal_cards
 from engine.outcome import DealOutcome
@@ -131,7 +136,11 @@ def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
         bidder, player = spec.split("/", 1)
         return Hybrid(build_bot(bidder, seed, config), build_bot(player, seed, config))
     name, _, settings = spec.partition(":")
-    bot = make_bot(name, seed=seed, level=config.level, samples=config.samples)
+    bot: Bot
+    if name == ORACLE:  # a bench's own, never the registry's: it is shown every hand
+        bot = OracleBot(seed=seed, level=config.level)
+    else:
+        bot = make_bot(name, seed=seed, level=config.level, samples=config.samples)
     clock = CLOCKS[config.clock]
     if isinstance(bot, MonteCarloBot):
         bot.exact_samples = clock is None
@@ -151,6 +160,15 @@ def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
         kind = type(getattr(bot, key))
         setattr(bot, key, value in ("1", "true", "True") if kind is bool else kind(value))
     return bot
+
+
+def _show_deal(bot: Bot, hands: tuple[int, ...]) -> None:
+    """Hand the true deal to an oracle, or to the oracle part of a hybrid."""
+    if isinstance(bot, Hybrid):
+        _show_deal(bot.bidder, hands)
+        _show_deal(bot.player, hands)
+    elif isinstance(bot, OracleBot):
+        bot.true_hands = hands
 
 
 def _estimates(bot: Bot) -> dict[str, float]:
@@ -177,6 +195,8 @@ def play_table(config: DuelConfig, ruleset: Ruleset, deal: int, table: int) -> T
     dealer = deal % ruleset.players
     dealt = deal_cards(ruleset, dealer=dealer, seed=_deal_seed(config.seed, deal))
     forehand = forehand_of(dealer, ruleset.players)
+    for bot in bots:
+        _show_deal(bot, tuple(hand.mask for hand in dealt.hands))
     control = cards_pb2.TimeControl(move_ms=config.move_ms, bank_ms=BANK_MS, max_strikes=3)
     for seat, bot in enumerate(bots):
         bot.match = bot_pb2.MatchStarted(

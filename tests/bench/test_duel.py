@@ -17,6 +17,7 @@ from bench.duel import (
     play_duel,
     summarize,
 )
+from bench.oracle import OracleBot
 from brandeln.v1 import bot_pb2
 from sample_bots.expert import ExpertBot
 from sample_bots.montecarlo import MonteCarloBot
@@ -103,3 +104,30 @@ def test_on_sample_caps_the_search_bots_clock_guards_only_against_a_hang() -> No
     bot = MonteCarloBot(seed=1, max_samples=8)
     bot.exact_samples = True
     assert bot.deadline(request) - bot.clock() == pytest.approx(3.0, abs=0.1)
+
+
+def test_the_oracle_samples_the_true_deal_and_refuses_to_guess() -> None:
+    bot = OracleBot(seed=1, level=1)
+    hands, counts, unseen = [0b0011, 0, 0], [0, 1, 2], 0b11100
+    with pytest.raises(RuntimeError, match="not shown the deal"):
+        bot.sample(hands, counts, unseen, [0, 0, 0])
+    # Dealt: seat 1 held 0b0100 and 0b1000000 (played since, so no longer unseen).
+    bot.true_hands = (0b0011, 0b1000100, 0b11000)
+    assert bot.sample(hands, counts, unseen, [0, 0, 0]) == [0b0011, 0b0100, 0b11000]
+
+
+def test_the_oracle_makes_every_contract_it_bids() -> None:
+    # Shown every hand, its solver is exact: it bids only what it can force against any
+    # defence, and then forces it. A ceiling only if it really sees the deal, as this holds.
+    config = DuelConfig(a="heuristic", b="oracle", deals=4, seed=2, level=1)
+    assert isinstance(build_bot("expert/oracle", 1, config), Hybrid)
+    bid = 0
+    for pair in play_duel(config, workers=1):
+        for table in pair:
+            soloist = table.soloist
+            if soloist is None or table.sides[soloist] != "B" or table.estimate is None:
+                continue  # not the oracle's own bid (a pass-out's brandle is forced)
+            bid += 1
+            assert table.payments[soloist] > 0, table
+            assert table.estimate == table.payments[soloist]
+    assert bid > 0

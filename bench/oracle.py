@@ -1,0 +1,57 @@
+"""The `oracle`: the expert bot given every hand, a ceiling for the duel and not a player.
+
+A bot can only guess the cards it cannot see; the oracle is handed them by the duel's harness
+(:func:`bench.duel.play_table`), so each of its "sampled" deals is the true one and its
+double-dummy solver is exact in bidding and in play. Dueled against a bot (``python -m
+bench.duel --a montecarlo --b oracle``), it measures what seeing every card is worth against
+that opponent: the most any honest bot could gain by better inference, and, split with the
+duel's ``BIDDER/PLAYER`` specs (``expert/oracle``: the expert's bids, the oracle's card play),
+where that worth lies. It lives in the bench, never in the bot registry: it cheats, and no
+referee could seat it.
+
+Its priors and margins are zero: where every sample is the true deal, the solver's verdict is
+the deal's result against defenders who see every card, so the playouts and the margins that
+correct the honest expert's guesses have nothing to correct.
+"""
+
+from __future__ import annotations
+
+from sample_bots.expert import ExpertBot
+
+__all__ = ["ORACLE", "OracleBot"]
+
+ORACLE = "oracle"
+
+
+class OracleBot(ExpertBot):
+    """The expert whose samples are the true deal (``true_hands``, set before each deal)."""
+
+    name = ORACLE
+    card_prior = 0.0
+    bid_prior = 0.0
+    zero_prior = 0.0
+    bid_margin = 0.0
+    at_least_margin = 0.0
+    zero_margin = 0.0
+
+    def __init__(self, seed: int | None = None, level: int = 4) -> None:
+        super().__init__(seed=seed, level=level)
+        # Every seat's hand as dealt (card masks); the cards played since are no longer
+        # "unseen" and drop out when a sample is taken.
+        self.true_hands: tuple[int, ...] = ()
+
+    def sample(
+        self,
+        hands: list[int],
+        counts: list[int],
+        unseen: int,
+        forbidden: list[int],
+    ) -> list[int]:
+        """The true deal: each hidden seat's dealt hand less what it has played."""
+        if not self.true_hands:
+            raise RuntimeError("the oracle was not shown the deal (bench.duel shows it)")
+        out = list(hands)
+        for seat, hand in enumerate(self.true_hands):
+            if counts[seat] > 0:
+                out[seat] = hand & unseen
+        return out
