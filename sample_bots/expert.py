@@ -156,6 +156,8 @@ class ExpertBot(MonteCarloBot):
     bid_prior = BID_PRIOR
     zero_prior = BID_PRIOR  # a zero contract's, at a bid: the solver's defenders see too much
     prior_by_agreement = True  # the card prior shrinks as the samples agree (see agreed_prior)
+    auction_evidence = True  # a defender's samples follow what the soloist's bid says (evidence)
+    zero_defence_share = SOLVER_SHARE  # the solver's share of a zero contract defender's time
 
     def __init__(self, seed: int | None = None, level: int = DEFAULT_LEVEL) -> None:
         super().__init__(seed=seed, max_samples=level_samples(level))
@@ -174,6 +176,8 @@ class ExpertBot(MonteCarloBot):
         the cards it has played, the cards the feature counts, the chance of keeping a sample
         by that count); None where the bid says nothing measured (the soloist's own view, a
         pass-out, another contract ladder)."""
+        if not self.auction_evidence:
+            return None
         if not view.HasField("soloist") or view.seat == view.soloist:
             return None
         if tuple(c.id for c in ruleset.contracts) != STANDARD_LADDER:
@@ -243,7 +247,10 @@ class ExpertBot(MonteCarloBot):
         on_side = view.seat == soloist
         start = self.clock()
         deadline = self.deadline(request)
-        solver.deadline = start + SOLVER_SHARE * (deadline - start)
+        share = SOLVER_SHARE
+        if contract.goal is Goal.ZERO and not on_side:
+            share = self.zero_defence_share
+        solver.deadline = start + share * (deadline - start)
         solver.clock = self.clock
         solved = played = 0
         distinct: set[tuple[int, ...]] = set()  # the solved samples' deals, to see them agree

@@ -193,6 +193,33 @@ def test_a_defender_samples_a_bettel_soloist_with_few_aces_and_kings() -> None:
         return total / 300
 
     assert mean_held(True) < mean_held(False) - 0.5
+    bot.auction_evidence = False  # the tunable a bench turns it off with
+    assert bot.evidence(view, ruleset) is None
+
+
+def test_a_bettel_defender_may_give_the_solvers_time_to_the_playouts() -> None:
+    ruleset = find_ruleset("standard")
+    state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5))
+    state = state.apply(
+        codec.choice_to_action(cards_pb2.Choice(bid=cards_pb2.Bid(contract="bettel")), state.phase)
+    )
+    while state.phase is not Phase.PLAY:
+        state = state.apply(state.legal_actions()[0])
+    assert state.soloist is not None
+    while state.to_act == state.soloist or len(state.legal_actions()) < 2:
+        state = state.apply(state.legal_actions()[0])
+    seat = state.to_act
+    assert seat is not None
+    searched = []
+    for share in (0.7, 0.0):
+        bot = ExpertBot(seed=4, level=1)
+        bot.zero_defence_share = share
+        bot.match = match_started_for(ruleset, seat)
+        bot.decide(request_for(state, 1, move_ms=2000))
+        searched.append((bot.samples_last, bot.playouts_last))
+    assert searched[0][0] > 0  # the solver's samples, by default
+    assert searched[1][0] == 0  # none: the playouts alone judge the cards
+    assert searched[1][1] > 0
 
 
 def test_a_trump_that_fails_a_lower_target_fails_the_higher_ones() -> None:
