@@ -29,6 +29,8 @@ A bot is a registry name (``montecarlo``, ``expert``, ``heuristic``, ``random``)
 ``oracle`` (bench.oracle) is the expert handed every hand: not a player but a ceiling, what
 seeing every card is worth against A (``--a montecarlo --b oracle``), and with a hybrid where
 that worth lies (``--a expert --b expert/oracle``: the same bids, the card play that sees all).
+``seer`` (bench.oracle) is the expert shown only the soloist's hand, when it defends
+(``--b expert/seer``): how much of the oracle's card play is reading the soloist.
 """
 
 from __future__ import annotations
@@ -47,10 +49,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena import codec
-from bench.oracle import ORACLE, OracleBot
+from bench.oracle import ORACLE, SEER, OracleBot, SoloistSeer
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.dealing import deal_cards
 from engine.outcome import DealOutcome
+from engine.phase import Phase
 from engine.rulesets import Ruleset, find_ruleset
 from engine.seats import forehand_of
 from engine.state import DealState
@@ -59,7 +62,16 @@ from sample_bots.montecarlo import MonteCarloBot
 from sample_bots.registry import make_bot
 from sample_bots.sdk import Bot, resolve_answer
 
-__all__ = ["DuelConfig", "TableResult", "main", "play_duel", "summarize"]
+__all__ = [
+    "DuelConfig",
+    "TableResult",
+    "build_bot",
+    "drive",
+    "main",
+    "play_duel",
+    "seat_bots",
+    "summarize",
+]
 
 SIDES: Final = ("A", "B")
 BANK_MS: Final = 2000
@@ -139,6 +151,8 @@ def build_bot(spec: str, seed: int, config: DuelConfig) -> Bot:
     bot: Bot
     if name == ORACLE:  # a bench's own, never the registry's: it is shown every hand
         bot = OracleBot(seed=seed, level=config.level)
+    elif name == SEER:
+        bot = SoloistSeer(seed=seed, level=config.level)
     else:
         bot = make_bot(name, seed=seed, level=config.level, samples=config.samples)
     clock = CLOCKS[config.clock]
@@ -167,7 +181,7 @@ def _show_deal(bot: Bot, hands: tuple[int, ...]) -> None:
     if isinstance(bot, Hybrid):
         _show_deal(bot.bidder, hands)
         _show_deal(bot.player, hands)
-    elif isinstance(bot, OracleBot):
+    elif isinstance(bot, OracleBot | SoloistSeer):
         bot.true_hands = hands
 
 
@@ -187,11 +201,15 @@ def _seating(table: int) -> tuple[str, ...]:
     return ("B", "A", "B", "A") if table == 0 else ("A", "B", "A", "B")
 
 
-def play_table(config: DuelConfig, ruleset: Ruleset, deal: int, table: int) -> TableResult:
-    """Deal ``deal`` at one of its two tables, each seat's bot deciding through the protocol."""
-    sides = _seating(table)
-    specs = {"A": config.a, "B": config.b}
-    bots = [build_bot(specs[side], 1000 * seat + 1, config) for seat, side in enumerate(sides)]
+def seat_bots(
+    config: DuelConfig,
+    ruleset: Ruleset,
+    deal: int,
+    bots: Sequence[Bot],
+    names: Sequence[str],
+) -> DealState:
+    """Deal ``deal`` (its cards set by the duel's seed) to ``bots``, one a seat, each told the
+    match and its hand as a referee would (an oracle shown every hand); the deal's start."""
     dealer = deal % ruleset.players
     dealt = deal_cards(ruleset, dealer=dealer, seed=_deal_seed(config.seed, deal))
     forehand = forehand_of(dealer, ruleset.players)
@@ -202,7 +220,7 @@ def play_table(config: DuelConfig, ruleset: Ruleset, deal: int, table: int) -> T
         bot.match = bot_pb2.MatchStarted(
             match_id="duel",
             seat=seat,
-            players=[cards_pb2.Player(seat=s, bot_name=sides[s]) for s in range(len(sides))],
+            players=[cards_pb2.Player(seat=s, bot_name=names[s]) for s in range(len(names))],
             ruleset=codec.ruleset_to_pb(ruleset),
             deals=1,
             time_control=control,
@@ -215,15 +233,34 @@ def play_table(config: DuelConfig, ruleset: Ruleset, deal: int, table: int) -> T
                 hand=codec.cards_to_pb(dealt.hands[seat]),
             )
         )
-    state = DealState.new(ruleset, dealt)
-    times: dict[str, list[tuple[str, float]]] = {"A": [], "B": []}
-    bids: list[tuple[int, str]] = []
-    estimates: dict[int, float | None] = {}
+    return DealState.new(ruleset, dealt)
+
+
+@dataclass(slots=True)
+class _Record:
+    """What a table's decisions showed, for its :class:`TableResult`."""
+
+    times: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    bids: list[tuple[int, str]] = field(default_factory=list)
+    estimates: dict[int, float | None] = field(default_factory=dict)
+
+
+def drive(
+    config: DuelConfig,
+    state: DealState,
+    bots: Sequence[Bot],
+    sides: Sequence[str],
+    record: _Record | None = None,
+    *,
+    auction_only: bool = False,
+) -> DealState:
+    """Ask each seat's bot for its decisions through the protocol's messages until the deal
+    ends (or, ``auction_only``, until the card play begins); the state then."""
+    record = record or _Record()
     request_id = 0
-    while not state.is_over():
-        to_act = state.to_act
-        assert to_act is not None
-        seat = to_act
+    while not state.is_over() and not (auction_only and state.phase is Phase.PLAY):
+        seat = state.to_act
+        assert seat is not None
         request_id += 1
         request = codec.decision_request(
             request_id,
@@ -239,17 +276,29 @@ def play_table(config: DuelConfig, ruleset: Ruleset, deal: int, table: int) -> T
         choice = resolve_answer(request, bots[seat].decide(request))
         if len(request.legal) > 1:
             phase = cards_pb2.Phase.Name(request.phase).removeprefix("PHASE_").lower()
-            times[sides[seat]].append((phase, (time.process_time() - start) * 1000))
+            elapsed = (time.process_time() - start) * 1000
+            record.times.setdefault(sides[seat], []).append((phase, elapsed))
         if request.phase == cards_pb2.PHASE_BID:
-            bids.append((seat, choice.bid.contract or "pass"))
+            record.bids.append((seat, choice.bid.contract or "pass"))
             if choice.bid.contract:
-                estimates[seat] = _estimates(bots[seat]).get(choice.bid.contract)
+                record.estimates[seat] = _estimates(bots[seat]).get(choice.bid.contract)
         state = state.apply(codec.choice_to_action(choice, state.phase))
+    return state
+
+
+def play_table(config: DuelConfig, ruleset: Ruleset, deal: int, table: int) -> TableResult:
+    """Deal ``deal`` at one of its two tables, each seat's bot deciding through the protocol."""
+    sides = _seating(table)
+    specs = {"A": config.a, "B": config.b}
+    bots = [build_bot(specs[side], 1000 * seat + 1, config) for seat, side in enumerate(sides)]
+    state = seat_bots(config, ruleset, deal, bots, sides)
+    record = _Record(times={"A": [], "B": []})
+    state = drive(config, state, bots, sides, record)
     outcome = state.outcome()
     assert outcome is not None
     soloist = outcome.soloist
-    estimate = None if soloist is None else estimates.get(soloist)
-    return TableResult(deal, sides, outcome, bids, times, estimate)
+    estimate = None if soloist is None else record.estimates.get(soloist)
+    return TableResult(deal, sides, outcome, record.bids, record.times, estimate)
 
 
 def _play_deal(job: tuple[DuelConfig, int]) -> list[TableResult]:

@@ -12,15 +12,25 @@ referee could seat it.
 Its priors and margins are zero: where every sample is the true deal, the solver's verdict is
 the deal's result against defenders who see every card, so the playouts and the margins that
 correct the honest expert's guesses have nothing to correct.
+
+The `seer` is a narrower ceiling: the expert shown one hand only, the soloist's, and only in
+the card play (at a bid no soloist exists yet; as the soloist it knows its own hand anyway). A
+defender that reads the soloist's hand perfectly and guesses its partners' as the expert does,
+it says how much of the oracle's worth is the soloist's hand, the one thing a defender's
+inference of the auction and the play can hope to learn.
 """
 
 from __future__ import annotations
 
+from brandeln.v1 import bot_pb2
+from engine.rulesets import Ruleset
 from sample_bots.expert import ExpertBot
+from sample_bots.sdk import Answer
 
-__all__ = ["ORACLE", "OracleBot"]
+__all__ = ["ORACLE", "SEER", "OracleBot", "SoloistSeer"]
 
 ORACLE = "oracle"
+SEER = "seer"
 
 
 class OracleBot(ExpertBot):
@@ -55,3 +65,42 @@ class OracleBot(ExpertBot):
             if counts[seat] > 0:
                 out[seat] = hand & unseen
         return out
+
+
+class SoloistSeer(ExpertBot):
+    """The expert that, defending, samples the soloist's true hand (``true_hands``, set
+    before each deal) and guesses the others' as usual."""
+
+    name = SEER
+
+    def __init__(self, seed: int | None = None, level: int = 4) -> None:
+        super().__init__(seed=seed, level=level)
+        self.true_hands: tuple[int, ...] = ()
+        self._soloist: int | None = None  # the seat whose hand is shown in this decision
+
+    def search_card(self, request: bot_pb2.DecisionRequest, ruleset: Ruleset) -> Answer:
+        view = request.view
+        defending = view.HasField("soloist") and view.seat != view.soloist
+        self._soloist = view.soloist if defending else None
+        try:
+            return super().search_card(request, ruleset)
+        finally:
+            self._soloist = None
+
+    def sample(
+        self,
+        hands: list[int],
+        counts: list[int],
+        unseen: int,
+        forbidden: list[int],
+    ) -> list[int]:
+        """The soloist's true remaining hand, the other hidden cards sampled around it."""
+        soloist = self._soloist
+        if soloist is None or counts[soloist] <= 0:
+            return super().sample(hands, counts, unseen, forbidden)
+        if not self.true_hands:
+            raise RuntimeError("the seer was not shown the deal (bench.duel shows it)")
+        held = self.true_hands[soloist] & unseen
+        hands, counts = list(hands), list(counts)
+        hands[soloist], counts[soloist] = held, 0
+        return super().sample(hands, counts, unseen & ~held, forbidden)

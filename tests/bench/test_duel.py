@@ -17,10 +17,15 @@ from bench.duel import (
     play_duel,
     summarize,
 )
-from bench.oracle import OracleBot
+from bench.oracle import OracleBot, SoloistSeer
 from brandeln.v1 import bot_pb2
+from engine.dealing import deal_cards
+from engine.phase import Phase
+from engine.rulesets import find_ruleset
+from engine.state import DealState
 from sample_bots.expert import ExpertBot
 from sample_bots.montecarlo import MonteCarloBot
+from tests.bots.botkit_table import match_started_for, request_for
 
 
 def test_duel_is_duplicate_zero_sum_and_reproducible() -> None:
@@ -131,3 +136,50 @@ def test_the_oracle_makes_every_contract_it_bids() -> None:
             assert table.payments[soloist] > 0, table
             assert table.estimate == table.payments[soloist]
     assert bid > 0
+
+
+class _SpySeer(SoloistSeer):
+    """The seer, keeping every deal it sampled."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=3, level=1)
+        self.samples: list[list[int]] = []
+
+    def sample(
+        self, hands: list[int], counts: list[int], unseen: int, forbidden: list[int]
+    ) -> list[int]:
+        dealt = super().sample(hands, counts, unseen, forbidden)
+        self.samples.append(dealt)
+        return dealt
+
+
+def test_the_seer_defends_seeing_the_soloists_hand_and_nothing_else() -> None:
+    ruleset = find_ruleset("standard")
+    state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=8))
+    bid = state.legal_actions()[1]  # forehand (seat 0) bids the lowest contract
+    state = state.apply(bid)
+    while state.phase is not Phase.PLAY:
+        state = state.apply(state.legal_actions()[0])  # the others pass; a trump is named
+    assert state.soloist == 0
+    state = state.apply(state.legal_actions()[0])  # the soloist leads
+    seat = state.to_act
+    assert seat == 1
+    request = request_for(state, 1, move_ms=60_000)
+    bot = _SpySeer()
+    bot.match = match_started_for(ruleset, seat)
+    with pytest.raises(RuntimeError, match="not shown the deal"):
+        bot.decide(request)
+    bot.true_hands = tuple(hand.mask for hand in state.hands)
+    bot.samples.clear()
+    bot.decide(request)
+    assert bot.samples
+    # The soloist's cards are its own, as they are now; the partners' are guessed.
+    assert all(dealt[0] == state.hands[0].mask for dealt in bot.samples)
+    assert any(dealt[2] != state.hands[2].mask for dealt in bot.samples)
+    # Soloist itself, it has no one to read: it samples as the expert does, shown or not.
+    soloist = _SpySeer()
+    soloist.match = match_started_for(ruleset, 0)
+    while state.to_act != 0 or len(state.legal_actions()) < 2:
+        state = state.apply(state.legal_actions()[0])
+    soloist.decide(request_for(state, 2, move_ms=60_000))
+    assert soloist.samples
