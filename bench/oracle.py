@@ -14,10 +14,10 @@ the deal's result against defenders who see every card, so the playouts and the 
 correct the honest expert's guesses have nothing to correct.
 
 The `seer` is a narrower ceiling: the expert shown one hand only, the soloist's, and only in
-the card play (at a bid no soloist exists yet; as the soloist it knows its own hand anyway). A
-defender that reads the soloist's hand perfectly and guesses its partners' as the expert does,
-it says how much of the oracle's worth is the soloist's hand, the one thing a defender's
-inference of the auction and the play can hope to learn.
+the card play (at a bid no soloist exists yet; as the soloist it knows its own hand anyway). It
+defends reading the soloist's hand perfectly and guessing its partners' as the expert does, so
+what it gains over the expert is the worth of the soloist's hand: what a defender's inference
+from the auction and the play could at best learn.
 """
 
 from __future__ import annotations
