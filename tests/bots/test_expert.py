@@ -164,8 +164,8 @@ def test_made_payoff_is_the_engines_settlement() -> None:
     assert made_payoff(russian, exact, True) == exact.value
 
 
-def test_a_defender_samples_a_bettel_soloist_with_few_aces_and_kings() -> None:
-    # The auction as evidence: a bettel's soloist was dealt few aces and kings.
+def bettel_in_play() -> DealState:
+    """A standard deal whose forehand bid bettel and the others passed: the play's start."""
     ruleset = find_ruleset("standard")
     state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5))
     state = state.apply(
@@ -173,6 +173,14 @@ def test_a_defender_samples_a_bettel_soloist_with_few_aces_and_kings() -> None:
     )
     while state.phase is not Phase.PLAY:
         state = state.apply(state.legal_actions()[0])  # the others pass
+    assert state.soloist is not None
+    return state
+
+
+def test_a_defender_samples_a_bettel_soloist_with_few_aces_and_kings() -> None:
+    # The auction as evidence: a bettel's soloist was dealt few aces and kings.
+    state = bettel_in_play()
+    ruleset = state.ruleset
     assert state.soloist is not None
     seat = (state.soloist + 1) % 4
     while state.to_act != seat:
@@ -198,14 +206,8 @@ def test_a_defender_samples_a_bettel_soloist_with_few_aces_and_kings() -> None:
 
 
 def test_a_bettel_defender_may_give_the_solvers_time_to_the_playouts() -> None:
-    ruleset = find_ruleset("standard")
-    state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5))
-    state = state.apply(
-        codec.choice_to_action(cards_pb2.Choice(bid=cards_pb2.Bid(contract="bettel")), state.phase)
-    )
-    while state.phase is not Phase.PLAY:
-        state = state.apply(state.legal_actions()[0])
-    assert state.soloist is not None
+    state = bettel_in_play()
+    ruleset = state.ruleset
     while state.to_act == state.soloist or len(state.legal_actions()) < 2:
         state = state.apply(state.legal_actions()[0])
     seat = state.to_act
