@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.duel import CLOCKS, DuelConfig, build_bot, drive, seat_bots
@@ -53,7 +53,7 @@ def _ruleset(config: DuelConfig) -> Ruleset:
 
 def _bidders(config: DuelConfig, ruleset: Ruleset) -> list[Bot]:
     # Sample caps, not a clock: the auction, and so the set of bettels, is reproducible.
-    capped = DuelConfig(config.a, config.b, samples=config.samples, level=config.level)
+    capped = replace(config, clock="samples")
     return [build_bot(config.a, SEAT_SEEDS * seat + 1, capped) for seat in range(ruleset.players)]
 
 
