@@ -18,6 +18,8 @@ tables complete) and upgraded from there like any other.
 
 from __future__ import annotations
 
+import functools
+import os
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -58,18 +60,47 @@ class _State:
     sqlite: bool
 
 
-def _script(script_location: Path) -> tuple[Config, ScriptDirectory]:
+def _config(script_location: Path) -> Config:
     config = Config()
     config.set_main_option("script_location", str(script_location))
-    return config, ScriptDirectory.from_config(config)
+    return config
+
+
+def _script(script_location: Path) -> tuple[ScriptDirectory, str]:
+    """The scripts at ``script_location`` and their head revision.
+
+    Read once per process and folder state: every store open (the web app opens its stores per
+    request) would otherwise load and run each revision file again, some 5 ms a store. A
+    folder whose revision files change is read afresh.
+    """
+    return _read_scripts(str(script_location), _fingerprint(script_location))
+
+
+def _fingerprint(script_location: Path) -> tuple[tuple[str, int, int], ...]:
+    try:
+        with os.scandir(script_location / "versions") as entries:
+            files = [entry for entry in entries if entry.name.endswith(".py")]
+            return tuple(sorted((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files))
+    except OSError:
+        return ()  # no folder: ScriptDirectory says so, uncached below
+
+
+@functools.lru_cache(maxsize=16)
+def _read_scripts(
+    location: str, fingerprint: tuple[tuple[str, int, int], ...]
+) -> tuple[ScriptDirectory, str]:
+    # The fingerprint is the cache key only: a changed folder is a new key.
+    script = ScriptDirectory.from_config(_config(Path(location)))
+    # Loads the revision map now, once: the cached object is then only read, from any thread.
+    head = script.get_current_head()
+    if head is None:
+        raise DatabaseError(f"{location}: no migration scripts")
+    return script, head
 
 
 def head_revision(script_location: Path) -> str:
     """The newest revision of the scripts at ``script_location``."""
-    head = _script(script_location)[1].get_current_head()
-    if head is None:
-        raise DatabaseError(f"{script_location}: no migration scripts")
-    return head
+    return _script(script_location)[1]
 
 
 def upgrade(
@@ -82,8 +113,7 @@ def upgrade(
     check_legacy: LegacyCheck | None = None,
 ) -> UpgradeResult:
     """Migrate ``side``'s tables at ``engine`` to the newest revision (see the module doc)."""
-    config, script = _script(script_location)
-    head = head_revision(script_location)
+    script, head = _script(script_location)
     legacy = dict(legacy_revisions or {})
     schema = url.schema_for(side)
     where = url.redacted()
@@ -120,7 +150,7 @@ def upgrade(
                     script, legacy[adopted]
                 )
             before = state.revision if adopted is None else legacy[adopted]
-            _run_to_head(config, script, connection, schema)
+            _run_to_head(_config(script_location), script, connection, schema)
             if url.backend is Backend.SQLITE:
                 # Older brandeln versions read user_version: one they do not know makes them
                 # refuse the file instead of misreading it.

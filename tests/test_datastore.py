@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 
 import datastore.retry
 import datastore.sqlite_schema
@@ -24,7 +26,7 @@ from datastore.errors import (
     DatabaseUnavailable,
     SchemaTooNew,
 )
-from datastore.migrations import upgrade
+from datastore.migrations import head_revision, upgrade
 from datastore.retry import retrying
 from datastore.sqlite_schema import missing_schema
 from datastore.url import Backend, parse_database_url, sqlite_url
@@ -288,6 +290,36 @@ def test_a_new_database_is_migrated_to_the_newest_revision_and_reopens_without_w
     assert (first.before, first.after) == (None, "0002")
     assert (again.before, again.after) == ("0002", "0002")
     assert colour == "red"
+
+
+def test_the_scripts_are_read_once_until_a_revision_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A store opened per web request must not load every revision file again each time.
+    scripts = write_scripts(tmp_path / "m", [("0001", CREATE_BOTS)])
+    reads: list[str] = []
+    read = ScriptDirectory.from_config.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[ScriptDirectory], config: Config) -> ScriptDirectory:
+        reads.append(str(config.get_main_option("script_location")))
+        return read(cls, config)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(ScriptDirectory, "from_config", classmethod(counted))
+    url = parse_database_url(f"sqlite:///{tmp_path / 'store.db'}")
+    engine = open_engine(url, side="ladder")
+    try:
+        first = upgrade(engine, url, side="ladder", script_location=scripts)
+        again = upgrade(engine, url, side="ladder", script_location=scripts)
+        assert head_revision(scripts) == "0001"
+        assert len(reads) == 1
+        (scripts / "versions" / "0002.py").write_text(
+            REVISION.format(doc="0002", rev="0002", down="0001", body=ADD_COLOUR)
+        )
+        newer = upgrade(engine, url, side="ladder", script_location=scripts)
+    finally:
+        engine.dispose()
+    assert (first.after, again.before, newer.before, newer.after) == ("0001",) * 3 + ("0002",)
+    assert len(reads) == 2
 
 
 def test_a_database_of_a_newer_revision_is_refused(db_url: str, tmp_path: Path) -> None:
