@@ -153,7 +153,7 @@ def list_seasons(
 
     try:
         with LadderStore.open(ladder_database(db, data), create=False) as store:
-            infos = [store.season(name) for name in store.season_names()]
+            infos = store.seasons()
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:

@@ -437,6 +437,19 @@ class LadderStore:
             ),
         )
 
+    def seasons(self) -> list[SeasonInfo]:
+        """Every stored season, oldest first, in one query (a listing asks this, not
+        :meth:`season` once a name)."""
+        return self._read(
+            "listing seasons",
+            lambda db: [
+                _season_info(row)
+                for row in db.execute(
+                    select(SEASONS).order_by(SEASONS.c.created_at, SEASONS.c.season_id)
+                )
+            ],
+        )
+
     def season(self, name: str) -> SeasonInfo:
         """The season named ``name``; raises :class:`UnknownSeasonError` listing the known."""
         return self._read(f"reading season {name!r}", lambda db: _season(db, name))
@@ -487,6 +500,23 @@ class LadderStore:
             return {row.bot: BotIdentity(*row) for row in rows}
 
         return self._read(f"reading the bots of season {season!r}", read)
+
+    def seasons_of_bot(self, bot_id: str) -> list[tuple[str, str]]:
+        """(season, the bot's name in it) for each season where the referee's ``bot_id``
+        played, newest season first: one query, whatever the number of seasons."""
+
+        def read(db: sqlalchemy.Connection) -> list[tuple[str, str]]:
+            rows = db.execute(
+                select(SEASONS.c.name, SEASON_BOTS.c.bot)
+                .join(SEASON_BOTS, SEASON_BOTS.c.season_id == SEASONS.c.season_id)
+                .where(SEASON_BOTS.c.bot_id == bot_id)
+                .order_by(
+                    SEASONS.c.created_at.desc(), SEASONS.c.season_id.desc(), SEASON_BOTS.c.bot
+                )
+            )
+            return [(row.name, row.bot) for row in rows]
+
+        return self._read(f"finding the seasons of bot {bot_id!r}", read)
 
     def save_bot_identity(
         self, season: str, bot: str, *, bot_id: str, token_hash: str, referee_name: str
@@ -829,6 +859,10 @@ def _season(db: sqlalchemy.Connection, name: str) -> SeasonInfo:
     row = db.execute(select(SEASONS).where(SEASONS.c.name == name)).first()
     if row is None:
         raise _unknown(db, name)
+    return _season_info(row)
+
+
+def _season_info(row: sqlalchemy.Row[Any]) -> SeasonInfo:
     return SeasonInfo(
         season_id=row.season_id,
         name=row.name,

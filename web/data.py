@@ -250,8 +250,7 @@ def seasons(stores: Stores) -> list[SeasonRow]:
     """Every season, newest first."""
     if stores.ladder is None:
         return []
-    names = stores.ladder.season_names()
-    return [SeasonRow.of(stores.ladder.season(name)) for name in reversed(names)]
+    return [SeasonRow.of(info) for info in reversed(stores.ladder.seasons())]
 
 
 def recent_matches(
@@ -660,12 +659,7 @@ def bot_seasons(stores: Stores, bot_id: str) -> list[BotSeason]:
     """The seasons in which ``bot_id`` played, newest first, with its name in each."""
     if stores.ladder is None:
         return []
-    found = []
-    for season in reversed(stores.ladder.season_names()):
-        for name, identity in stores.ladder.bot_identities(season).items():
-            if identity.bot_id == bot_id:
-                found.append(BotSeason(season, name))
-    return found
+    return [BotSeason(season, name) for season, name in stores.ladder.seasons_of_bot(bot_id)]
 
 
 def bot_view(stores: Stores, bot_id: str, page: int) -> BotView:

@@ -401,6 +401,37 @@ def test_latest_season_is_the_one_updated_last(store: LadderStore) -> None:
     assert store.season_names() == ["test-season", "other"]
 
 
+def test_seasons_reads_every_season_oldest_first_in_one_listing(store: LadderStore) -> None:
+    assert store.seasons() == []
+    store.ensure_season(CONFIG, MODEL.initial())
+    store.ensure_season(season_config(name="other"), MODEL.initial())
+    store.set_season_status("other", SeasonStatus.FAILED, "the referee went away")
+    listed = store.seasons()
+    assert [info.name for info in listed] == ["test-season", "other"]
+    assert listed == [store.season(name) for name in store.season_names()]
+    assert listed[1].status is SeasonStatus.FAILED
+    assert listed[1].status_detail == "the referee went away"
+
+
+def test_seasons_of_bot_name_it_in_each_season_it_played_newest_first(
+    store: LadderStore,
+) -> None:
+    store.ensure_season(CONFIG, MODEL.initial())
+    store.ensure_season(season_config(("p", "q", "r", "s"), name="other"), MODEL.initial())
+    store.ensure_season(season_config(name="third"), MODEL.initial())
+    assert store.seasons_of_bot("b_7") == []
+    for season, bot, bot_id in (
+        ("test-season", "b", "b_7"),
+        ("other", "q", "b_7"),
+        ("third", "c", "c_9"),
+    ):
+        store.save_bot_identity(
+            season, bot, bot_id=bot_id, token_hash=token_hash("t"), referee_name=f"{bot}@x"
+        )
+    assert store.seasons_of_bot("b_7") == [("other", "q"), ("test-season", "b")]
+    assert store.seasons_of_bot("c_9") == [("third", "c")]
+
+
 def test_data_survives_reopening(db_url: str) -> None:
     path = db_url
     with LadderStore.open(path) as store:

@@ -9,16 +9,20 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 from starlette.testclient import TestClient
 
 import web.app
 import web.data
 from ladder.leaderboard import season_leaderboard
+from ladder.ratings import RatingModel
 from ladder.storage import LadderStore
+from tests.ladder.season_helpers import season_config
 from tests.web.pages.conftest import BLOCKS, HOSTILE, SeasonData
 from web.app import StorageLocation, create_app
 from web.data import DataError
@@ -177,6 +181,48 @@ def test_bot_page_shows_seasons_matches_and_figures_from_the_logs(
     assert "strikes 0" in text
     assert "forfeits 0" in text
     assert '<canvas id="rating-chart"' in page.text
+
+
+@contextmanager
+def statements_run() -> Iterator[list[str]]:
+    """Every SQL statement any engine runs meanwhile (the app's, in its own thread, too)."""
+    run: list[str] = []
+
+    def note(*args: Any) -> None:
+        run.append(args[2])  # (connection, cursor, statement, ...)
+
+    sqlalchemy.event.listen(sqlalchemy.Engine, "before_cursor_execute", note)
+    try:
+        yield run
+    finally:
+        sqlalchemy.event.remove(sqlalchemy.Engine, "before_cursor_execute", note)
+
+
+def test_the_index_and_a_bot_page_ask_as_much_however_many_seasons_there_are(
+    data_copy: SeasonData,
+) -> None:
+    # A query per season made both pages grow with the ladder's history (5 ms a season).
+    bot_id = data_copy.bot_ids(data_copy.season)["heuristic"]
+    paths = ("/", f"/bots/{bot_id}")
+
+    def count(client: TestClient) -> dict[str, int]:
+        counts = {}
+        for path in paths:
+            with statements_run() as run:
+                assert client.get(path).status_code == 200
+            counts[path] = len(run)
+        return counts
+
+    with client_of(data_copy.data) as client:
+        before = count(client)
+        with LadderStore.open(data_copy.data / "ladder.db", create=False) as store:
+            for number in range(10):
+                config = season_config(name=f"more-{number}")
+                store.ensure_season(config, RatingModel(config.rating).initial())
+        after = count(client)
+        index = client.get("/").text
+    assert all(f"more-{number}" in index for number in range(10))
+    assert after == before
 
 
 def test_bot_figures_count_contracts_and_latency_from_a_log() -> None:
