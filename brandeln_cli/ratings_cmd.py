@@ -64,9 +64,9 @@ def ratings(
             rows = season_leaderboard(store, info.name)
             gap = None
             if versus is not None:
-                from ladder.versus import head_to_head  # noqa: PLC0415
+                from ladder.versus import head_to_head, side_names  # noqa: PLC0415
 
-                sides = [[bot.strip() for bot in side.split(",") if bot.strip()] for side in versus]
+                sides = [side_names(side) for side in versus]
                 # The rated blocks, the ones the leaderboard describes.
                 gap = head_to_head(store.results(info.name, rated_only=True), *sides)
     except LadderError as error:

@@ -27,7 +27,7 @@ from ladder.duplicate import BotBlockResult
 from ladder.errors import VersusError
 from ladder.stats import MeanInterval, mean_ci95
 
-__all__ = ["HeadToHead", "head_to_head"]
+__all__ = ["HeadToHead", "head_to_head", "side_names", "versus_matrix"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,11 @@ class HeadToHead:
     b: tuple[str, ...]
     blocks: int
     difference: MeanInterval | None  # None: no block where both sides played
+
+
+def side_names(text: str) -> list[str]:
+    """A side as a reader types it, bot names separated by commas: ``"expert, expert-2"``."""
+    return [bot.strip() for bot in text.split(",") if bot.strip()]
 
 
 def head_to_head(
@@ -51,9 +56,7 @@ def head_to_head(
     shared = set(side_a) & set(side_b)
     if shared:
         raise VersusError(f"a bot on both sides: {', '.join(sorted(shared))}")
-    by_block: dict[int, dict[str, BotBlockResult]] = defaultdict(dict)
-    for block, result in results:
-        by_block[block][result.bot] = result
+    by_block = _by_block(results)
     seen = {bot for played in by_block.values() for bot in played}
     unknown = [bot for bot in (*side_a, *side_b) if bot not in seen]
     if unknown:
@@ -70,3 +73,30 @@ def head_to_head(
 def _per_deal(played: dict[str, BotBlockResult], side: tuple[str, ...]) -> float:
     deals = sum(played[bot].deals for bot in side)
     return sum(played[bot].chips for bot in side) / deals if deals else 0.0
+
+
+def versus_matrix(
+    results: Iterable[tuple[int, BotBlockResult]], bots: Sequence[str]
+) -> dict[tuple[str, str], HeadToHead]:
+    """Each ordered pair of distinct ``bots``, one bot a side: ``head_to_head(results, (a,),
+    (b,))`` for every pair, in one pass over the blocks (a season's web page asks for all).
+    A bot with no results has no block with any other: its pairs have no difference."""
+    gaps: dict[tuple[str, str], list[float]] = {(a, b): [] for a in bots for b in bots if a != b}
+    for _, played in sorted(_by_block(results).items()):
+        per_deal = {bot: _per_deal(played, (bot,)) for bot in bots if bot in played}
+        for (a, b), found in gaps.items():
+            if a in per_deal and b in per_deal:
+                found.append(per_deal[a] - per_deal[b])
+    return {
+        (a, b): HeadToHead((a,), (b,), len(found), mean_ci95(found) if found else None)
+        for (a, b), found in gaps.items()
+    }
+
+
+def _by_block(
+    results: Iterable[tuple[int, BotBlockResult]],
+) -> dict[int, dict[str, BotBlockResult]]:
+    by_block: dict[int, dict[str, BotBlockResult]] = defaultdict(dict)
+    for block, result in results:
+        by_block[block][result.bot] = result
+    return by_block

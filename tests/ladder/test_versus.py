@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ladder.duplicate import BotBlockResult
 from ladder.errors import VersusError
-from ladder.versus import head_to_head
+from ladder.versus import head_to_head, side_names, versus_matrix
 
 
 def _result(bot: str, chips: int, deals: int = 10) -> BotBlockResult:
@@ -72,3 +74,51 @@ def test_sides_that_are_not_two_groups_of_the_seasons_bots_are_refused(
 ) -> None:
     with pytest.raises(VersusError, match=re.escape(message)):
         head_to_head(RESULTS, a, b)
+
+
+def test_a_side_is_read_as_names_separated_by_commas() -> None:
+    assert side_names(" expert, ,expert-2 ,") == ["expert", "expert-2"]
+    assert side_names(" , ") == []
+
+
+def test_the_matrix_sets_every_pair_of_single_bots_head_to_head() -> None:
+    bots = ("x", "x-2", "y", "y-2", "z")  # z has no results
+    matrix = versus_matrix(RESULTS, bots)
+    assert set(matrix) == {(a, b) for a in bots for b in bots if a != b}
+    for (a, b), gap in matrix.items():
+        if "z" in (a, b):
+            assert (gap.a, gap.b, gap.blocks, gap.difference) == ((a,), (b,), 0, None)
+        else:
+            assert gap == head_to_head(RESULTS, (a,), (b,))
+    assert matrix[("x", "x-2")].blocks == 2  # x-2 missed block 2
+    assert matrix[("x", "y")].blocks == 3
+
+
+BOT_NAMES = ("a", "b", "c", "d")
+block_results = st.lists(
+    st.tuples(
+        st.integers(0, 5),
+        st.sampled_from(BOT_NAMES),
+        st.integers(-60, 60),
+        st.integers(1, 12),
+    ),
+    max_size=24,
+)
+
+
+@given(block_results)
+def test_the_matrix_agrees_with_head_to_head_on_any_results(
+    rows: list[tuple[int, str, int, int]],
+) -> None:
+    results = [(block, _result(bot, chips, deals)) for block, bot, chips, deals in rows]
+    seen = {bot for _, bot, _, _ in rows}
+    matrix = versus_matrix(results, BOT_NAMES)
+    for (a, b), gap in matrix.items():
+        if a in seen and b in seen:
+            assert gap == head_to_head(results, (a,), (b,))
+            mirror = matrix[(b, a)].difference
+            if gap.difference is not None:
+                assert mirror is not None
+                assert mirror.mean == pytest.approx(-gap.difference.mean)
+        else:
+            assert gap.difference is None
