@@ -95,12 +95,19 @@ class _Pages:
 
     def leaderboard(self, request: Request) -> Response:
         name = request.path_params["name"]
+        query = request.query_params
         with data.open_stores(self.location) as stores:
             info = data.season_info(stores, name)
             rows = data.leaderboard(stores, name)
             links = data.bot_links(stores, name)
+            versus = data.versus(
+                stores, name, [row.bot for row in rows], query.get("a", ""), query.get("b", "")
+            )
         return self.render(
-            request, "leaderboard.html", {"season": info, "rows": rows, "links": links}
+            request,
+            "leaderboard.html",
+            {"season": info, "rows": rows, "links": links, "versus": versus},
+            status=400 if versus.error else 200,
         )
 
     def ratings(self, request: Request) -> Response:

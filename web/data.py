@@ -34,9 +34,16 @@ from arena.summaries import record_of
 from brandeln.v1 import admin_pb2
 from datastore.url import scrub
 from ladder.admin_client import AdminClient
-from ladder.errors import LadderError, RefereeError, RefereeNotFoundError, UnknownSeasonError
+from ladder.errors import (
+    LadderError,
+    RefereeError,
+    RefereeNotFoundError,
+    UnknownSeasonError,
+    VersusError,
+)
 from ladder.leaderboard import LeaderboardRow, season_leaderboard
 from ladder.storage import LadderStore, RecordedMatch, SeasonInfo, SeasonStatus
+from ladder.versus import HeadToHead, head_to_head, side_names, versus_matrix
 
 __all__ = [
     "BOT_STATS_MATCHES",
@@ -58,6 +65,9 @@ POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://", "postgresql+")
 # A bot page reads the logs of the bot's newest matches for its per-deal figures; older
 # matches count in the strikes and forfeits (from the index) only.
 BOT_STATS_MATCHES: Final = 100
+# The head to head's sides as typed in the leaderboard's form are cut to this many characters
+# before they are read: bot names, not a file.
+VERSUS_QUERY_CHARS: Final = 1000
 MATCHES_PER_PAGE: Final = 25
 BLOCKS_PER_PAGE: Final = 10
 _CACHED_LOGS: Final = 512
@@ -295,6 +305,39 @@ def leaderboard(stores: Stores, season: str) -> list[LeaderboardRow]:
     """The same rows as ``brandeln ratings`` (ladder.leaderboard)."""
     season_info(stores, season)
     return season_leaderboard(_ladder(stores), season)
+
+
+@dataclass(frozen=True, slots=True)
+class VersusView:
+    """The leaderboard's head to head: every pair of the season's bots, and the two sides a
+    reader asked for (as ``brandeln ratings --versus``), over the rated blocks."""
+
+    bots: list[str]  # in the leaderboard's order
+    cells: dict[tuple[str, str], HeadToHead]  # (row bot, column bot): the row's gain
+    a: str = ""  # the sides as typed: bot names separated by commas
+    b: str = ""
+    asked: HeadToHead | None = None
+    error: str = ""  # why the sides asked for cannot be compared
+
+    def cell(self, a: str, b: str) -> HeadToHead | None:
+        return self.cells.get((a, b))
+
+
+def versus(
+    stores: Stores, season: str, bots: Sequence[str], a: str = "", b: str = ""
+) -> VersusView:
+    """The head to head of ``bots`` pair by pair and, if a side is given, of side ``a`` against
+    side ``b``; a side that cannot be compared is a one-line ``error``, not an exception."""
+    results = _ladder(stores).results(season, rated_only=True)
+    cells = versus_matrix(results, bots)
+    a, b = a[:VERSUS_QUERY_CHARS], b[:VERSUS_QUERY_CHARS]
+    if not (a.strip() or b.strip()):
+        return VersusView(list(bots), cells)
+    try:
+        asked = head_to_head(results, side_names(a), side_names(b))
+    except VersusError as error:
+        return VersusView(list(bots), cells, a, b, error=str(error))
+    return VersusView(list(bots), cells, a, b, asked)
 
 
 @dataclass(frozen=True, slots=True)

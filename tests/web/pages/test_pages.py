@@ -22,6 +22,7 @@ import web.data
 from ladder.leaderboard import season_leaderboard
 from ladder.ratings import RatingModel
 from ladder.storage import LadderStore
+from ladder.versus import HeadToHead, head_to_head
 from tests.ladder.season_helpers import season_config
 from tests.web.pages.conftest import BLOCKS, HOSTILE, SeasonData
 from web.app import StorageLocation, create_app
@@ -95,7 +96,7 @@ def test_leaderboard_shows_the_figures_of_brandeln_ratings(
     with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
         rows = season_leaderboard(store, season_data.season)
     ids = season_data.bot_ids(season_data.season)
-    body = page.text.split("<tbody>")[1]
+    body = page.text.split("<tbody>")[1].split("</tbody>")[0]  # the leaderboard's table
     cells = [text_of(row) for row in body.split("<tr>")[1:]]
     assert len(cells) == len(rows) == 4
     for cell, row in zip(cells, rows, strict=True):
@@ -108,6 +109,71 @@ def test_leaderboard_shows_the_figures_of_brandeln_ratings(
         )
         assert f'href="/bots/{ids[row.bot]}"' in page.text
     assert "/static/vendor/tablesort/tablesort.min.js" in page.text
+
+
+def gap_line(gap: HeadToHead) -> str:
+    """The head to head as the page words it (``brandeln ratings --versus``'s line)."""
+    d = gap.difference
+    sides = f"{' + '.join(gap.a)} against {' + '.join(gap.b)}"
+    if d is None:
+        return f"{sides}: no block where both played"
+    spread = "" if d.half_width is None else f" ± {d.half_width:.2f}"
+    blocks = f"{gap.blocks} block{'' if gap.blocks == 1 else 's'}"
+    return f"{sides}: {d.mean:+.2f}{spread} chips per deal (95% CI over {blocks})"
+
+
+def test_the_leaderboard_sets_every_pair_of_bots_and_any_two_sides_head_to_head(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    season = season_data.season
+    with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
+        results = store.results(season, rated_only=True)
+        bots = [row.bot for row in season_leaderboard(store, season)]
+    page = client.get(f"/seasons/{season}/leaderboard")
+    assert page.status_code == 200
+    cells = re.findall(r'<td class="num (ahead|behind|even)" title="([^"]*)">', page.text)
+    expected = []
+    for a in bots:
+        for b in bots:
+            if a != b:
+                gap = head_to_head(results, (a,), (b,))
+                d = gap.difference
+                assert d is not None
+                assert d.low is not None
+                assert d.high is not None
+                shade = "ahead" if d.low > 0 else "behind" if d.high < 0 else "even"
+                expected.append((shade, gap_line(gap)))
+    assert [(shade, html.unescape(title)) for shade, title in cells] == expected
+
+    sides = {"a": "random, random-2", "b": "heuristic,montecarlo"}
+    asked = client.get(f"/seasons/{season}/leaderboard", params=sides)
+    result = re.search(r'<p id="versus-result" class="\w+">(.*?)</p>', asked.text)
+    assert asked.status_code == 200
+    assert result is not None
+    gap = head_to_head(results, ("random", "random-2"), ("heuristic", "montecarlo"))
+    assert html.unescape(result.group(1)) == gap_line(gap)
+    assert 'value="random, random-2"' in asked.text  # the form keeps what was asked
+
+
+@pytest.mark.parametrize(
+    ("sides", "says"),
+    [
+        ({"a": "nobody", "b": "random"}, "no results for nobody in the season"),
+        ({"a": "random", "b": "random,heuristic"}, "a bot on both sides: random"),
+        ({"a": "random", "b": " , "}, "each side needs at least one bot"),
+        ({"a": HOSTILE, "b": "random"}, f"no results for {HOSTILE} in the season"),
+    ],
+)
+def test_sides_that_cannot_be_compared_are_one_escaped_line_on_the_leaderboard(
+    client: TestClient, season_data: SeasonData, sides: dict[str, str], says: str
+) -> None:
+    page = client.get(f"/seasons/{season_data.season}/leaderboard", params=sides)
+    assert page.status_code == 400
+    error = re.search(r'<p id="versus-result" class="error">(.*?)</p>', page.text)
+    assert error is not None
+    assert says in html.unescape(error.group(1))
+    assert HOSTILE not in page.text
+    assert 'id="leaderboard"' in page.text  # the rest of the page is still there
 
 
 def test_rating_history_embeds_every_bot_and_block_from_the_stored_history(

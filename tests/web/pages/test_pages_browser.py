@@ -96,6 +96,26 @@ def test_the_leaderboard_sorts_by_a_clicked_column(
     assert sorted(column(page, 1)) == ranks
 
 
+def test_the_head_to_head_form_compares_two_sides_in_the_browser(
+    page: Page, base_url: str, season_data: SeasonData
+) -> None:
+    errors = page_errors(page)
+    page.goto(f"{base_url}/seasons/{season_data.season}/leaderboard")
+    bots = column(page, 2)
+    matrix = page.locator("#versus-matrix")
+    assert matrix.locator("tbody tr").count() == len(bots)
+    assert matrix.locator("tbody tr").first.locator("td").count() == len(bots)
+    page.fill("#versus-form input[name=a]", "random, random-2")
+    page.fill("#versus-form input[name=b]", "heuristic, montecarlo")
+    page.click("#versus-form button")
+    page.wait_for_url("**/leaderboard?a=*")
+    result = page.locator("#versus-result").inner_text()
+    assert result.startswith("random + random-2 against heuristic + montecarlo: ")
+    assert result.endswith(" blocks)")
+    page.screenshot(path=str(screenshot_path("leaderboard-head-to-head")), full_page=True)
+    assert errors == []
+
+
 def test_the_rating_chart_draws_every_bot_with_its_band(
     page: Page, base_url: str, season_data: SeasonData
 ) -> None:
