@@ -146,9 +146,24 @@ def machine() -> dict[str, Any]:
     return {
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
+        "python_build": python_build(),
         "platform": platform.platform(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
+
+
+def python_build(maps: Path = Path("/proc/self/maps")) -> str:
+    """The interpreter and whether it calls a shared ``libpython``: on this project's machine
+    that alone made the referee's own work about a fifth slower than an interpreter with
+    ``libpython`` linked in (README, "The interpreter counts"), so a report says which ran.
+    Read from what the process has mapped, which the build's own configuration cannot be
+    trusted to say (Debian's reports a shared build for its linked-in interpreter)."""
+    try:
+        mapped = maps.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return sys.executable  # no /proc: not Linux
+    linked = "shared libpython" if "/libpython" in mapped else "libpython linked in"
+    return f"{sys.executable}, {linked}"
 
 
 def _m(spread: dict[str, float] | None, fmt: str = "{:,.0f}") -> str:
@@ -164,7 +179,8 @@ def render_markdown(figures: dict[str, Any]) -> str:
     lines = [
         "# Brandeln Arena benchmarks",
         "",
-        f"Machine: {figures['machine']['cpus']} CPUs, Python {figures['machine']['python']}, "
+        f"Machine: {figures['machine']['cpus']} CPUs, Python {figures['machine']['python']} "
+        f"({figures['machine'].get('python_build', '?')}), "
         f"{figures['machine']['platform']}; {figures['machine']['date']}. Figures are medians "
         "±half their range over the repeats; every ratio comes from the same run.",
         "",

@@ -58,7 +58,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -75,6 +74,7 @@ from arena.session import SeatSession
 from bench.referee.floor import MatchScript
 from bench.referee.loadgen import CONTROL_LINE_LIMIT
 from bench.referee.loop_profile import LoopProfile
+from bench.report import machine
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
 __all__ = [
@@ -650,12 +650,7 @@ async def run_referee_bench(
     return {
         "benchmark": "referee",
         "settings": asdict(settings),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "grpc": grpc.__version__,
-            "platform": platform.platform(),
-        },
+        "machine": {**machine(), "grpc": grpc.__version__},
         "script": {
             "deals": settings.deals,
             "seed": settings.seed,

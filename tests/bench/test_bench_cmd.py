@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,20 @@ def test_the_report_lists_every_target_and_marks_missing_figures() -> None:
     assert "## CLI start-up" in markdown
     assert "not measured" in markdown
     assert len(figures["targets"]) == len(bench_report.TARGETS)
+
+
+def test_the_report_says_whether_the_interpreter_calls_a_shared_libpython(
+    tmp_path: Path,
+) -> None:
+    maps = tmp_path / "maps"
+    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0\n")
+    assert bench_report.python_build(maps) == f"{sys.executable}, shared libpython"
+    maps.write_text("5600-5601 r-xp 0 08:01 1 /usr/bin/python3.11\n")
+    assert bench_report.python_build(maps) == f"{sys.executable}, libpython linked in"
+    assert bench_report.python_build(tmp_path / "absent") == sys.executable
+    figures: dict[str, Any] = {"machine": bench_report.machine()}
+    figures["targets"] = bench_report.targets(figures)
+    assert f"({figures['machine']['python_build']})" in bench_report.render_markdown(figures)
 
 
 def test_cli_startup_times_real_runs() -> None:
