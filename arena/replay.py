@@ -12,17 +12,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.logschema import MatchLogError
-from arena.matchlog import Record, event_record, read_log
-from engine.actions import parse_action
+from arena.matchlog import Record, event_record, iter_deals, read_log
+from engine.actions import Action, parse_action
 from engine.cards import CardSet, parse_cards
-from engine.dealing import fixed_deal
+from engine.dealing import Deal, fixed_deal
 from engine.errors import EngineError, IllegalActionError
 from engine.events import BidMade, CardPlayed, DealEnded, TrumpNamed
 from engine.match import MatchState
-from engine.rulesets import find_ruleset
+from engine.rulesets import Ruleset, find_ruleset
 from engine.state import DealState
 
-__all__ = ["MatchLogError", "ReplayReport", "replay_log"]
+__all__ = ["MatchLogError", "ReplayReport", "logged_deal", "replay_log"]
 
 
 @dataclass(frozen=True)
@@ -300,3 +300,29 @@ def replay_log(text: str, source: str = "match log") -> ReplayReport:
 
 def cardset(text: str) -> CardSet:
     return CardSet(parse_cards(text))
+
+
+def logged_deal(records: Sequence[Record], number: int) -> tuple[Ruleset, Deal, list[Action]]:
+    """Deal ``number`` of a validated log (:func:`arena.matchlog.read_log`) as the engine
+    takes it: the match's ruleset, the recorded hands, and the actions its decisions applied, in
+    order (up to the first that does not parse). Raises KeyError naming the deals the log has
+    when it has no such deal, and an EngineError or ValueError when its hands cannot be dealt.
+    """
+    header = records[0]
+    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
+    numbers = []
+    for record, decisions in iter_deals(records):
+        numbers.append(int(record["deal_number"]))
+        if numbers[-1] != number:
+            continue
+        hands = [parse_cards(text) for text in record["hands"]]
+        blind = parse_cards(record.get("blind") or "")
+        deal = fixed_deal(ruleset, int(record["dealer"]), hands, blind)
+        actions = []
+        for decision in decisions:
+            try:
+                actions.append(parse_action(str(decision["action"])))
+            except EngineError:
+                break
+        return ruleset, deal, actions
+    raise KeyError(f"match has no deal {number}; deals: {', '.join(map(str, numbers))}")

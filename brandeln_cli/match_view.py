@@ -22,6 +22,8 @@ from arena.latency import log_latency
 from arena.matchlog import public_events
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import markup, plain, safe
+from engine.cards import format_cards
+from engine.play_analysis import PlayAnalysis
 
 Record = dict[str, Any]
 
@@ -206,8 +208,11 @@ def _dealt(records: Sequence[Record], deal: int) -> Record:
     return dealt
 
 
-def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
-    """One deal: the hands, the auction, trump, every trick as ``seat:card``, settlement."""
+def deal_detail(
+    records: Sequence[Record], deal: int, analysis: PlayAnalysis | None = None
+) -> RenderableType:
+    """One deal: the hands, the auction, trump, every trick as ``seat:card``, settlement; with
+    ``analysis`` (``--double-dummy``), each trick's cards that gave their side's goal away."""
     header = records[0]
     names = _seat_names(header)
     dealt = _dealt(records, deal)
@@ -229,18 +234,25 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
             lines.append(_wrapping(f"contract: {event['contract'] or '-'} by {who}{note}"))
         elif event["kind"] == "trump_named":
             lines.append(_wrapping(f"trump: {_SUIT_NAME.get(event['suit'], event['suit'])}"))
+    if analysis is not None:
+        lines.append(_wrapping(double_dummy_line(analysis)))
     tricks = compact_table(title="tricks (seat:card)")
     fixed(tricks, "#", right=True)
     fixed(tricks, "cards")
     folding(tricks, "winner")
+    if analysis is not None:
+        folding(tricks, "double dummy")
     for event in events:
         if event["kind"] == "trick_taken":
             seats = _trick_seats(event["leader"], event["cards"], len(names))
-            tricks.add_row(
+            row: list[Text | str] = [
                 str(event["trick"]),
                 card_text(event["cards"], seats),
                 plain(names[event["winner"]]),
-            )
+            ]
+            if analysis is not None:
+                row.append(_errors_cell(analysis, int(event["trick"]), names))
+            tricks.add_row(*row)
     lines.append(tricks)
     penalties = [r for r in records if r["type"] == "penalty" and r["deal"] == deal]
     for penalty in penalties:
@@ -263,6 +275,57 @@ def deal_detail(records: Sequence[Record], deal: int) -> RenderableType:
         made = {True: "made", False: "failed", None: "no soloist"}[ended["made"]]
         lines.extend([settle, Text(f"result: {made}")])
     return Panel(Group(*lines), title=f"{markup(header['match_id'])} deal {deal}", expand=False)
+
+
+def double_dummy_line(analysis: PlayAnalysis) -> str:
+    """What the analysis says of the whole play, in one line."""
+    if analysis.makes_at_start is None:
+        return "double dummy: no card play to judge (passed out, or no soloist)"
+    start = "could be made" if analysis.makes_at_start else "could not be made"
+    count = len(analysis.errors)
+    errors = (
+        "no card gave a side's goal away"
+        if not count
+        else f"{count} card(s) gave their side's goal away (marked ?, the cards that would "
+        "have kept it in brackets)"
+    )
+    return (
+        f"double dummy (every hand known, best play by all): the contract {start} when the "
+        f"play began; {errors}"
+    )
+
+
+def _errors_cell(analysis: PlayAnalysis, trick: int, names: Sequence[str]) -> Text:
+    cell = Text()
+    for verdict in analysis.errors:
+        if verdict.trick != trick:
+            continue
+        if cell:
+            cell.append("; ")
+        cell.append(safe(names[verdict.seat]))
+        cell.append(f" {verdict.card}?", style=_SUIT_STYLE.get(str(verdict.card)[:1], ""))
+        cell.append(f" ({format_cards(verdict.better)})")
+    return cell
+
+
+def double_dummy_json(analysis: PlayAnalysis) -> Record:
+    """The analysis as data: the value at the start of the play, then every card judged."""
+    return {
+        "makes_at_start": analysis.makes_at_start,
+        "cards": [
+            {
+                "trick": verdict.trick,
+                "seat": verdict.seat,
+                "card": str(verdict.card),
+                "for_soloist": verdict.for_soloist,
+                "could": verdict.could,
+                "kept": verdict.kept,
+                "error": verdict.error,
+                "better": [str(card) for card in verdict.better],
+            }
+            for verdict in analysis.verdicts
+        ],
+    }
 
 
 def deal_detail_json(records: Sequence[Record], deal: int) -> Record:

@@ -6,7 +6,7 @@ import dataclasses
 import datetime
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
@@ -17,6 +17,9 @@ from brandeln_cli.output import copyable as console
 from brandeln_cli.output import fail, hint
 from brandeln_cli.sources import LocalSource, SourceError, open_source
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
+
+if TYPE_CHECKING:
+    from engine.play_analysis import PlayAnalysis
 
 matches_app = typer.Typer(help="List, show, export and verify matches.", no_args_is_help=True)
 bots_app = typer.Typer(help="Register and list bot identities.", no_args_is_help=True)
@@ -267,6 +270,15 @@ def matches_show(
             "with --deal, that deal's lines only.",
         ),
     ] = None,
+    double_dummy: Annotated[
+        bool,
+        typer.Option(
+            "--double-dummy",
+            help="With --deal: judge every card with the exact solver, every hand known (as "
+            "bridge programs analyse a hand record), and mark the cards that gave their side's "
+            "goal away, with the cards that would have kept it.",
+        ),
+    ] = False,
     data: DataOption = None,
     referee: RefereeOption = None,
     ca: CaOption = None,
@@ -279,24 +291,30 @@ def matches_show(
         bot_log_view,
         deal_detail,
         deal_detail_json,
+        double_dummy_json,
         match_overview,
         match_overview_json,
         seat_of,
     )
 
+    if double_dummy and deal is None:
+        raise fail("--double-dummy judges one deal: add --deal N", code=2)
     records = _load(match_id, data, referee, ca, db).records
     full_id = records[0]["match_id"]
     try:
         seat = None if logs is None else seat_of(records[0], logs)
+        analysis = None if deal is None or not double_dummy else _analysis(records, deal)
         if as_json:
             document = (
                 match_overview_json(records) if deal is None else deal_detail_json(records, deal)
             )
+            if analysis is not None:
+                document["double_dummy"] = double_dummy_json(analysis)
             if seat is not None:
                 document["bot_log"] = {"seat": seat, "lines": bot_log_json(records, seat, deal)}
             typer.echo(json_text(document))
             return
-        view = match_overview(records) if deal is None else deal_detail(records, deal)
+        view = match_overview(records) if deal is None else deal_detail(records, deal, analysis)
     except KeyError as error:
         raise fail(str(error.args[0])) from None
     console.print(view, soft_wrap=False)
@@ -311,6 +329,20 @@ def matches_show(
                 "matches", "show", full_id, "--deal", "1", data=data, referee=referee, ca=ca
             ),
         )
+
+
+def _analysis(records: list[dict[str, Any]], deal: int) -> PlayAnalysis:
+    """The double-dummy analysis of one deal of a validated log; a one-line error (exit 1)
+    when its recorded play does not replay."""
+    from arena.replay import logged_deal  # noqa: PLC0415 - keep --help fast
+    from engine.errors import EngineError  # noqa: PLC0415
+    from engine.play_analysis import analyse_play  # noqa: PLC0415
+
+    try:
+        ruleset, dealt, actions = logged_deal(records, deal)
+        return analyse_play(ruleset, dealt, actions)
+    except (EngineError, ValueError) as error:
+        raise fail(f"deal {deal} cannot be replayed for its analysis: {error}") from None
 
 
 @matches_app.command("export")

@@ -12,8 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.embedded import EmbeddedReferee
+from arena.matchlog import read_log
+from arena.replay import logged_deal
 from brandeln.v1 import admin_pb2
 from brandeln_cli.main import app
+from brandeln_cli.match_view import double_dummy_json
+from engine.play_analysis import analyse_play
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 runner = CliRunner()
@@ -78,6 +82,50 @@ async def test_matches_show_overview_and_one_deal_trick_by_trick(played: Played)
     )
     assert missing.exit_code == 1
     assert "no deal 9" in missing.output
+
+
+async def test_matches_show_double_dummy_judges_every_card_of_a_deal(played: Played) -> None:
+    show = ["matches", "show", played.match_id, "--data", str(played.data)]
+    result = runner.invoke(app, [*show, "--deal", "1", "--double-dummy", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    records = read_log((played.data / "logs" / f"{played.match_id}.jsonl").read_text())
+    expected = double_dummy_json(analyse_play(*logged_deal(records, 1)))
+    assert document["double_dummy"] == expected
+    cards = [(c["seat"], c["card"]) for t in document["tricks"] for c in t["cards"]]
+    if expected["makes_at_start"] is not None:
+        assert [(c["seat"], c["card"]) for c in expected["cards"]] == cards
+        last = expected["cards"][-1]
+        assert (last["kept"] == last["for_soloist"]) == document["result"]["made"]
+    text = runner.invoke(app, [*show, "--deal", "1", "--double-dummy"])
+    assert text.exit_code == 0, text.output
+    assert "double dummy" in text.output
+    alone = runner.invoke(app, [*show, "--double-dummy"])
+    assert alone.exit_code == 2
+    assert "--double-dummy judges one deal: add --deal N" in alone.output
+
+
+async def test_a_log_whose_play_does_not_replay_is_one_line_for_the_analysis(
+    played: Played,
+) -> None:
+    log = played.data / "logs" / f"{played.match_id}.jsonl"
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    # The first card decision of deal 1 names a card its seat never held.
+    deal = next(r for r in lines if r["type"] == "deal" and r["deal_number"] == 1)
+    first = next(
+        n for n, r in enumerate(lines) if r["type"] == "decision" and len(r["action"]) == 2
+    )
+    held = deal["hands"][lines[first]["seat"]].split()
+    lines[first]["action"] = next(
+        card for hand in deal["hands"] for card in hand.split() if card not in held
+    )
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    args = ["matches", "show", played.match_id, "--data", str(played.data), "--deal", "1"]
+    result = runner.invoke(app, [*args, "--double-dummy"])
+    assert result.exit_code == 1
+    assert "deal 1 cannot be replayed for its analysis: action" in result.output
+    assert "Traceback" not in result.output
+    assert runner.invoke(app, args).exit_code == 0  # the deal itself still shows
 
 
 async def test_matches_export_prints_the_jsonl_log(played: Played) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +20,10 @@ from typer.testing import CliRunner, Result
 
 from arena.embedded import EmbeddedReferee
 from arena.matchlog import public_events, read_log
+from arena.replay import logged_deal
 from brandeln.v1 import admin_pb2
 from brandeln_cli.main import app
+from engine.play_analysis import analyse_play
 from tests.conftest import ROOT, AdminClient, BotProcesses
 
 LOGGING_BOT = str(ROOT / "tests" / "cli" / "logging_bot.py")
@@ -136,6 +139,25 @@ def test_the_deal_view_fits_and_shows_every_bid_and_every_trick_as_seat_card(
             assert f"{trick['trick']} {played} {trick['winner']}:" in words
             seen_tricks += 1
     assert seen_tricks > 0
+
+
+def test_the_double_dummy_view_fits_and_marks_every_card_that_gave_a_goal_away(
+    in_root: Played,
+) -> None:
+    records = in_root.records(in_root.match_ids[0])
+    judged = 0
+    for deal in range(1, 7):
+        output = cli(
+            "matches", "show", in_root.match_ids[0], "--deal", str(deal), "--double-dummy"
+        ).output
+        assert_fits(output)
+        analysis = analyse_play(*logged_deal(records, deal))
+        marked = re.findall(r"\b([CSHD][AKQJT987])\?", output)
+        assert marked == [str(verdict.card) for verdict in analysis.errors]
+        judged += len(analysis.verdicts)
+        if analysis.makes_at_start is not None:
+            assert "double dummy (every hand known, best play by all)" in flat(output)
+    assert judged > 0
 
 
 def test_the_match_list_and_the_bot_list_fit_with_full_ids(in_root: Played) -> None:
