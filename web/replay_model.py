@@ -40,6 +40,7 @@ from engine.dealing import fixed_deal
 from engine.errors import EngineError
 from engine.events import BidMade, CardPlayed, ContractSet, DealEnded, Event, TrickTaken, TrumpNamed
 from engine.match import MatchState
+from engine.play_analysis import PlayAnalysis, analyse_play
 from engine.rulesets import Ruleset, find_ruleset
 from engine.seats import forehand_of
 from engine.state import DealState
@@ -134,9 +135,11 @@ def deal_model(
     ruleset = match.ruleset
     players = ruleset.players
     dealer = match.dealer_of_next_deal
-    state: DealState = match.start_deal(fixed_deal(ruleset, dealer, hands, blind))
+    dealt = fixed_deal(ruleset, dealer, hands, blind)
+    state: DealState = match.start_deal(dealt)
     steps: list[Json] = [{"kind": "deal"}]
     settlement: Json | None = None
+    applied: list[Action] = []
     for seat, action, status in actions:
         if state.is_over():
             break
@@ -146,6 +149,7 @@ def deal_model(
             state, events = state.step(action)
         except EngineError:
             break
+        applied.append(action)
         for event in events:
             if isinstance(event, DealEnded):
                 match = match.record(event)
@@ -157,6 +161,9 @@ def deal_model(
                 if status != "ok" and isinstance(event, BidMade | TrumpNamed | CardPlayed):
                     step["status"] = status
                 steps.append(step)
+    makes_at_start = None
+    if settlement is not None:  # a finished deal: every hand is shown, so judge its play
+        makes_at_start = _mark_double_dummy(steps, analyse_play(ruleset, dealt, applied))
     trump = state.trump
     model: Json = {
         "number": number,
@@ -172,9 +179,26 @@ def deal_model(
         "tricks": [_trick_json(trick, players) for trick in state.tricks],
         "settlement": settlement,
         "complete": settlement is not None,
+        # Whether the contract could be made when the play began, double dummy (None: not a
+        # finished deal with a soloist); a card step that gave its side's goal away has "dd".
+        "double_dummy": makes_at_start,
         "steps": steps,
     }
     return model, match
+
+
+def _mark_double_dummy(steps: list[Json], analysis: PlayAnalysis) -> bool | None:
+    """Give each card step that gave its side's goal away (double dummy) the cards that would
+    have kept it; the value at the start of the play."""
+    if analysis.verdicts:
+        cards = [step for step in steps if step["kind"] == "card"]
+        for step, verdict in zip(cards, analysis.verdicts, strict=True):
+            if verdict.error:
+                step["dd"] = {
+                    "for_soloist": verdict.for_soloist,
+                    "better": [str(card) for card in verdict.better],
+                }
+    return analysis.makes_at_start
 
 
 def _decision_actions(decisions: Sequence[Record]) -> list[tuple[int | None, Action, str]]:

@@ -28,6 +28,7 @@ from engine.rulesets import find_ruleset
 from tests.web.browser import screenshot_path, serve_asgi
 from tests.web.matches import Plan, PlayedMatch, play_matches
 from web.export_html import export_html
+from web.replay_model import match_model
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -53,9 +54,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlayedMatch]:
     plans = [
         Plan("standard", 4, 11, names),
         Plan("three-player", 3, 4, (HOSTILE, "kim & co", "lu")),
+        # Its heuristic bots give a contract away, double dummy.
+        Plan("russian", 4, 5, ("eve", "finn", "gus", "hal")),
     ]
-    standard, three = play_matches(data, plans)
-    return {"standard": standard, "three-player": three}
+    standard, three, russian = play_matches(data, plans)
+    return {"standard": standard, "three-player": three, "russian": russian}
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +208,31 @@ def test_a_hash_link_opens_that_deal_and_step_and_the_trick_select_jumps(
     assert read_table(page, 4) == _sorted(expected_steps(records, deal)[step])
     assert len(read_table(page, 4).table) == 4
     assert page.evaluate("location.hash") == f"#deal={deal}&step={step}"
+
+
+def test_a_card_that_gave_its_side_s_goal_away_says_so_double_dummy(
+    page: Page, served: str, played: dict[str, PlayedMatch], no_dialogs: list[str]
+) -> None:
+    found = [
+        (name, deal, index, step)
+        for name, match in played.items()
+        for deal in match_model(match.records())["deals"]
+        for index, step in enumerate(deal["steps"])
+        if "dd" in step
+    ]
+    assert found, "no card of these matches gave a goal away: choose other seeds"
+    name, deal, index, step = found[0]
+    page.goto(f"{served}/{name}#deal={deal['number']}&step={index}")
+    caption = page.locator(".rp-caption").inner_text()
+    assert caption.endswith(
+        f"plays {step['card']}? Double dummy this gave "
+        f"{'the contract' if step['dd']['for_soloist'] else 'the defence'} away; "
+        f"{' '.join(step['dd']['better'])} would have kept it"
+    )
+    contract = next(i for i, s in enumerate(deal["steps"]) if s["kind"] == "contract")
+    page.goto(f"{served}/{name}#deal={deal['number']}&step={contract}")
+    verdict = "can" if deal["double_dummy"] else "cannot"
+    assert page.locator(".rp-caption").inner_text().endswith(f"(double dummy it {verdict} be made)")
 
 
 def _sorted(shown: Shown) -> Shown:

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from arena.matchlog import iter_deals, public_events, read_log
+from arena.replay import logged_deal
+from engine.play_analysis import analyse_play
 from engine.rulesets import RULESET_IDS, find_ruleset
 from tests.web.matches import Plan, PlayedMatch, play_matches
 from web.replay_model import match_model
@@ -97,6 +99,26 @@ def test_every_deal_shows_the_logged_hands_auction_cards_winners_and_payments(
     last = model["deals"][-1]["settlement"]
     pool_share = last["pool"] // players  # a Haferl pool left at the end is shared out
     assert [b + pool_share for b in last["balances"]] == footer["balances"]
+
+
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
+def test_each_finished_deal_carries_its_double_dummy_verdicts(
+    logs: dict[str, PlayedMatch], ruleset: str
+) -> None:
+    records = logs[ruleset].records()
+    model = match_model(records)
+    for deal in model["deals"]:
+        analysis = analyse_play(*logged_deal(records, deal["number"]))
+        assert deal["double_dummy"] == analysis.makes_at_start
+        marked = [
+            (step["seat"], step["card"], step["dd"]["better"], step["dd"]["for_soloist"])
+            for step in deal["steps"]
+            if step["kind"] == "card" and "dd" in step
+        ]
+        assert marked == [
+            (v.seat, str(v.card), [str(c) for c in v.better], v.for_soloist)
+            for v in analysis.errors
+        ]
 
 
 def test_the_three_player_blind_is_in_the_model(logs: dict[str, PlayedMatch]) -> None:

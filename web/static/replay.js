@@ -116,6 +116,14 @@
     return state;
   }
 
+  // A finished deal's verdict, every hand known (engine/play_analysis.py): said once, with
+  // the contract; each card that turned it says so in its own caption.
+  function doubleDummyStart(deal) {
+    if (deal.double_dummy === true) return " (double dummy it can be made)";
+    if (deal.double_dummy === false) return " (double dummy it cannot be made)";
+    return "";
+  }
+
   function describe(deal, step) {
     if (!step) return "";
     switch (step.kind) {
@@ -130,11 +138,13 @@
           return played ? "All passed: a free play without trump" : "All passed: no play";
         }
         return (step.passed_out ? "All passed: " : "") + seatName(step.soloist) + " plays " +
-          step.contract;
+          step.contract + doubleDummyStart(deal);
       case "trump":
         return "Trump: " + suitText(step.suit);
       case "card":
-        return seatName(step.seat) + " plays " + step.card + (step.status ? " (" + step.status + ")" : "");
+        return seatName(step.seat) + " plays " + step.card + (step.status ? " (" + step.status + ")" : "") +
+          (step.dd ? "? Double dummy this gave " + (step.dd.for_soloist ? "the contract" : "the defence") +
+            " away; " + step.dd.better.join(" ") + " would have kept it" : "");
       case "trick":
         return "Trick " + step.number + " to " + seatName(step.winner);
       case "settlement":
