@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,7 +19,11 @@ from brandeln_cli.leaderboard_view import (
 )
 from brandeln_cli.options import DataOption, JsonOption
 from brandeln_cli.output import console, fail
-from brandeln_cli.terminal_text import json_text
+from brandeln_cli.terminal_text import json_text, plain
+
+if TYPE_CHECKING:
+    from brandeln_cli.card_play import CardPlay
+    from ladder.storage import RecordedMatch
 
 
 def ratings(
@@ -37,6 +43,15 @@ def ratings(
             "copies (--versus expert,expert-2 --versus montecarlo,montecarlo-2).",
         ),
     ] = None,
+    double_dummy: Annotated[
+        bool,
+        typer.Option(
+            "--double-dummy",
+            help="Also judge every card of the season's logs with the exact solver, every hand "
+            "known: per bot, the cards that mattered and those that gave its side's goal away, "
+            "as soloist and as defender (card play apart from bidding and the cards dealt).",
+        ),
+    ] = False,
 ) -> None:
     """A season's leaderboard: rank, bot, conservative rating μ-3σ, μ, σ, blocks, chips per
     deal with a 95% confidence interval, contracts made, timeouts and illegal actions; then
@@ -69,15 +84,65 @@ def ratings(
                 sides = [side_names(side) for side in versus]
                 # The rated blocks, the ones the leaderboard describes.
                 gap = head_to_head(store.results(info.name, rated_only=True), *sides)
+            matches = store.matches(info.name) if double_dummy else []
     except LadderError as error:
         raise fail(str(error)) from None
+    bots = [row.bot for row in rows]
+    play = _card_play(matches, bots, data, db, quiet=as_json) if double_dummy else None
     if as_json:
         document = leaderboard_document(info, rows)
         if gap is not None:
             document["versus"] = head_to_head_json(gap)
+        if play is not None:
+            from brandeln_cli.card_play import card_play_json  # noqa: PLC0415
+
+            document["double_dummy"] = card_play_json(play)
         typer.echo(json_text(document))
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
     console.print(decisions_table(rows), soft_wrap=False)
     if gap is not None:
         console.print(head_to_head_line(gap), highlight=False)
+    if play is not None:
+        from brandeln_cli.card_play import card_play_table  # noqa: PLC0415
+
+        console.print(card_play_table(play), soft_wrap=False)
+        for line in play.unread:
+            console.print(plain(f"not judged: {line}", style="yellow"), soft_wrap=True)
+
+
+def _card_play(
+    matches: Sequence[RecordedMatch],
+    bots: list[str],
+    data: Path | None,
+    db: str | None,
+    *,
+    quiet: bool,
+) -> CardPlay:
+    """The season's card play from its logs (brandeln_cli.card_play), with a progress bar."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
+
+    from brandeln_cli.card_play import season_card_play  # noqa: PLC0415
+    from brandeln_cli.sources import SourceError, open_source  # noqa: PLC0415
+
+    try:
+        source = open_source(data, None, db=db)
+    except SourceError as error:
+        raise fail(str(error)) from None
+
+    def read(match_id: str) -> tuple[str, str]:
+        record, text = source.match(match_id)
+        return text, source.log_name(record)
+
+    bar = Progress(
+        TextColumn("judging the card play"),
+        BarColumn(bar_width=20),
+        MofNCompleteColumn(),
+        TextColumn("matches"),
+        console=console,
+        transient=True,
+        disable=quiet,
+    )
+    with bar:
+        task = bar.add_task("matches", total=len(matches))
+        return season_card_play(matches, bots, read, lambda: bar.advance(task))

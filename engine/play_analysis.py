@@ -47,7 +47,7 @@ from engine.rulesets import Ruleset
 from engine.state import DealState
 from engine.trick_rules import canonical_cards
 
-__all__ = ["CardVerdict", "PlayAnalysis", "analyse_play"]
+__all__ = ["CardVerdict", "PlayAnalysis", "SeatPlay", "analyse_play"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,35 @@ class PlayAnalysis:
     @property
     def errors(self) -> tuple[CardVerdict, ...]:
         return tuple(verdict for verdict in self.verdicts if verdict.error)
+
+
+@dataclass(slots=True)
+class SeatPlay:
+    """One player's cards over many deals: those that mattered (its side could still reach its
+    goal before the card) and those that gave the goal away, as soloist and as defender. A
+    measure of card play that the cards dealt do not move: a hopeless position has no error.
+
+    >>> tally = SeatPlay()
+    >>> tally.add(CardVerdict(1, 0, Card.parse("HA"), True, True, False, ()))
+    >>> tally.add(CardVerdict(1, 0, Card.parse("HK"), False, False, False, ()))
+    >>> tally.soloist_mattered, tally.soloist_errors, tally.defender_mattered
+    (1, 1, 0)
+    """
+
+    soloist_mattered: int = 0
+    soloist_errors: int = 0
+    defender_mattered: int = 0
+    defender_errors: int = 0
+
+    def add(self, verdict: CardVerdict) -> None:
+        if not verdict.could:
+            return
+        if verdict.for_soloist:
+            self.soloist_mattered += 1
+            self.soloist_errors += verdict.error
+        else:
+            self.defender_mattered += 1
+            self.defender_errors += verdict.error
 
 
 def analyse_play(ruleset: Ruleset, deal: Deal, actions: Sequence[Action]) -> PlayAnalysis:

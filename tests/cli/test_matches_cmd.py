@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -15,9 +15,12 @@ from arena.embedded import EmbeddedReferee
 from arena.matchlog import read_log
 from arena.replay import logged_deal
 from brandeln.v1 import admin_pb2
+from brandeln_cli.card_play import card_play_json, season_card_play
 from brandeln_cli.main import app
 from brandeln_cli.match_view import double_dummy_json
-from engine.play_analysis import analyse_play
+from brandeln_cli.sources import LocalSource
+from engine.play_analysis import SeatPlay, analyse_play
+from ladder.storage import RecordedMatch
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 runner = CliRunner()
@@ -105,12 +108,9 @@ async def test_matches_show_double_dummy_judges_every_card_of_a_deal(played: Pla
     assert "--double-dummy judges one deal: add --deal N" in alone.output
 
 
-async def test_a_log_whose_play_does_not_replay_is_one_line_for_the_analysis(
-    played: Played,
-) -> None:
-    log = played.data / "logs" / f"{played.match_id}.jsonl"
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
-    # The first card decision of deal 1 names a card its seat never held.
+def with_a_card_never_held(log: str) -> str:
+    """The log with the first card decision of deal 1 naming a card its seat never held."""
+    lines = [json.loads(line) for line in log.splitlines()]
     deal = next(r for r in lines if r["type"] == "deal" and r["deal_number"] == 1)
     first = next(
         n for n, r in enumerate(lines) if r["type"] == "decision" and len(r["action"]) == 2
@@ -119,13 +119,54 @@ async def test_a_log_whose_play_does_not_replay_is_one_line_for_the_analysis(
     lines[first]["action"] = next(
         card for hand in deal["hands"] for card in hand.split() if card not in held
     )
-    log.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return "".join(json.dumps(r) + "\n" for r in lines)
+
+
+async def test_a_log_whose_play_does_not_replay_is_one_line_for_the_analysis(
+    played: Played,
+) -> None:
+    log = played.data / "logs" / f"{played.match_id}.jsonl"
+    log.write_text(with_a_card_never_held(log.read_text()))
     args = ["matches", "show", played.match_id, "--data", str(played.data), "--deal", "1"]
     result = runner.invoke(app, [*args, "--double-dummy"])
     assert result.exit_code == 1
     assert "deal 1 cannot be replayed for its analysis: action" in result.output
     assert "Traceback" not in result.output
     assert runner.invoke(app, args).exit_code == 0  # the deal itself still shows
+
+
+async def test_a_season_s_card_play_tallies_each_bot_and_names_what_it_could_not_judge(
+    played: Played,
+) -> None:
+    source = LocalSource(played.data)
+    _, text = source.match(played.match_id)
+
+    def read(match_id: str) -> tuple[str, str]:
+        if match_id == "m_tampered":
+            return with_a_card_never_held(text), "tampered.jsonl"
+        record, log = source.match(match_id)
+        return log, source.log_name(record)
+
+    bots = ("w", "x", "y", "z")
+    good = RecordedMatch(0, 0, played.match_id, "CSHD", bots, (0, 0, 0, 0), 2)
+    missing, tampered = (replace(good, match_id=name) for name in ("m_missing", "m_tampered"))
+    calls: list[int] = []
+    found = season_card_play([good, missing, good, tampered], bots, read, lambda: calls.append(1))
+    assert calls == [1, 1, 1, 1]
+    assert found.deals == 2 + 2 + 1  # the tampered log's second deal is still judged
+    assert [line.split(":")[0] for line in found.unread] == ["m_missing", "m_tampered deal 1"]
+    # Each bot's tally: the good match twice, and deal 2 once more from the tampered log.
+    records = read_log(text)
+    expected = {bot: SeatPlay() for bot in bots}
+    for number, times in ((1, 2), (2, 3)):
+        for verdict in analyse_play(*logged_deal(records, number)).verdicts:
+            for _ in range(times):
+                expected[bots[verdict.seat]].add(verdict)
+    assert any(tally.soloist_mattered + tally.defender_mattered for tally in expected.values())
+    assert found.bots == expected
+    document = card_play_json(found)
+    assert [row["bot"] for row in document["bots"]] == list(bots)
+    assert document["unread"] == found.unread
 
 
 async def test_matches_export_prints_the_jsonl_log(played: Played) -> None:

@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from arena.matchlog import read_log
+from arena.replay import logged_deal
 from brandeln_cli.main import app
+from engine.play_analysis import SeatPlay, analyse_play
 from ladder.bot_processes import find_bot_processes, find_orphans, stop_orphans
 from ladder.errors import StorageError
 from ladder.storage import LadderStore, token_hash
@@ -91,6 +94,35 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
     board = json.loads(runner.invoke(app, ["ratings", "--data", str(data), "--json"]).output)
     assert board["season"] == "e2e"
     assert [row["blocks"] for row in board["leaderboard"]] == [2, 2, 2, 2]
+
+    # The card play judged double dummy from every log, bot by bot (as soloist, as defender).
+    judged = runner.invoke(app, ["ratings", "--data", str(data), "--json", "--double-dummy"])
+    assert judged.exit_code == 0, judged.output
+    card_play = json.loads(judged.output)["double_dummy"]
+    assert (card_play["deals"], card_play["unread"]) == (32, [])
+    tallies = {bot: SeatPlay() for bot in ("random-1", "random-2", "random-3", "random-4")}
+    for match in matches:
+        log = next((data / "embedded" / "logs").rglob(f"{match.match_id}.jsonl"))
+        records = read_log(log.read_text())
+        for deal in range(1, 5):
+            for verdict in analyse_play(*logged_deal(records, deal)).verdicts:
+                tallies[match.bots[verdict.seat]].add(verdict)
+    assert {row["bot"]: row for row in card_play["bots"]} == {
+        bot: {
+            "bot": bot,
+            "soloist_cards": tally.soloist_mattered,
+            "soloist_slips": tally.soloist_errors,
+            "defender_cards": tally.defender_mattered,
+            "defender_slips": tally.defender_errors,
+        }
+        for bot, tally in tallies.items()
+    }
+    table = CliRunner(env={"COLUMNS": "80"}).invoke(
+        app, ["ratings", "--data", str(data), "--double-dummy"]
+    )
+    assert table.exit_code == 0, table.output
+    assert "card play, double dummy (32 deals, every hand known)" in table.output
+    assert max(len(line) for line in table.output.splitlines()) <= 80
 
 
 # `python -m brandeln_cli` with SIGINT turned into KeyboardInterrupt, as at a terminal. A suite
