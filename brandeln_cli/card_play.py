@@ -1,4 +1,5 @@
-"""`ratings --double-dummy`: a season's card play judged from its match logs, bot by bot.
+"""`ratings --double-dummy`: a season's card play judged from its match logs, bot by bot
+(and `matches show --double-dummy`: one match's, seat by seat).
 
 Every card of every finished deal of the season's matches is judged by
 :mod:`engine.play_analysis` (the exact solver, every hand known). Per bot: the cards that
@@ -12,20 +13,36 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rich.table import Table
 
-from arena.matchlog import MatchLogError, read_log
+from arena.matchlog import MatchLogError, Record, read_log
 from arena.replay import logged_deal
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.sources import SourceError
 from brandeln_cli.terminal_text import plain
 from engine.errors import EngineError
 from engine.play_analysis import SeatPlay, analyse_play
-from ladder.storage import RecordedMatch
 
-__all__ = ["CardPlay", "card_play_json", "card_play_table", "season_card_play"]
+__all__ = [
+    "CardPlay",
+    "Seated",
+    "card_play_json",
+    "card_play_table",
+    "judge_match",
+    "season_card_play",
+]
+
+
+class Seated(Protocol):
+    """A match to judge: its id and who sat where (a season's ``RecordedMatch`` is one)."""
+
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def bots(self) -> tuple[str, ...]: ...
+
 
 # The log of one match, by id: (its text, the name its errors give), or SourceError.
 ReadLog = Callable[[str], tuple[str, str]]
@@ -41,7 +58,7 @@ class CardPlay:
 
 
 def season_card_play(
-    matches: Sequence[RecordedMatch],
+    matches: Sequence[Seated],
     bots: Sequence[str],
     read: ReadLog,
     progress: Callable[[], None] = lambda: None,
@@ -55,37 +72,41 @@ def season_card_play(
             records = read_log(text, name)
         except (SourceError, MatchLogError) as error:
             found.unread.append(f"{match.match_id}: {error}")
-            progress()
-            continue
-        numbers = [int(record["deal_number"]) for record in records if record["type"] == "deal"]
-        for number in numbers:
-            try:
-                analysis = analyse_play(*logged_deal(records, number))
-            except (EngineError, ValueError) as error:
-                found.unread.append(f"{match.match_id} deal {number}: {error}")
-                continue
-            found.deals += 1
-            for verdict in analysis.verdicts:
-                bot = match.bots[verdict.seat] if verdict.seat < len(match.bots) else None
-                if bot is not None:
-                    found.bots.setdefault(bot, SeatPlay()).add(verdict)
+        else:
+            judge_match(found, match, records)
         progress()
     return found
+
+
+def judge_match(found: CardPlay, match: Seated, records: Sequence[Record]) -> None:
+    """Add every card of the match's validated log (``records``) to ``found``, each seat's to
+    the bot ``match.bots`` seats there."""
+    numbers = [int(record["deal_number"]) for record in records if record["type"] == "deal"]
+    for number in numbers:
+        try:
+            analysis = analyse_play(*logged_deal(records, number))
+        except (EngineError, ValueError) as error:
+            found.unread.append(f"{match.match_id} deal {number}: {error}")
+            continue
+        found.deals += 1
+        for verdict in analysis.verdicts:
+            if verdict.seat < len(match.bots):
+                found.bots.setdefault(match.bots[verdict.seat], SeatPlay()).add(verdict)
 
 
 def _rate(errors: int, mattered: int) -> str:
     return "-" if not mattered else f"{100 * errors / mattered:.1f}%"
 
 
-def card_play_table(play: CardPlay) -> Table:
-    """Bot, then as soloist and as defender: the cards that mattered, those that gave the goal
-    away and their share. Fits 80 columns."""
+def card_play_table(play: CardPlay, who: str = "bot") -> Table:
+    """Bot (or seat), then as soloist and as defender: the cards that mattered, those that gave
+    the goal away and their share. Fits 80 columns."""
     table = compact_table(
         title=f"card play, double dummy ({play.deals} deals, every hand known)",
         caption="cards: those that mattered (the side could still reach its goal) · "
         "slips: those that gave it away",
     )
-    folding(table, "bot")
+    folding(table, who)
     for column in ("solo cards", "slips", "share", "def. cards", "slips", "share"):
         fixed(table, column, right=True)
     for bot, tally in play.bots.items():

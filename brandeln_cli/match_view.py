@@ -50,7 +50,7 @@ def _wrapping(text: str, style: str = "") -> Text:
     return Text(safe(text), style=style, no_wrap=False, overflow="fold")
 
 
-def _seat_names(header: Record) -> list[str]:
+def seat_names(header: Record) -> list[str]:
     """``seat:registered name`` per seat (raw: escape where printed)."""
     return [f"{s['seat']}:{s['bot_name']}" for s in header["seats"]]
 
@@ -80,7 +80,7 @@ def _deal_rows(records: Sequence[Record]) -> list[Record]:
 def match_overview(records: Sequence[Record]) -> RenderableType:
     """The match: seats and result (with each seat's decision time), and one row per deal."""
     header = records[0]
-    names = _seat_names(header)
+    names = seat_names(header)
     footer = _footer(records)
     latency = log_latency(records, len(names))
     result = compact_table(
@@ -214,7 +214,7 @@ def deal_detail(
     """One deal: the hands, the auction, trump, every trick as ``seat:card``, settlement; with
     ``analysis`` (``--double-dummy``), each trick's cards that gave their side's goal away."""
     header = records[0]
-    names = _seat_names(header)
+    names = seat_names(header)
     dealt = _dealt(records, deal)
     events = [e for e in public_events(records) if e["deal"] == deal]
     hands = compact_table(title=f"deal {deal}: hands (dealer {markup(names[dealt['dealer']])})")
@@ -389,7 +389,7 @@ def seat_of(header: Record, who: str) -> int:
     for entry in seats:
         if who in (entry["bot_name"], entry["bot_id"]):
             return int(entry["seat"])
-    choices = ", ".join(safe(name) for name in _seat_names(header))
+    choices = ", ".join(safe(name) for name in seat_names(header))
     raise KeyError(f"no seat {safe(who)!r} in this match; seats: {choices}")
 
 
@@ -403,7 +403,7 @@ def _bot_log(records: Sequence[Record], seat: int, deal: int | None) -> list[Rec
 
 def bot_log_view(records: Sequence[Record], seat: int, deal: int | None = None) -> RenderableType:
     """What the bot at ``seat`` logged (all deals, or one), each line made inert."""
-    name = _seat_names(records[0])[seat]
+    name = seat_names(records[0])[seat]
     where = "" if deal is None else f", deal {deal}"
     entries = _bot_log(records, seat, deal)
     if not entries:

@@ -19,6 +19,7 @@ from brandeln_cli.sources import LocalSource, SourceError, open_source
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
 
 if TYPE_CHECKING:
+    from brandeln_cli.card_play import CardPlay
     from engine.play_analysis import PlayAnalysis
 
 matches_app = typer.Typer(help="List, show, export and verify matches.", no_args_is_help=True)
@@ -274,9 +275,9 @@ def matches_show(
         bool,
         typer.Option(
             "--double-dummy",
-            help="With --deal: judge every card with the exact solver, every hand known (as "
-            "bridge programs analyse a hand record), and mark the cards that gave their side's "
-            "goal away, with the cards that would have kept it.",
+            help="Judge every card with the exact solver, every hand known (as bridge programs "
+            "analyse a hand record): with --deal, mark the cards that gave their side's goal "
+            "away, with the cards that would have kept it; else each seat's tally.",
         ),
     ] = False,
     data: DataOption = None,
@@ -297,19 +298,22 @@ def matches_show(
         seat_of,
     )
 
-    if double_dummy and deal is None:
-        raise fail("--double-dummy judges one deal: add --deal N", code=2)
     records = _load(match_id, data, referee, ca, db).records
     full_id = records[0]["match_id"]
     try:
         seat = None if logs is None else seat_of(records[0], logs)
         analysis = None if deal is None or not double_dummy else _analysis(records, deal)
+        play = _seats_card_play(full_id, records) if double_dummy and deal is None else None
         if as_json:
             document = (
                 match_overview_json(records) if deal is None else deal_detail_json(records, deal)
             )
             if analysis is not None:
                 document["double_dummy"] = double_dummy_json(analysis)
+            if play is not None:
+                from brandeln_cli.card_play import card_play_json  # noqa: PLC0415
+
+                document["double_dummy"] = card_play_json(play)
             if seat is not None:
                 document["bot_log"] = {"seat": seat, "lines": bot_log_json(records, seat, deal)}
             typer.echo(json_text(document))
@@ -318,6 +322,12 @@ def matches_show(
     except KeyError as error:
         raise fail(str(error.args[0])) from None
     console.print(view, soft_wrap=False)
+    if play is not None:
+        from brandeln_cli.card_play import card_play_table  # noqa: PLC0415
+
+        console.print(card_play_table(play, "seat"), soft_wrap=False)
+        for line in play.unread:
+            console.print(plain(f"not judged: {line}", style="yellow"), soft_wrap=True)
     if seat is not None:
         console.print(bot_log_view(records, seat, deal), soft_wrap=False)
     if deal is None:
@@ -329,6 +339,24 @@ def matches_show(
                 "matches", "show", full_id, "--deal", "1", data=data, referee=referee, ca=ca
             ),
         )
+
+
+def _seats_card_play(match_id: str, records: list[dict[str, Any]]) -> CardPlay:
+    """Each seat's card play over the match, judged double dummy (brandeln_cli.card_play)."""
+    from brandeln_cli.card_play import CardPlay, judge_match  # noqa: PLC0415
+    from brandeln_cli.match_view import seat_names  # noqa: PLC0415
+    from engine.play_analysis import SeatPlay  # noqa: PLC0415
+
+    seats = tuple(seat_names(records[0]))
+    play = CardPlay({seat: SeatPlay() for seat in seats})
+    judge_match(play, _Seated(match_id, seats), records)
+    return play
+
+
+@dataclasses.dataclass(frozen=True)
+class _Seated:
+    match_id: str
+    bots: tuple[str, ...]
 
 
 def _analysis(records: list[dict[str, Any]], deal: int) -> PlayAnalysis:

@@ -22,8 +22,7 @@ from brandeln_cli.output import console, fail
 from brandeln_cli.terminal_text import json_text, plain
 
 if TYPE_CHECKING:
-    from brandeln_cli.card_play import CardPlay
-    from ladder.storage import RecordedMatch
+    from brandeln_cli.card_play import CardPlay, Seated
 
 
 def ratings(
@@ -112,7 +111,7 @@ def ratings(
 
 
 def _card_play(
-    matches: Sequence[RecordedMatch],
+    matches: Sequence[Seated],
     bots: list[str],
     data: Path | None,
     db: str | None,

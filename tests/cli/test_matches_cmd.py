@@ -103,9 +103,23 @@ async def test_matches_show_double_dummy_judges_every_card_of_a_deal(played: Pla
     text = runner.invoke(app, [*show, "--deal", "1", "--double-dummy"])
     assert text.exit_code == 0, text.output
     assert "double dummy" in text.output
-    alone = runner.invoke(app, [*show, "--double-dummy"])
-    assert alone.exit_code == 2
-    assert "--double-dummy judges one deal: add --deal N" in alone.output
+    # Without --deal: each seat's tally over the match, every deal's cards added up.
+    whole = runner.invoke(app, [*show, "--double-dummy", "--json"])
+    assert whole.exit_code == 0, whole.output
+    tallies = {row["bot"]: row for row in json.loads(whole.output)["double_dummy"]["bots"]}
+    assert list(tallies) == [f"{seat}:bot{seat}" for seat in range(4)]
+    every = [
+        verdict
+        for deal in (1, 2)
+        for verdict in analyse_play(*logged_deal(records, deal)).verdicts
+        if verdict.could
+    ]
+    assert sum(t["soloist_cards"] + t["defender_cards"] for t in tallies.values()) == len(every)
+    assert sum(t["soloist_slips"] + t["defender_slips"] for t in tallies.values()) == sum(
+        verdict.error for verdict in every
+    )
+    table = runner.invoke(app, [*show, "--double-dummy"])
+    assert "card play, double dummy (2 deals, every hand known)" in table.output
 
 
 def with_a_card_never_held(log: str) -> str:

@@ -158,6 +158,9 @@ def test_the_double_dummy_view_fits_and_marks_every_card_that_gave_a_goal_away(
         if analysis.makes_at_start is not None:
             assert "double dummy (every hand known, best play by all)" in flat(output)
     assert judged > 0
+    tallies = cli("matches", "show", in_root.match_ids[0], "--double-dummy").output
+    assert_fits(tallies)
+    assert "card play, double dummy (6 deals, every hand known)" in flat(tallies)
 
 
 def test_the_match_list_and_the_bot_list_fit_with_full_ids(in_root: Played) -> None:
