@@ -186,6 +186,14 @@ def test_a_season_runs_on_postgresql_from_the_cli_and_the_read_commands_find_it(
     assert "on-pg" in listed.output
     rows = json.loads(runner.invoke(app, ["ratings", "--json"]).output)["leaderboard"]
     assert [row["blocks"] for row in rows] == [2, 2, 2, 2]
+    # The logs live in PostgreSQL too: the card play is judged from there.
+    judged = runner.invoke(app, ["ratings", "--json", "--double-dummy"])
+    assert judged.exit_code == 0, judged.output
+    card_play = json.loads(judged.output)["double_dummy"]
+    with LadderStore.open(pg_db, create=False) as store:
+        deals = sum(match.deals_played for match in store.matches("on-pg"))
+    assert (card_play["deals"], card_play["unread"]) == (deals, [])
+    assert sum(row["defender_cards"] for row in card_play["bots"]) > 0
 
 
 def _claimed(db: str, season: str) -> bool:
