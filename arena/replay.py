@@ -22,7 +22,7 @@ from engine.match import MatchState
 from engine.rulesets import Ruleset, find_ruleset
 from engine.state import DealState
 
-__all__ = ["MatchLogError", "ReplayReport", "logged_deal", "replay_log"]
+__all__ = ["MatchLogError", "ReplayReport", "engine_deal", "logged_deal", "replay_log"]
 
 
 @dataclass(frozen=True)
@@ -308,21 +308,27 @@ def logged_deal(records: Sequence[Record], number: int) -> tuple[Ruleset, Deal, 
     order (up to the first that does not parse). Raises KeyError naming the deals the log has
     when it has no such deal, and an EngineError or ValueError when its hands cannot be dealt.
     """
-    header = records[0]
-    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
     numbers = []
     for record, decisions in iter_deals(records):
         numbers.append(int(record["deal_number"]))
-        if numbers[-1] != number:
-            continue
-        hands = [parse_cards(text) for text in record["hands"]]
-        blind = parse_cards(record.get("blind") or "")
-        deal = fixed_deal(ruleset, int(record["dealer"]), hands, blind)
-        actions = []
-        for decision in decisions:
-            try:
-                actions.append(parse_action(str(decision["action"])))
-            except EngineError:
-                break
-        return ruleset, deal, actions
+        if numbers[-1] == number:
+            return engine_deal(records[0], record, decisions)
     raise KeyError(f"match has no deal {number}; deals: {', '.join(map(str, numbers))}")
+
+
+def engine_deal(
+    header: Record, record: Record, decisions: Sequence[Record]
+) -> tuple[Ruleset, Deal, list[Action]]:
+    """One ``deal`` record of a log with the ``header`` it follows and the decisions after it
+    (:func:`arena.matchlog.iter_deals`), as :func:`logged_deal` gives it."""
+    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
+    hands = [parse_cards(text) for text in record["hands"]]
+    blind = parse_cards(record.get("blind") or "")
+    deal = fixed_deal(ruleset, int(record["dealer"]), hands, blind)
+    actions = []
+    for decision in decisions:
+        try:
+            actions.append(parse_action(str(decision["action"])))
+        except EngineError:
+            break
+    return ruleset, deal, actions

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 from rich.table import Table
 
-from arena.matchlog import MatchLogError, Record, read_log
-from arena.replay import logged_deal
+from arena.matchlog import MatchLogError, Record, iter_deals, read_log
+from arena.replay import engine_deal
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.sources import SourceError
 from brandeln_cli.terminal_text import plain
@@ -81,12 +81,11 @@ def season_card_play(
 def judge_match(found: CardPlay, match: Seated, records: Sequence[Record]) -> None:
     """Add every card of the match's validated log (``records``) to ``found``, each seat's to
     the bot ``match.bots`` seats there."""
-    numbers = [int(record["deal_number"]) for record in records if record["type"] == "deal"]
-    for number in numbers:
+    for record, decisions in iter_deals(records):  # one pass over the log
         try:
-            analysis = analyse_play(*logged_deal(records, number))
+            analysis = analyse_play(*engine_deal(records[0], record, decisions))
         except (EngineError, ValueError) as error:
-            found.unread.append(f"{match.match_id} deal {number}: {error}")
+            found.unread.append(f"{match.match_id} deal {record['deal_number']}: {error}")
             continue
         found.deals += 1
         for verdict in analysis.verdicts:
