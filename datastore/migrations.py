@@ -79,8 +79,8 @@ def _script(script_location: Path) -> tuple[ScriptDirectory, str]:
 def _fingerprint(script_location: Path) -> tuple[tuple[str, int, int], ...]:
     try:
         with os.scandir(script_location / "versions") as entries:
-            files = [entry for entry in entries if entry.name.endswith(".py")]
-            return tuple(sorted((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files))
+            stats = [(e.name, e.stat()) for e in entries if e.name.endswith(".py")]  # one each
+            return tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats))
     except OSError:
         return ()  # no folder: ScriptDirectory says so, uncached below
 
