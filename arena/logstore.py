@@ -117,13 +117,17 @@ class _DatabaseSink:
     def append(self, data: bytes) -> None:
         if not data:
             return
-        chunk, self._chunk = self._chunk, self._chunk + 1
-        row = {"match_id": self.match_id, "chunk": chunk, "body": data}
+        row = {"match_id": self.match_id, "chunk": self._chunk, "body": data}
 
         def insert(conn: Connection) -> None:
             conn.execute(_insert_ignoring_duplicates(conn, row))
 
         self._db.transact(insert, f"append to the log of match {self.match_id}")
+        # Numbered once stored: a write that gave up (StoreError) leaves its lines with the
+        # writer, and they go out with the next write under this number, with no gap, which
+        # would make the whole log unreadable. (Had the failed write reached the database
+        # after all, the retry is ignored as a duplicate: the log then ends whole at that piece.)
+        self._chunk += 1
 
     def close(self) -> None:
         pass

@@ -219,3 +219,36 @@ def test_a_log_file_is_indexed_by_its_absolute_path(
     assert Path(where).is_absolute()
     monkeypatch.chdir("/")
     assert FileLogStore(tmp_path / "data" / "logs").read(where) == b"{}\n"
+
+
+def test_a_write_that_failed_leaves_no_gap_in_the_log(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deal whose write gave up (the database away longer than the retries) stays pending
+    and goes out with the next write, under the piece number it was to have: the log stays
+    whole, where a skipped number made all of it unreadable."""
+    store = RefereeStore(pg_url)
+    sink, log_path = store.log_store(tmp_path / "logs").open("m_retry")
+    writer = MatchLogWriter(sink)
+    writer.write({"type": "header", "match_id": "m_retry"})
+    writer.flush()
+    transact = store.transact
+    failures = [StoreError("cannot append to the log of match m_retry: the database is away")]
+
+    def away_once(*args: object, **kwargs: object) -> object:
+        if failures:
+            raise failures.pop()
+        return transact(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "transact", away_once)
+    writer.start_deal({"type": "deal", "deal_number": 1})
+    with pytest.raises(StoreError, match="the database is away"):
+        writer.end_deal()
+    writer.write({"type": "footer", "status": "aborted"})
+    writer.close()
+    assert store.read_log(log_path) == (
+        b'{"type":"header","match_id":"m_retry"}\n'
+        b'{"type":"deal","deal_number":1}\n'
+        b'{"type":"footer","status":"aborted"}\n'
+    )
+    store.close()
