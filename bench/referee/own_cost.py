@@ -8,6 +8,8 @@ in-process bot that parses the serialized request and answers its first legal ch
 next turn of the event loop, as a stream's reader would deliver it. What a decision costs here
 is the referee's own Python (plus the small fixed cost of that bot), the part a change of the
 referee can shrink; profile it with ``py-spy record -- python -m bench.referee.own_cost``.
+With ``--db postgresql://...`` the referee keeps its index and logs in that (empty) database,
+as a shared referee does; the wall time beside the CPU then shows the loop's waits on it.
 
 It measures; it asserts nothing about speed.
 """
@@ -46,6 +48,9 @@ class OwnCostSettings:
     # decisions touches memory of its own; with it the tables' steps are timed on their own.
     foreign_kib: int = 0
     profile_loop: bool = False  # time the tables' steps (Referee._run_table) on their own
+    # A database URL (an empty PostgreSQL database: the referee's schema is made in it) in
+    # place of the temporary SQLite file and log files.
+    database: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
         config = RefereeConfig(
             db_path=data / "referee.db",
             logs_dir=data / "logs",
+            database=settings.database,
             admin_token_scope=AdminTokenScope.THIS_RUN,
         )
         referee = Referee(config)
@@ -192,6 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--table-steps", action="store_true", help="time the tables' steps alone (LoopProfile)"
     )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="run the referee on this database (postgresql://...; its referee schema is "
+        "created and filled) instead of a temporary SQLite file",
+    )
     args = parser.parse_args(argv)
     if min(args.tables, args.matches, args.deals, args.repeats) < 1:
         parser.error("--tables, --matches, --deals and --repeats must be at least 1")
@@ -204,17 +216,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         snapshot_only=args.snapshot_only,
         foreign_kib=args.foreign_kib,
         profile_loop=args.table_steps,
+        database=args.db,
     )
     costs = [asyncio.run(run_own_cost(settings)) for _ in range(args.repeats)]
     if any(cost.penalties for cost in costs):
         print("error: a seat was penalized: the figures are not a clean run's")
         return 1
     cpu = sorted(cost.cpu_us_per_decision for cost in costs)
+    wall = sorted(cost.wall_us_per_decision for cost in costs)
     seats = "snapshot_only seats" if args.snapshot_only else "seats sent every event"
+    store = "PostgreSQL" if args.db and args.db.startswith("postgresql") else "SQLite"
     print(
-        f"referee's own cost, no gRPC ({args.tables} tables, {seats}): "
+        f"referee's own cost, no gRPC ({args.tables} tables, {seats}, {store}): "
         f"{costs[0].decisions} decisions a repeat, CPU {cpu[len(cpu) // 2]:.1f} us a decision "
-        f"(repeats {cpu[0]:.1f}-{cpu[-1]:.1f})"
+        f"(repeats {cpu[0]:.1f}-{cpu[-1]:.1f}), wall {wall[len(wall) // 2]:.1f} "
+        f"(repeats {wall[0]:.1f}-{wall[-1]:.1f})"
     )
     steps = sorted(c.table_step_us_per_decision or 0.0 for c in costs)
     if costs[0].table_step_us_per_decision is not None:

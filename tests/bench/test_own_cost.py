@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
+import sqlalchemy
 
 from bench.referee.own_cost import OwnCostSettings, main, run_own_cost
+from tests import pg_server
+from tests.conftest import create_database
 
 
 @pytest.mark.parametrize("snapshot_only", [False, True])
@@ -47,3 +51,20 @@ def test_main_prints_the_tables_steps(capsys: pytest.CaptureFixture[str]) -> Non
     assert "the tables' steps alone:" in out
     with pytest.raises(SystemExit):
         main([*argv, "--foreign-kib", "-1"])
+
+
+def test_main_runs_the_referee_on_a_postgresql_database(
+    postgres: pg_server.PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = create_database(postgres, f"own_cost_{os.getpid()}")
+    argv = ["--tables", "1", "--matches", "1", "--deals", "1", "--repeats", "1"]
+    assert main([*argv, "--db", url]) == 0
+    out = capsys.readouterr().out
+    assert "PostgreSQL" in out
+    assert "wall" in out
+    # The matches' logs went to that database, not to files.
+    engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.connect() as connection:
+        pieces = connection.execute(sqlalchemy.text("SELECT count(*) FROM referee.match_logs"))
+        assert pieces.scalar_one() > 0
+    engine.dispose()
