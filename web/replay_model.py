@@ -40,7 +40,7 @@ from engine.dealing import fixed_deal
 from engine.errors import EngineError
 from engine.events import BidMade, CardPlayed, ContractSet, DealEnded, Event, TrickTaken, TrumpNamed
 from engine.match import MatchState
-from engine.play_analysis import PlayAnalysis, analyse_play
+from engine.play_analysis import PlayAnalysis, SeatPlay, analyse_play
 from engine.rulesets import Ruleset, find_ruleset
 from engine.seats import forehand_of
 from engine.state import DealState
@@ -162,8 +162,12 @@ def deal_model(
                     step["status"] = status
                 steps.append(step)
     makes_at_start = None
+    card_play: list[Json] | None = None
     if settlement is not None:  # a finished deal: every hand is shown, so judge its play
-        makes_at_start = _mark_double_dummy(steps, analyse_play(ruleset, dealt, applied))
+        analysis = analyse_play(ruleset, dealt, applied)
+        makes_at_start = _mark_double_dummy(steps, analysis)
+        if analysis.verdicts:
+            card_play = _seat_play(analysis, players)
     trump = state.trump
     model: Json = {
         "number": number,
@@ -182,9 +186,34 @@ def deal_model(
         # Whether the contract could be made when the play began, double dummy (None: not a
         # finished deal with a soloist); a card step that gave its side's goal away has "dd".
         "double_dummy": makes_at_start,
+        # Each seat's cards that mattered and its slips among them (engine.play_analysis), as
+        # soloist and as defender; None where double_dummy is.
+        "card_play": card_play,
         "steps": steps,
     }
     return model, match
+
+
+_TALLY_FIELDS = ("soloist_mattered", "soloist_errors", "defender_mattered", "defender_errors")
+
+
+def _seat_play(analysis: PlayAnalysis, players: int) -> list[Json]:
+    tallies = [SeatPlay() for _ in range(players)]
+    for verdict in analysis.verdicts:
+        tallies[verdict.seat].add(verdict)
+    return [{field: getattr(tally, field) for field in _TALLY_FIELDS} for tally in tallies]
+
+
+def match_card_play(deals: Iterable[Json], players: int) -> list[Json] | None:
+    """Each seat's card play over the match's judged deals (their ``card_play`` summed), as
+    `brandeln matches show --double-dummy` tallies it; None where no deal was judged."""
+    judged = [deal["card_play"] for deal in deals if deal.get("card_play")]
+    if not judged:
+        return None
+    return [
+        {field: sum(deal[seat][field] for deal in judged) for field in _TALLY_FIELDS}
+        for seat in range(players)
+    ]
 
 
 def _mark_double_dummy(steps: list[Json], analysis: PlayAnalysis) -> bool | None:
@@ -233,6 +262,7 @@ def match_shell(header: Mapping[str, Any]) -> Json:
         ],
         "balances": None,
         "deals": [],
+        "card_play": None,
     }
 
 
@@ -260,6 +290,7 @@ def match_model(records: Sequence[Record]) -> Json:
         model["deals"].append(built)
         if not built["complete"]:
             break
+    model["card_play"] = match_card_play(model["deals"], model["players"])
     footer = records[-1] if records[-1]["type"] == "footer" else None
     if footer is not None:
         model["status"] = str(footer["status"])

@@ -16,7 +16,7 @@ import pytest
 
 from arena.matchlog import iter_deals, public_events, read_log
 from arena.replay import logged_deal
-from engine.play_analysis import analyse_play
+from engine.play_analysis import SeatPlay, analyse_play
 from engine.rulesets import RULESET_IDS, find_ruleset
 from tests.web.matches import Plan, PlayedMatch, play_matches
 from web.replay_model import match_model
@@ -119,6 +119,37 @@ def test_each_finished_deal_carries_its_double_dummy_verdicts(
             (v.seat, str(v.card), [str(c) for c in v.better], v.for_soloist)
             for v in analysis.errors
         ]
+
+
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
+def test_each_seats_card_play_is_its_verdicts_tallied_and_the_match_sums_them(
+    logs: dict[str, PlayedMatch], ruleset: str
+) -> None:
+    records = logs[ruleset].records()
+    model = match_model(records)
+    players = model["players"]
+    totals = [SeatPlay() for _ in range(players)]
+    for deal in model["deals"]:
+        analysis = analyse_play(*logged_deal(records, deal["number"]))
+        if not analysis.verdicts:
+            assert deal["card_play"] is None
+            continue
+        tallies = [SeatPlay() for _ in range(players)]
+        for verdict in analysis.verdicts:
+            tallies[verdict.seat].add(verdict)
+            totals[verdict.seat].add(verdict)
+        assert deal["card_play"] == [_fields(t) for t in tallies]
+    judged = any(deal["card_play"] for deal in model["deals"])
+    assert model["card_play"] == ([_fields(t) for t in totals] if judged else None)
+
+
+def _fields(tally: SeatPlay) -> dict[str, int]:
+    return {
+        "soloist_mattered": tally.soloist_mattered,
+        "soloist_errors": tally.soloist_errors,
+        "defender_mattered": tally.defender_mattered,
+        "defender_errors": tally.defender_errors,
+    }
 
 
 def test_the_three_player_blind_is_in_the_model(logs: dict[str, PlayedMatch]) -> None:

@@ -19,6 +19,9 @@ from starlette.testclient import TestClient
 
 import web.app
 import web.data
+from arena.matchlog import iter_deals
+from arena.replay import engine_deal
+from engine.play_analysis import SeatPlay, analyse_play
 from ladder.leaderboard import season_leaderboard
 from ladder.ratings import RatingModel
 from ladder.storage import LadderStore
@@ -364,6 +367,35 @@ def test_match_page_embeds_the_replay_of_its_log(
     assert model["deals"]
     assert 'src="/static/replay.js"' in page.text
     assert 'id="live-link"' not in page.text  # no referee watched: no live table
+
+
+def test_match_page_shows_each_seats_card_play_double_dummy(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    match_id = season_data.match_ids(season_data.season)[0]
+    page = client.get(f"/matches/{match_id}")
+    with web.data.open_stores(StorageLocation(data=season_data.data)) as stores:
+        records = web.data.match_view(stores, match_id, None).records
+    # Judged here afresh, deal by deal, from the log.
+    tallies = [SeatPlay() for _ in records[0]["seats"]]
+    for record, decisions in iter_deals(records):
+        for verdict in analyse_play(*engine_deal(records[0], record, decisions)).verdicts:
+            tallies[verdict.seat].add(verdict)
+    assert sum(t.soloist_mattered + t.defender_mattered for t in tallies) > 0
+    table = page.text.split('id="card-play"')[1].split("</table>")[0]
+    rows = [text_of(row).split() for row in table.split("<tr>")[2:]]
+    assert len(rows) == len(tallies)
+    for seat, (row, tally) in enumerate(zip(rows, tallies, strict=True)):
+        assert row[0] == str(seat)
+        assert row[1] == f"{records[0]['seats'][seat]['bot_name']}"
+        expected = [
+            tally.soloist_mattered,
+            tally.soloist_errors,
+            tally.defender_mattered,
+            tally.defender_errors,
+        ]
+        assert [int(n) for n in row[-4:]] == expected
+    assert f"brandeln matches show {match_id} --double-dummy" in text_of(page.text)
 
 
 def test_with_a_referee_the_app_mounts_the_live_table(season_data: SeasonData) -> None:
