@@ -41,6 +41,7 @@ from tests.faults.fleet import (
     seat_evidence,
     status_problems,
 )
+from tests.faults.hostile_bot import DROP_AT
 
 # The referee's RSS may grow by this much over the round, floods, 300 streams at once and
 # a reader that never reads included (it grows by about 10 MiB here); the limits behind it
@@ -273,17 +274,22 @@ def test_drops_mid_deal_are_resumed_with_the_open_request_sent_again(
     run = fleet_round.runs["drop-resume"]
     if not _back_in_time(fleet_round, "drop-resume"):
         return  # forfeited before its last drops (load): the handling test judges it
-    assert len(_match_started(fleet_round, "drop-resume", run.match_id)) == 4
+    requests = [
+        int(r["msg"]["request"]["requestId"])
+        for r in _messages(fleet_round, "drop-resume", "request")
+    ]
+    # The bot drops at its 2nd, 4th and 6th request of the match (DROP_AT): a match that asks
+    # the seat fewer times (another seat's timeout under load changes the play, a sudden death
+    # ends a deal early) has fewer drops. One run asked it 5 times: 2 drops, 3 MatchStarted.
+    drops = sum(1 for count in DROP_AT if count <= len(set(requests)))
+    assert drops >= 1
+    assert len(_match_started(fleet_round, "drop-resume", run.match_id)) == 1 + drops
     dropped_at = {
         int(r["what"].split()[3][:-1])
         for r in _records(fleet_round, "drop-resume", "fault")
         if r["expect"] == "resume"
     }
-    assert len(dropped_at) == 3
-    requests = [
-        int(r["msg"]["request"]["requestId"])
-        for r in _messages(fleet_round, "drop-resume", "request")
-    ]
+    assert len(dropped_at) == drops
     for request_id in dropped_at:
         assert requests.count(request_id) == 2  # the open request, sent again on the resume
 
