@@ -31,6 +31,7 @@ running trick counts) and ``settlement``. The browser folds the steps up to the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from arena.matchlog import Record, iter_deals
@@ -194,14 +195,11 @@ def deal_model(
     return model, match
 
 
-_TALLY_FIELDS = ("soloist_mattered", "soloist_errors", "defender_mattered", "defender_errors")
-
-
 def _seat_play(analysis: PlayAnalysis, players: int) -> list[Json]:
     tallies = [SeatPlay() for _ in range(players)]
     for verdict in analysis.verdicts:
         tallies[verdict.seat].add(verdict)
-    return [{field: getattr(tally, field) for field in _TALLY_FIELDS} for tally in tallies]
+    return [asdict(tally) for tally in tallies]
 
 
 def match_card_play(deals: Iterable[Json], players: int) -> list[Json] | None:
@@ -211,7 +209,7 @@ def match_card_play(deals: Iterable[Json], players: int) -> list[Json] | None:
     if not judged:
         return None
     return [
-        {field: sum(deal[seat][field] for deal in judged) for field in _TALLY_FIELDS}
+        {field: sum(deal[seat][field] for deal in judged) for field in judged[0][seat]}
         for seat in range(players)
     ]
 
