@@ -243,6 +243,13 @@ async def _serve(
     referee.close()
     if lock is not None:
         lock.release()
+    # The port is closed and the store too: what is left is the interpreter's own teardown.
+    # Leaving the loop would give SIGTERM back its default action, and a further signal (an
+    # operator's second Ctrl-C, a supervisor's stop on a loaded machine) would end the process
+    # by signal instead of with exit code 0; it is ignored from here on.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.remove_signal_handler(signum)
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
