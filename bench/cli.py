@@ -193,6 +193,9 @@ def print_referee_figures(figures: dict[str, Any]) -> None:
     )
 
 
+# The montecarlo bot's strength run in `bench all`: about four minutes on two cores, an
+# interval of some +-2 chips a deal (deals swing by tens of chips between these bots).
+STRENGTH_DEALS = 200
 LOOP_ROWS = 9  # the largest rows of a loop profile shown; the rest are summed in one
 LOOP_NAME_CHARS = 46
 
@@ -433,15 +436,17 @@ def bench_all(
     ] = Path("bench-results"),
     quick: Annotated[bool, typer.Option("--quick", help="Short runs of everything.")] = False,
 ) -> None:
-    """Every benchmark in one go: engine vs OpenSpiel, the montecarlo bot's playouts, referee vs
-    floor at 1/16/64 tables (also snapshot_only) with CPU per decision, referee memory at 64 and
-    256 tables and over a 10,000-deal soak, season end to end, CLI start-up; one report."""
+    """Every benchmark in one go: engine vs OpenSpiel, the montecarlo bot's playouts and their
+    worth at the same time budget (a short duplicate run against its pure-Python reference),
+    referee vs floor at 1/16/64 tables (also snapshot_only) with CPU per decision, referee
+    memory at 64 and 256 tables and over a 10,000-deal soak, season end to end, CLI start-up;
+    one report."""
     import asyncio  # noqa: PLC0415 - keep --help fast
     import dataclasses  # noqa: PLC0415
 
     from bench import report as bench_report  # noqa: PLC0415
     from bench.engine import run_benchmarks  # noqa: PLC0415
-    from bench.montecarlo import run_playout_bench  # noqa: PLC0415
+    from bench.montecarlo import run_playout_bench, run_strength_bench  # noqa: PLC0415
     from bench.referee.memory import MemoryBenchSettings, run_memory_bench  # noqa: PLC0415
     from bench.referee.own_cost import OwnCostSettings, run_own_cost  # noqa: PLC0415
     from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench  # noqa: PLC0415
@@ -457,6 +462,12 @@ def bench_all(
     )
     _say("montecarlo bot: playouts/s, engine as installed and as its pure-Python reference")
     figures["montecarlo"] = run_playout_bench(seconds=0.5 if quick else 1.0, rounds=3)
+    strength_deals = 16 if quick else STRENGTH_DEALS
+    _say(
+        f"montecarlo bot: {strength_deals} duplicate deals as installed against its pure-Python "
+        "reference, same time budget (brandeln ab)"
+    )
+    figures["montecarlo"]["strength"] = run_strength_bench(strength_deals)
     with bench_report.RssSampler() as rss:
         figures["referee"] = asyncio.run(run_referee_bench(referee_settings, _say))
     _say("referee again, every bot snapshot_only (fewer events per decision)")

@@ -7,6 +7,12 @@ with the engine as installed (its compiled core, where the install built it) and
 pure-Python reference (``BRANDELN_PURE_PYTHON=1``), each in its own process, the two taking
 turns round after round; ``--previous DIR`` adds another checkout of the project (an older
 version of the bot and the engine) as a third contestant.
+
+``--strength-deals N`` also measures what the playouts buy: a short duplicate run through a real
+referee (``brandeln ab``), the bot as installed (B) against its pure-Python reference, or the
+``--previous`` checkout (A), at the same time budget, every other seat A; it prints B's chips a
+deal minus A's with its 95% interval. It plays exactly N deals: the sequential test's error
+rates are set so small that it never stops early.
 """
 
 from __future__ import annotations
@@ -14,14 +20,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "run_playout_bench"]
+__all__ = ["main", "run_playout_bench", "run_strength_bench", "strength_report"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,6 +113,70 @@ def run_playout_bench(
     return figures
 
 
+# Error rates so small that `brandeln ab`'s SPRT cannot decide within any run this bench asks
+# for (its bounds are then about +-23 in LLR), so the run is a fixed number of deals.
+_NEVER_DECIDE = "1e-10"
+_BOT = ("-m", "brandeln_cli", "bot", "run", "montecarlo")
+
+
+def run_strength_bench(
+    deals: int, *, seed: int = 17, move_ms: int = 200, previous: Path | None = None
+) -> dict[str, Any]:
+    """B (the bot as installed) against A (its pure-Python reference, or ``previous``) through
+    ``brandeln ab`` on an embedded referee: ``deals`` paired deals at ``move_ms`` each."""
+    # A's engine is chosen by its own environment; B's is the installed one whatever the
+    # caller's BRANDELN_PURE_PYTHON says, so the variable is taken out of the run's environment.
+    env = {key: value for key, value in os.environ.items() if key != "BRANDELN_PURE_PYTHON"}
+    setting = f"PYTHONPATH={previous}" if previous is not None else "BRANDELN_PURE_PYTHON=1"
+    baseline = shlex.join(("env", setting, sys.executable, *_BOT))
+    with tempfile.TemporaryDirectory(prefix="brandeln-strength-") as data:
+        command = [
+            sys.executable, "-m", "brandeln_cli", "ab",
+            "--a", f"cmd:{baseline}", "--b", "montecarlo",
+            "--max-deals", str(deals), "--seed", str(seed), "--move-ms", str(move_ms),
+            "--alpha", _NEVER_DECIDE, "--beta", _NEVER_DECIDE,
+            "--json", "--data", data,
+        ]  # fmt: skip
+        started = time.perf_counter()
+        done = subprocess.run(  # its exit code is the SPRT's verdict: 3, undecided, expected
+            command,
+            check=False,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600 + 30 * deals,
+        )
+    try:
+        result: dict[str, Any] = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"brandeln ab failed (exit {done.returncode}): {tail[0]}") from None
+    low, high = result["interval95"]
+    return {
+        "baseline": "previous" if previous is not None else "pure_python",
+        "deals": result["deals"],
+        "matches": result["matches"],
+        "seed": seed,
+        "move_ms": move_ms,
+        "chips_per_deal": result["chips_per_deal"],
+        "interval95": [low, high],
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def strength_report(figures: dict[str, Any]) -> str:
+    """One line: B's chips a deal over A with its interval, and the run's size."""
+    low, high = figures["interval95"]
+    against = {"pure_python": "its pure-Python reference", "previous": "the previous version"}
+    return (
+        f"montecarlo as installed against {against[figures['baseline']]}, same time budget "
+        f"(move_ms {figures['move_ms']}): {figures['chips_per_deal']:+.2f} chips/deal "
+        f"(95% interval {low:+.2f} .. {high:+.2f}) over {figures['deals']} duplicate deals, "
+        f"seed {figures['seed']} ({figures['seconds']:.0f} s)"
+    )
+
+
 def report(figures: dict[str, Any]) -> str:
     lines = [
         "montecarlo bot playouts/s (standard, brand, from the first lead; "
@@ -125,10 +198,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--previous", type=Path, help="another checkout to compare with")
+    parser.add_argument(
+        "--strength-deals", type=int, default=0, help="also a duplicate run of this many deals"
+    )
+    parser.add_argument("--seed", type=int, default=17, help="the strength run's deals")
+    parser.add_argument("--move-ms", type=int, default=200, help="the strength run's move time")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
+    if args.strength_deals < 0:
+        parser.error("--strength-deals: give 0 (no strength run) or more deals")
     figures = run_playout_bench(args.seconds, args.rounds, args.previous)
     print(report(figures))
+    if args.strength_deals > 0:
+        figures["strength"] = run_strength_bench(
+            args.strength_deals, seed=args.seed, move_ms=args.move_ms, previous=args.previous
+        )
+        print(strength_report(figures["strength"]))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

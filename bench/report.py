@@ -228,6 +228,17 @@ def render_markdown(figures: dict[str, Any]) -> str:
             f"{montecarlo['ratios']['installed/pure_python']:.2f}x.",
             "",
         ]
+        strength = montecarlo.get("strength")
+        if strength:
+            low, high = strength["interval95"]
+            lines += [
+                f"Strength at the same time budget (`brandeln ab`, move_ms "
+                f"{strength['move_ms']}, seed {strength['seed']}): as installed against its "
+                f"pure-Python reference, **{strength['chips_per_deal']:+.2f} chips/deal** "
+                f"(95% interval {low:+.2f} .. {high:+.2f}) over {strength['deals']} duplicate "
+                "deals, every other seat the reference.",
+                "",
+            ]
     for key, title in (
         ("referee", "Referee against its floor"),
         ("referee_snapshot_only", "Referee against its floor, snapshot_only seats"),
