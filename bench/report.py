@@ -166,6 +166,16 @@ def python_build(maps: Path = Path("/proc/self/maps")) -> str:
     return f"{sys.executable}, {linked}"
 
 
+def target_value(value: float, limit: float) -> str:
+    """``value`` to two decimals, or as many more as it takes not to read as its limit: a
+    ratio of 0.896 against 0.9 shows as 0.896, not as a 0.90 marked "no"."""
+    for digits in range(2, 6):
+        text = f"{value:,.{digits}f}"
+        if f"{limit:,.{digits}f}" != text:
+            return text
+    return text
+
+
 def _m(spread: dict[str, float] | None, fmt: str = "{:,.0f}") -> str:
     if not spread:
         return "-"
@@ -360,7 +370,7 @@ def render_markdown(figures: dict[str, Any]) -> str:
         ]
     lines += ["## Targets", "", "| target | value | limit | met |", "|---|---|---|---|"]
     for row in figures["targets"]:
-        value = "-" if row["value"] is None else f"{row['value']:,.2f}"
+        value = "-" if row["value"] is None else target_value(row["value"], row["limit"])
         limit = ("<= " if row["at_most"] else ">= ") + f"{row['limit']:g}"
         met = {True: "yes", False: "**no**", None: "not measured"}[row["met"]]
         lines.append(f"| {row['target']} | {value} | {limit} | {met} |")

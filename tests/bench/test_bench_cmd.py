@@ -104,3 +104,11 @@ def test_the_report_shows_engine_montecarlo_and_memory_figures_with_their_target
         assert heading in markdown
     assert "full-length deals, public API" in markdown
     assert "Soak: 48 deals on 2 tables" in markdown
+
+
+def test_a_target_value_never_reads_as_its_limit_when_it_misses_it() -> None:
+    assert bench_report.target_value(0.89597, 0.9) == "0.896"
+    assert bench_report.target_value(0.90012, 0.9) == "0.9001"
+    assert bench_report.target_value(0.87, 0.9) == "0.87"
+    assert bench_report.target_value(3720.3, 4096) == "3,720.30"
+    assert bench_report.target_value(0.9, 0.9) == "0.90000"  # met exactly: every digit says so
