@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -137,39 +138,22 @@ def matches_list(
     if as_json:
         typer.echo(json_text([dataclasses.asdict(r) for r in rows]))
         return
-    from brandeln_cli.layout import two_line_list  # noqa: PLC0415 - keep --help fast
-
-    listing = two_line_list(
+    _show_matches(
         "matches, newest first (under each: its bots by seat, chips won)",
-        [
-            ("match id", False),
-            ("started", False),
-            ("ruleset", False),
-            ("status", False),
-            ("deals", True),
-        ],
+        [("started", False), ("ruleset", False), ("status", False)],
         [
             (
-                [
-                    safe(r.match_id),
-                    _time(r.started_at),
-                    safe(r.ruleset),
-                    safe(r.status),
-                    str(r.deals_played),
-                ],
+                r.match_id,
+                [_time(r.started_at), safe(r.ruleset), safe(r.status)],
+                r.deals_played,
                 _players(r.bot_names, r.balances),
             )
             for r in rows
         ],
+        data=data,
+        referee=referee,
+        ca=ca,
     )
-    console.print(listing, soft_wrap=False)
-    if rows:
-        from brandeln_cli import hints  # noqa: PLC0415 - keep --help fast
-
-        hint(
-            "inspect one",
-            hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
-        )
 
 
 def _season_matches(
@@ -196,39 +180,54 @@ def _season_matches(
     if as_json:
         typer.echo(json_text([{**dataclasses.asdict(m), "season": season} for m in rows]))
         return
-    from brandeln_cli.layout import two_line_list  # noqa: PLC0415
-
-    listing = two_line_list(
+    # The season's matches live at the referee that played them: the hint keeps --referee.
+    _show_matches(
         f"season {safe(season)}: matches, newest block first (under each: bots by seat, chips)",
-        [
-            ("match id", False),
-            ("block", True),
-            ("rotation", True),
-            ("suits", False),
-            ("deals", True),
-        ],
+        [("block", True), ("rotation", True), ("suits", False)],
         [
             (
-                [
-                    safe(m.match_id),
-                    str(m.block_index),
-                    str(m.rotation),
-                    safe(m.suit_permutation),
-                    str(m.deals_played),
-                ],
+                m.match_id,
+                [str(m.block_index), str(m.rotation), safe(m.suit_permutation)],
+                m.deals_played,
                 _players(m.bots, m.balances),
             )
             for m in rows
         ],
+        data=data,
+        referee=referee,
+        ca=ca,
+    )
+
+
+def _show_matches(
+    title: str,
+    columns: Sequence[tuple[str, bool]],
+    rows: Sequence[tuple[str, list[str], int, Text]],
+    *,
+    data: Path | None,
+    referee: str | None,
+    ca: Path | None,
+) -> None:
+    """A listing of matches: each row's id, its ``columns`` (name, right-aligned) and deals,
+    its players on a second line; then the command that shows the newest one (``data``,
+    ``referee`` and ``ca`` say where they were read, for that command)."""
+    from brandeln_cli.layout import two_line_list  # noqa: PLC0415 - keep --help fast
+
+    listing = two_line_list(
+        title,
+        [("match id", False), *columns, ("deals", True)],
+        [
+            ([safe(match_id), *cells, str(deals)], players)
+            for match_id, cells, deals, players in rows
+        ],
     )
     console.print(listing, soft_wrap=False)
     if rows:
-        from brandeln_cli import hints  # noqa: PLC0415
+        from brandeln_cli import hints  # noqa: PLC0415 - keep --help fast
 
-        # The season's matches live at the referee that played them: keep --referee.
         hint(
             "inspect one",
-            hints.command("matches", "show", rows[0].match_id, data=data, referee=referee, ca=ca),
+            hints.command("matches", "show", rows[0][0], data=data, referee=referee, ca=ca),
         )
 
 
