@@ -11,8 +11,7 @@ version of the bot and the engine) as a third contestant.
 ``--strength-deals N`` also measures what the playouts buy: a short duplicate run through a real
 referee (``brandeln ab``), the bot as installed (B) against its pure-Python reference, or the
 ``--previous`` checkout (A), at the same time budget, every other seat A; it prints B's chips a
-deal minus A's with its 95% interval. It plays exactly N deals: the sequential test's error
-rates are set so small that it never stops early.
+deal minus A's with its 95% interval, over exactly N deals (``brandeln ab --deals N``).
 """
 
 from __future__ import annotations
@@ -113,9 +112,6 @@ def run_playout_bench(
     return figures
 
 
-# Error rates so small that `brandeln ab`'s SPRT cannot decide within any run this bench asks
-# for (its bounds are then about +-23 in LLR), so the run is a fixed number of deals.
-_NEVER_DECIDE = "1e-10"
 _BOT = ("-m", "brandeln_cli", "bot", "run", "montecarlo")
 
 
@@ -133,12 +129,11 @@ def run_strength_bench(
         command = [
             sys.executable, "-m", "brandeln_cli", "ab",
             "--a", f"cmd:{baseline}", "--b", "montecarlo",
-            "--max-deals", str(deals), "--seed", str(seed), "--move-ms", str(move_ms),
-            "--alpha", _NEVER_DECIDE, "--beta", _NEVER_DECIDE,
+            "--deals", str(deals), "--seed", str(seed), "--move-ms", str(move_ms),
             "--json", "--data", data,
         ]  # fmt: skip
         started = time.perf_counter()
-        done = subprocess.run(  # its exit code is the SPRT's verdict: 3, undecided, expected
+        done = subprocess.run(  # a failure shows as no JSON, with its error on stderr
             command,
             check=False,
             cwd=ROOT,

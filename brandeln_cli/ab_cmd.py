@@ -1,7 +1,8 @@
 """`brandeln ab --a BOT --b BOT`: is B better than A? (ladder.ab plays, ladder.sprt decides.)
 
 Exit code: 0 when the test accepts H1 (B is better by the threshold), 1 when it accepts H0 (it
-is not), 3 when it stopped at ``--max-deals`` undecided; 2 for a usage error.
+is not), 3 when it stopped at ``--max-deals`` undecided; 2 for a usage error. With ``--deals N``
+it plays exactly N deals and reports B - A with its interval, no test deciding: exit code 0.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 H0_EXIT = 1
 UNDECIDED_EXIT = 3
 DEFAULT_CHIPS1 = 1.0
+DEFAULT_ERROR_RATE = 0.05  # alpha and beta
+DEFAULT_MAX_DEALS = 2000
 
 
 def ab(
@@ -47,9 +50,23 @@ def ab(
     chips1: Annotated[
         float | None, typer.Option(help="H1: B's gain in chips per deal [default: 1].")
     ] = None,
-    alpha: Annotated[float, typer.Option(help="False 'B is better' rate.")] = 0.05,
-    beta: Annotated[float, typer.Option(help="False 'B is not better' rate.")] = 0.05,
-    max_deals: Annotated[int, typer.Option(min=1, help="Stop undecided after this.")] = 2000,
+    alpha: Annotated[
+        float | None, typer.Option(help="False 'B is better' rate [default: 0.05].")
+    ] = None,
+    beta: Annotated[
+        float | None, typer.Option(help="False 'B is not better' rate [default: 0.05].")
+    ] = None,
+    max_deals: Annotated[
+        int | None, typer.Option(min=1, help="Stop undecided after this [default: 2000].")
+    ] = None,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Play exactly this many deals, no test deciding: B - A with its 95% interval "
+            "(exit code 0).",
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Deal seed [default: random, printed].")] = None,
     move_ms: Annotated[
         int, typer.Option(min=0, help="Move time per decision [default: the referee's].")
@@ -66,7 +83,7 @@ def ab(
     """Is B better than A? The same deals with A and with B in a seat, until an SPRT decides.
 
     Exit code 0: B is better (H1); 1: it is not better by the threshold (H0); 3: undecided
-    at --max-deals.
+    at --max-deals. With --deals N: exactly N deals, B - A and its interval, exit code 0.
     """
     from brandeln_cli.bot_spec import BotArgError, parse_bots  # noqa: PLC0415
     from engine.errors import EngineError  # noqa: PLC0415
@@ -78,7 +95,25 @@ def ab(
         players = find_ruleset(ruleset).players
     except EngineError as error:
         raise fail(str(error), code=2) from None
-    sprt = _sprt(elo0, elo1, chips0, chips1, alpha, beta)
+    test_options = {
+        "--elo0": elo0, "--elo1": elo1, "--chips0": chips0, "--chips1": chips1,
+        "--alpha": alpha, "--beta": beta, "--max-deals": max_deals,
+    }  # fmt: skip
+    given = [name for name, value in test_options.items() if value is not None]
+    if deals is not None and given:
+        raise fail(
+            f"--deals plays a fixed number of deals, so {', '.join(given)} (the sequential "
+            "test's) does not apply: give one or the other",
+            code=2,
+        )
+    sprt = _sprt(
+        elo0,
+        elo1,
+        chips0,
+        chips1,
+        DEFAULT_ERROR_RATE if alpha is None else alpha,
+        DEFAULT_ERROR_RATE if beta is None else beta,
+    )
     opponents = list(against or [a])
     seated = [opponents[i % len(opponents)] for i in range(players - 1)]
     try:
@@ -95,7 +130,8 @@ def ab(
         ruleset=ruleset,
         players=players,
         deals_per_match=2 * players,
-        max_deals=max_deals,
+        max_deals=deals or max_deals or DEFAULT_MAX_DEALS,
+        sequential=deals is None,
         seed=seed,
         pairs_at_once=pairs,
         time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
@@ -105,7 +141,7 @@ def ab(
         typer.echo(json_text(_document(config, sprt, result)))
     else:
         console.print(plain(_final_line(config, result)), soft_wrap=True)
-    if result.verdict == "H1":
+    if result.verdict == "H1" or not config.sequential:
         return
     raise typer.Exit(H0_EXIT if result.verdict == "H0" else UNDECIDED_EXIT)
 
@@ -157,10 +193,15 @@ def _run(
     admin_token, roots = referee_credentials(referee, ca)
     if not quiet:
         lower, upper = sprt.bounds
+        test = (
+            f"{_hypotheses(sprt)}, LLR bounds {lower:+.2f} / {upper:+.2f}"
+            if config.sequential
+            else f"{config.max_deals} deals, fixed length"
+        )
         console.print(
             f"ab: [bold]{markup(config.b.name)}[/bold] (B) against "
             f"[bold]{markup(config.a.name)}[/bold] (A), {config.ruleset}, seed {config.seed}; "
-            f"{_hypotheses(sprt)}, LLR bounds {lower:+.2f} / {upper:+.2f}",
+            f"{test}",
             highlight=False,
         )
     try:
@@ -200,6 +241,7 @@ class _ProgressView:
     """Deals compared, the LLR between its bounds, chips per deal so far."""
 
     def __init__(self, config: AbConfig, quiet: bool) -> None:
+        self.sequential = config.sequential
         self.progress = Progress(
             TextColumn("deals"),
             BarColumn(bar_width=20),
@@ -224,7 +266,7 @@ class _ProgressView:
         self.progress.update(
             self.task,
             completed=update.deals,
-            llr=f"LLR {update.llr:+.2f} ({lower:+.2f}, {upper:+.2f})",
+            llr=f"LLR {update.llr:+.2f} ({lower:+.2f}, {upper:+.2f})" if self.sequential else "",
             chips=f"{update.mean:+.2f} chips/deal",
         )
 
@@ -243,31 +285,41 @@ _VERDICTS = {
 
 
 def _final_line(config: AbConfig, result: AbResult) -> str:
-    return (
+    figures = (
         f"B - A: {result.mean:+.3f} chips/deal (95% interval {result.low:+.3f} .. "
         f"{result.high:+.3f}) over {result.deals} deals ({result.matches} matches, "
-        f"{result.seconds:.0f} s); LLR {result.llr:+.2f}: {_VERDICTS[str(result.verdict)]}"
+        f"{result.seconds:.0f} s)"
     )
+    if config.sequential:
+        return f"{figures}; LLR {result.llr:+.2f}: {_VERDICTS[str(result.verdict)]}"
+    if result.low > 0:
+        return f"{figures}; fixed length: B is ahead (the interval is above zero)"
+    if result.high < 0:
+        return f"{figures}; fixed length: B is behind (the interval is below zero)"
+    return f"{figures}; fixed length: no difference shown (the interval holds zero)"
 
 
 def _document(config: AbConfig, sprt: Sprt, result: AbResult) -> dict[str, object]:
     lower, upper = result.bounds
+    sequential = config.sequential  # a fixed-length run has no test to report: nulls
     return {
         "a": config.a.name,
         "b": config.b.name,
         "against": [bot.name for bot in config.against],
         "ruleset": config.ruleset,
         "seed": config.seed,
-        "scale": str(sprt.scale),
-        "mu0": sprt.mu0,
-        "mu1": sprt.mu1,
-        "alpha": sprt.alpha,
-        "beta": sprt.beta,
-        "verdict": str(result.verdict),
+        "test": "sprt" if sequential else "fixed",
+        "scale": str(sprt.scale) if sequential else None,
+        "mu0": sprt.mu0 if sequential else None,
+        "mu1": sprt.mu1 if sequential else None,
+        "alpha": sprt.alpha if sequential else None,
+        "beta": sprt.beta if sequential else None,
+        "verdict": str(result.verdict) if sequential else None,
         "deals": result.deals,
         "matches": result.matches,
-        "llr": result.llr,
-        "llr_bounds": [lower, upper],
+        "seconds": result.seconds,
+        "llr": result.llr if sequential else None,
+        "llr_bounds": [lower, upper] if sequential else None,
         "chips_per_deal": result.mean,
         "interval95": [result.low, result.high],
     }

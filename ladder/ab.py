@@ -5,7 +5,8 @@ that seat, on the same cards. The deals come in duplicate blocks (ladder.duplica
 rotation ``r`` the candidate's seat moves round the table and the suits are relabelled by the
 block's permutation for that rotation, exactly as a season plays them, so both versions see
 every seat's cards. Each deal gives one paired difference, B's chips minus A's in that seat,
-fed to the sequential test (ladder.sprt) until it decides or ``max_deals`` is reached.
+fed to the sequential test (ladder.sprt) until it decides or ``max_deals`` is reached; a
+fixed-length run (``sequential=False``) plays all ``max_deals`` and only reports the interval.
 
 Like the season runner it reaches the referee only through Admin (ladder.admin_client), and
 starts command bots with ladder.bot_processes.
@@ -53,6 +54,9 @@ class AbConfig:
     players: int = 4
     deals_per_match: int = 8
     max_deals: int = 2000
+    # False: play exactly max_deals deals whatever the test says (fishtest's fixed-games test,
+    # cutechess-cli's -games): B - A and its interval, the test only along for the figures.
+    sequential: bool = True
     seed: int = 1
     pairs_at_once: int = 2  # rotations played at once (each is two matches)
     time_control: TimeControl = field(default_factory=TimeControl)
@@ -99,7 +103,8 @@ async def run_ab(
     progress: Callable[[AbProgress], None] | None = None,
     root_certificates: bytes | None = None,
 ) -> AbResult:
-    """Play paired deals until ``sprt`` decides or ``config.max_deals`` deals were compared."""
+    """Play paired deals until ``sprt`` decides (when ``config.sequential``) or
+    ``config.max_deals`` deals were compared."""
     started = time.monotonic()
     async with AdminClient(
         referee_address, admin_token, root_certificates=root_certificates
@@ -164,7 +169,7 @@ async def _play(
         plan for block in range(2**31) for plan in plan_block(config.seed, block, labels).matches
     )
     matches = 0
-    while sprt.verdict is Verdict.UNDECIDED and sprt.n < config.max_deals:
+    while _wants_more(config, sprt):
         batch = [next(plans) for _ in range(config.pairs_at_once)]
         pairs = await asyncio.gather(
             *(_pair(admin, config, plan, names, bot_ids) for plan in batch)
@@ -174,13 +179,21 @@ async def _play(
         for differences in pairs:
             matches += 2
             for difference in differences:
-                if sprt.verdict is not Verdict.UNDECIDED or sprt.n >= config.max_deals:
+                if not _wants_more(config, sprt):
                     break
                 sprt.add(difference)
             if progress is not None:
                 mean, _, _ = sprt.chips_interval()
                 progress(AbProgress(sprt.n, sprt.llr, sprt.bounds, mean))
     return matches
+
+
+def _wants_more(config: AbConfig, sprt: Sprt) -> bool:
+    """Whether another deal is to be compared: under ``max_deals``, and the test undecided
+    unless the run is of a fixed length."""
+    if sprt.n >= config.max_deals:
+        return False
+    return not config.sequential or sprt.verdict is Verdict.UNDECIDED
 
 
 async def _pair(

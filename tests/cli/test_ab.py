@@ -77,6 +77,44 @@ def test_identical_deterministic_bots_on_the_same_deals_differ_by_nothing(tmp_pa
     assert "LLR" in out
 
 
+def test_a_fixed_length_run_plays_every_deal_it_was_asked_for(tmp_path: Path) -> None:
+    """Identical deterministic bots: on these deals the sequential test accepts H0 at the 30th
+    (the run above, exit code 1); with --deals 40 all 40 are played, the interval reported with
+    no verdict, and the exit code is 0."""
+    sequential = result(
+        ab(tmp_path, "--a", "heuristic", "--b", "heuristic", "--max-deals", "40", "--seed", "5",
+           "--json")
+    )  # fmt: skip
+    assert sequential["verdict"] == "H0"
+    assert sequential["deals"] < 40
+    completed = ab(
+        tmp_path, "--a", "heuristic", "--b", "heuristic", "--deals", "40", "--seed", "5", "--json"
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    document = result(completed)
+    assert document["test"] == "fixed"
+    assert document["deals"] == 40
+    assert document["verdict"] is None
+    assert document["llr"] is None
+    assert document["interval95"] == [0.0, 0.0]
+    shown = ab(tmp_path, "--a", "heuristic", "--b", "heuristic", "--deals", "8", "--seed", "5")
+    assert shown.returncode == 0, shown.stderr
+    out = " ".join(shown.stdout.split())
+    assert "8 deals, fixed length" in out
+    assert "over 8 deals" in out
+    assert "fixed length: no difference shown (the interval holds zero)" in out
+    assert "LLR" not in out
+
+
+def test_a_fixed_length_run_takes_none_of_the_tests_options(tmp_path: Path) -> None:
+    completed = ab(
+        tmp_path, "--a", "random", "--b", "random", "--deals", "8", "--alpha", "0.01",
+        "--max-deals", "100",
+    )  # fmt: skip
+    assert completed.returncode == 2
+    assert "--deals plays a fixed number of deals, so --alpha, --max-deals" in completed.stderr
+
+
 def test_elo_and_chips_bounds_are_not_mixed(tmp_path: Path) -> None:
     completed = ab(tmp_path, "--a", "random", "--b", "random", "--elo0", "0", "--chips1", "2")
     assert completed.returncode == 2
