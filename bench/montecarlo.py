@@ -29,7 +29,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "run_playout_bench", "run_strength_bench", "strength_report"]
+__all__ = [
+    "baseline_command",
+    "main",
+    "run_playout_bench",
+    "run_strength_bench",
+    "strength_report",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,6 +121,21 @@ def run_playout_bench(
 _BOT = ("-m", "brandeln_cli", "bot", "run", "montecarlo")
 
 
+def baseline_command(previous: Path | None, args: Sequence[str] = _BOT) -> tuple[str, ...]:
+    """The command of the strength run's A: this interpreter with ``args``, on the engine's
+    pure-Python reference, or on the checkout ``previous`` (run from inside it: ``python -m``
+    puts its working directory ahead of PYTHONPATH, so from here it would import this one)."""
+    if previous is None:
+        return ("env", "BRANDELN_PURE_PYTHON=1", sys.executable, *args)
+    folder = str(previous.resolve())
+    inner = shlex.join((sys.executable, *args))
+    return (
+        "sh",
+        "-c",
+        f"cd {shlex.quote(folder)} && PYTHONPATH={shlex.quote(folder)} exec {inner}",
+    )
+
+
 def run_strength_bench(
     deals: int, *, seed: int = 17, move_ms: int = 200, previous: Path | None = None
 ) -> dict[str, Any]:
@@ -123,8 +144,7 @@ def run_strength_bench(
     # A's engine is chosen by its own environment; B's is the installed one whatever the
     # caller's BRANDELN_PURE_PYTHON says, so the variable is taken out of the run's environment.
     env = {key: value for key, value in os.environ.items() if key != "BRANDELN_PURE_PYTHON"}
-    setting = f"PYTHONPATH={previous}" if previous is not None else "BRANDELN_PURE_PYTHON=1"
-    baseline = shlex.join(("env", setting, sys.executable, *_BOT))
+    baseline = shlex.join(baseline_command(previous))
     with tempfile.TemporaryDirectory(prefix="brandeln-strength-") as data:
         command = [
             sys.executable, "-m", "brandeln_cli", "ab",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench import report as bench_report
-from bench.montecarlo import main, run_strength_bench, strength_report
+from bench.montecarlo import ROOT, baseline_command, main, run_strength_bench, strength_report
 
 
 def test_the_strength_run_plays_its_deals_through_brandeln_ab_to_the_end() -> None:
@@ -22,6 +24,33 @@ def test_the_strength_run_plays_its_deals_through_brandeln_ab_to_the_end() -> No
     line = strength_report(figures)
     assert "against its pure-Python reference" in line
     assert "over 4 duplicate deals, seed 3" in line
+
+
+def _imported_from(command: tuple[str, ...]) -> str:
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_the_baseline_runs_the_pure_python_engine_or_the_previous_checkout(
+    tmp_path: Path,
+) -> None:
+    show = (
+        "-c",
+        "import sample_bots, engine.playout as p; print(sample_bots.__file__, p.__file__, sep='|')",
+    )
+    bot, playout = _imported_from(baseline_command(None, show)).split("|")
+    assert bot == str(ROOT / "sample_bots" / "__init__.py")
+    assert playout == str(ROOT / "engine" / "playout.py")  # the source, not the extension
+    # Another checkout, run from this one's root as the bench does: its packages, not ours
+    # (from here `python -m` alone would put this checkout first on the path).
+    previous = tmp_path / "old checkout"
+    for package in ("sample_bots", "engine"):
+        (previous / package).mkdir(parents=True)
+        (previous / package / "__init__.py").write_text("")
+    (previous / "engine" / "playout.py").write_text("")
+    bot, playout = _imported_from(baseline_command(previous, show)).split("|")
+    assert bot == str(previous / "sample_bots" / "__init__.py")
+    assert playout == str(previous / "engine" / "playout.py")
 
 
 def test_a_failing_strength_run_says_why_in_one_line() -> None:
