@@ -102,8 +102,8 @@ def ab(
     given = [name for name, value in test_options.items() if value is not None]
     if deals is not None and given:
         raise fail(
-            f"--deals plays a fixed number of deals, so {', '.join(given)} (the sequential "
-            "test's) does not apply: give one or the other",
+            "--deals plays a fixed number of deals: the sequential test's options "
+            f"({', '.join(given)}) do not apply; give one or the other",
             code=2,
         )
     sprt = _sprt(
@@ -201,7 +201,7 @@ def _run(
         console.print(
             f"ab: [bold]{markup(config.b.name)}[/bold] (B) against "
             f"[bold]{markup(config.a.name)}[/bold] (A), {config.ruleset}, seed {config.seed}; "
-            f"{test}",
+            + test,
             highlight=False,
         )
     try:

@@ -112,7 +112,10 @@ def test_a_fixed_length_run_takes_none_of_the_tests_options(tmp_path: Path) -> N
         "--max-deals", "100",
     )  # fmt: skip
     assert completed.returncode == 2
-    assert "--deals plays a fixed number of deals, so --alpha, --max-deals" in completed.stderr
+    assert (
+        "--deals plays a fixed number of deals: the sequential test's options (--alpha, "
+        "--max-deals) do not apply" in " ".join(completed.stderr.split())
+    )
 
 
 def test_elo_and_chips_bounds_are_not_mixed(tmp_path: Path) -> None:
