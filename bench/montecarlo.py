@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "BASELINES",
     "baseline_command",
     "main",
     "run_playout_bench",
@@ -119,6 +120,8 @@ def run_playout_bench(
 
 
 _BOT = ("-m", "brandeln_cli", "bot", "run", "montecarlo")
+# What the strength run's A was, by its figures' "baseline", in the words of every report.
+BASELINES = {"pure_python": "its pure-Python reference", "previous": "the previous version"}
 
 
 def baseline_command(previous: Path | None, args: Sequence[str] = _BOT) -> tuple[str, ...]:
@@ -183,9 +186,8 @@ def run_strength_bench(
 def strength_report(figures: dict[str, Any]) -> str:
     """One line: B's chips a deal over A with its interval, and the run's size."""
     low, high = figures["interval95"]
-    against = {"pure_python": "its pure-Python reference", "previous": "the previous version"}
     return (
-        f"montecarlo as installed against {against[figures['baseline']]}, same time budget "
+        f"montecarlo as installed against {BASELINES[figures['baseline']]}, same time budget "
         f"(move_ms {figures['move_ms']}): {figures['chips_per_deal']:+.2f} chips/deal "
         f"(95% interval {low:+.2f} .. {high:+.2f}) over {figures['deals']} duplicate deals, "
         f"seed {figures['seed']} ({figures['seconds']:.0f} s)"

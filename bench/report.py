@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.montecarlo import BASELINES
+
 __all__ = ["TARGETS", "RssSampler", "cli_startup", "render_markdown", "rss_kib"]
 
 Say = Callable[[str], None]
@@ -243,8 +245,9 @@ def render_markdown(figures: dict[str, Any]) -> str:
             low, high = strength["interval95"]
             lines += [
                 f"Strength at the same time budget (`brandeln ab`, move_ms "
-                f"{strength['move_ms']}, seed {strength['seed']}): as installed against its "
-                f"pure-Python reference, **{strength['chips_per_deal']:+.2f} chips/deal** "
+                f"{strength['move_ms']}, seed {strength['seed']}): as installed against "
+                f"{BASELINES[strength['baseline']]}, "
+                f"**{strength['chips_per_deal']:+.2f} chips/deal** "
                 f"(95% interval {low:+.2f} .. {high:+.2f}) over {strength['deals']} duplicate "
                 "deals, every other seat the reference.",
                 "",
