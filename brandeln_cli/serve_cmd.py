@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,6 +15,8 @@ from brandeln_cli.output import notes as console
 from brandeln_cli.terminal_text import markup
 
 if TYPE_CHECKING:
+    import asyncio
+
     from arena.referee import RefereeConfig
 
 # How long `serve` lets the servers' calls end once its port is closed, before it cancels them.
@@ -179,15 +180,27 @@ async def _serve(
 ) -> None:
     import asyncio  # noqa: PLC0415
 
+    from brandeln_cli.stop_signals import stop_on_signals  # noqa: PLC0415
+
+    # Handlers first: a signal that arrives while we start still stops us cleanly.
+    stop = asyncio.Event()
+    with stop_on_signals(stop):
+        await _serve_until_stopped(stop, address, config, tls, drain_seconds)
+
+
+async def _serve_until_stopped(
+    stop: asyncio.Event,
+    address: str,
+    config: RefereeConfig,
+    tls: tuple[bytes, bytes] | None,
+    drain_seconds: float,
+) -> None:
+    import asyncio  # noqa: PLC0415
+
     from arena.datalock import RefereeLock  # noqa: PLC0415
     from arena.referee import Referee  # noqa: PLC0415
     from arena.server import create_server, raise_open_file_limit  # noqa: PLC0415
 
-    # Handlers first: a signal that arrives while we start still stops us cleanly.
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
     files = raise_open_file_limit()
     # Before an SQLite file is opened: its start-up recovery would harm a referee already on
     # it. Referees sharing a PostgreSQL database need none (each recovers only its own rows).
@@ -243,13 +256,6 @@ async def _serve(
     referee.close()
     if lock is not None:
         lock.release()
-    # The port is closed and the store too: what is left is the interpreter's own teardown.
-    # Leaving the loop would give SIGTERM back its default action, and a further signal (an
-    # operator's second Ctrl-C, a supervisor's stop on a loaded machine) would end the process
-    # by signal instead of with exit code 0; it is ignored from here on.
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.remove_signal_handler(signum)
-        signal.signal(signum, signal.SIG_IGN)
 
 
 def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
