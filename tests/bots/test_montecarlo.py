@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import statistics
-import time
 
 import pytest
 
@@ -16,7 +15,7 @@ from engine.rulesets import RULESET_IDS, Goal, Ruleset, find_ruleset
 from engine.state import DealState
 from engine.trick_rules import duties_for
 from sample_bots.heuristic import HeuristicBot
-from sample_bots.montecarlo import EPSILON, MonteCarloBot, Playout, bits, card_index
+from sample_bots.montecarlo import BUDGET_SHARE, EPSILON, MonteCarloBot, Playout, bits, card_index
 from sample_bots.montecarlo import Deal as MonteCarloDeal
 from sample_bots.sdk import Bot, parse_card, resolve_answer
 from tests.bots.botkit_table import match_started_for, play_deal, request_for
@@ -35,22 +34,45 @@ def test_montecarlo_plays_whole_deals_of_every_ruleset_legally(ruleset_id: str) 
         assert len(outcome.payments) == players
 
 
+class TickClock:
+    """A clock that moves on by one step at each reading: the bot's search sees time pass at
+    the same rate however busy the machine is, so its verdict cannot depend on the load."""
+
+    STEP_S = 0.001
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.readings: list[float] = []
+
+    def __call__(self) -> float:
+        self.now += self.STEP_S
+        self.readings.append(self.now)
+        return self.now
+
+
 def test_montecarlo_stays_inside_its_time_budget() -> None:
+    """Every decision stops reading its clock within half the move's time (BUDGET_SHARE), so
+    it never draws on the bank. Once this read the wall's CPU time against a bound, and a
+    loaded machine failed it now and then."""
     ruleset = find_ruleset("standard")
     bot = MonteCarloBot(seed=1)
-    bot.match = match_started_for(ruleset, seat=0)
+    clock = TickClock()
+    bot.clock = clock
     state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=4))
-    slowest, request_id = 0.0, 0
+    move_ms, request_id, longest = 120, 0, 0.0
     while not state.is_over():
         request_id += 1
-        request = request_for(state, request_id, move_ms=120)  # budget: half of it
+        request = request_for(state, request_id, move_ms=move_ms)
         bot.match = match_started_for(ruleset, seat=request.view.seat)
-        # The bot's CPU time: a loaded machine's wall clock counts other processes' turns too.
-        started = time.thread_time()
+        clock.readings.clear()
         choice = resolve_answer(request, bot.decide(request))
-        slowest = max(slowest, time.thread_time() - started)
+        if clock.readings:  # a forced choice reads no clock
+            longest = max(longest, clock.readings[-1] - clock.readings[0])
         state = state.apply(codec.choice_to_action(choice, state.phase))
-    assert slowest < 0.12  # never beyond move_ms, so it never draws on the bank
+    assert longest > 0  # the searches did read the clock
+    # Its deadline, plus the one reading that finds it passed.
+    assert longest <= move_ms * BUDGET_SHARE / 1000 + TickClock.STEP_S + 1e-9
+    assert longest < move_ms / 1000
 
 
 def test_a_failure_to_follow_or_to_beat_shows_what_a_seat_cannot_hold() -> None:
