@@ -19,6 +19,22 @@ from engine.state import DealState
 from sample_bots.sdk import Bot, resolve_answer
 
 
+class TickClock:
+    """A clock that moves on by one step at each reading: the bot's search sees time pass at
+    the same rate however busy the machine is, so its verdict cannot depend on the load."""
+
+    STEP_S = 0.001
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.readings: list[float] = []
+
+    def __call__(self) -> float:
+        self.now += self.STEP_S
+        self.readings.append(self.now)
+        return self.now
+
+
 def match_started_for(ruleset: Ruleset, seat: int, match_id: str = "local") -> bot_pb2.MatchStarted:
     return bot_pb2.MatchStarted(
         match_id=match_id,

@@ -18,7 +18,7 @@ from sample_bots.heuristic import HeuristicBot
 from sample_bots.montecarlo import BUDGET_SHARE, EPSILON, MonteCarloBot, Playout, bits, card_index
 from sample_bots.montecarlo import Deal as MonteCarloDeal
 from sample_bots.sdk import Bot, parse_card, resolve_answer
-from tests.bots.botkit_table import match_started_for, play_deal, request_for
+from tests.bots.botkit_table import TickClock, match_started_for, play_deal, request_for
 
 
 def cards(text: str) -> list[cards_pb2.Card]:
@@ -32,22 +32,6 @@ def test_montecarlo_plays_whole_deals_of_every_ruleset_legally(ruleset_id: str) 
         bots: list[Bot] = [MonteCarloBot(seed=s, think_ms=5) for s in range(players)]
         outcome = play_deal(bots, ruleset_id, seed=seed, dealer=seed % players)
         assert len(outcome.payments) == players
-
-
-class TickClock:
-    """A clock that moves on by one step at each reading: the bot's search sees time pass at
-    the same rate however busy the machine is, so its verdict cannot depend on the load."""
-
-    STEP_S = 0.001
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.readings: list[float] = []
-
-    def __call__(self) -> float:
-        self.now += self.STEP_S
-        self.readings.append(self.now)
-        return self.now
 
 
 def test_montecarlo_stays_inside_its_time_budget() -> None:
