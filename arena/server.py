@@ -11,6 +11,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.deferred_accept import defer_accept
 from arena.limits import ConnectionLimits
 from arena.referee import Referee
 from arena.servicers import AdminServicer, RefereeServicer
@@ -130,6 +131,8 @@ async def create_server(
     if port == 0:
         raise OSError(f"cannot bind {address}")
     await server.start()
+    # Silent TCP peers wait in the kernel, not under the connection cap (arena.deferred_accept).
+    defer_accept(port)
     # What start-up built (modules, the store, the server) lives as long as the process: kept
     # out of the collector's passes, a full collection walks only what play allocates.
     gc.freeze()

@@ -28,6 +28,7 @@ from tests.faults.referee_process import (
     hello_message,
     idle_sockets,
     register_bot,
+    still_open,
     wait_until_closed,
 )
 
@@ -72,13 +73,46 @@ async def test_serve_raises_its_open_file_limit_so_idle_sockets_lock_no_one_out(
             peer.close()
 
 
+def _own_files_for(count: int) -> None:
+    """Let this test process hold ``count`` sockets (raising its soft limit), or skip."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < count:
+        if hard != resource.RLIM_INFINITY and hard < count:
+            pytest.skip(f"this process may open only {hard} files; the test needs {count}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (count, hard))
+
+
+async def test_more_silent_connections_than_the_hard_limit_lock_no_one_out(
+    tmp_path: Path, referees: list[RefereeUnderTest]
+) -> None:
+    """Soft and hard limit 1,024, as on many hosts, and 1,100 TCP connections that say
+    nothing, held throughout: health, Admin and a bot's Hello are all answered. Once the
+    first 768 filled the connection cap for the 5 s handshake deadline and every other call
+    was closed at the door (DEADLINE_EXCEEDED for a health check with a 3 s deadline)."""
+    _own_files_for(1100 + 256)
+    referee = RefereeUnderTest.serve(tmp_path, open_files=(1024, 1024))
+    referees.append(referee)
+    referee.wait_for_stderr("open-file limit 1024 (hard limit 1024)")
+    flood = idle_sockets(referee.port, 1100)
+    try:
+        # Well inside the handshake deadline that used to free the cap.
+        calls = _bots_and_operators_get_through(referee, "silent-flood")
+        await asyncio.wait_for(calls, timeout=3.0)
+        assert len(still_open(flood)) == len(flood)  # the flood was held all along
+    finally:
+        for peer in flood:
+            peer.close()
+
+
 async def test_connections_past_the_cap_or_the_handshake_deadline_are_closed(
     tmp_path: Path, referees: list[RefereeUnderTest]
 ) -> None:
     # The hard limit too: raising cannot help, the connection cap and the deadline must.
     referee = RefereeUnderTest.limited(tmp_path, handshake_ms=1000, open_files=(256, 256))
     referees.append(referee)
-    flood = idle_sockets(referee.port, 400)  # more than the process may have files open
+    # More than the process may have files open, each sending one byte and then nothing: a
+    # silent connection the kernel keeps from accept() (the test above); these reach gRPC.
+    flood = idle_sockets(referee.port, 400, first_bytes=b"P")
     try:
         await _bots_and_operators_get_through(referee, "capped")
         # Those over the cap are closed at once, the others at the handshake deadline.
