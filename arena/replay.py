@@ -7,7 +7,7 @@ shown result with what the engine gives.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,13 +41,46 @@ class ReplayReport:
     recorded_balances: tuple[int, ...] | None
     replayed_balances: tuple[int, ...]
     problems: tuple[str, ...]
+    # The rest of the result the footer should show, recomputed: a view shows these, not the
+    # log's own, so an edited footer cannot pass for the result.
+    replayed_ranks: tuple[int, ...] = ()
+    replayed_forfeited: tuple[int, ...] = ()
+    replayed_strikes: tuple[int, ...] = ()
+
+    def index_problems(self, recorded: Mapping[str, Any]) -> list[str]:
+        """What a match index row (``balances``, ``ranks``, ``forfeited``, ``strikes``,
+        ``deals_played``) says that the replay does not give: the row is what lists, ratings
+        and leaderboards show, so it is checked like the footer. Only for a finished match."""
+        if not self.complete:
+            return []
+        replayed: dict[str, object] = {
+            "balances": list(self.replayed_balances),
+            "ranks": list(self.replayed_ranks),
+            "forfeited": list(self.replayed_forfeited),
+            "strikes": list(self.replayed_strikes),
+            "deals_played": self.deals_replayed,
+        }
+        problems = []
+        for key, value in replayed.items():
+            shown = recorded[key]
+            shown = list(shown) if isinstance(shown, tuple | list) else shown
+            if shown != value:
+                problems.append(
+                    f"the match index: {_FIELD_NAMES.get(key, key)}: the database says "
+                    f"{shown!r}, the replay gives {value!r}"
+                )
+        return problems
 
 
 # Penalty codes that are strikes (arena.seat.SeatOutcome; forfeits and disconnects are not).
 STRIKE_CODES = frozenset({"timeout", "illegal", "malformed", "protocol_error"})
 # The events the engine derives from the decisions; the others stand for a decision's action.
 _DERIVED_EVENTS = ("contract_set", "trick_taken", "deal_ended")
-_FIELD_NAMES = {"tricks_won": "tricks won", "passed_out": "passed out"}
+_FIELD_NAMES = {
+    "tricks_won": "tricks won",
+    "passed_out": "passed out",
+    "deals_played": "deals played",
+}
 
 
 def _event_label(record: Record) -> str:
@@ -244,12 +277,10 @@ class _Replay:
             self.problems.append(
                 _differs("footer", "status", "finished", f"running after {self.deals} deals")
             )
-        forfeited = sorted(
-            self.forfeited | {s for s in range(self.players) if self.strikes[s] >= self.max_strikes}
-        )
+        forfeited = self.replayed_forfeited()
         replayed: list[tuple[str, object]] = [
             ("balances", list(self.replayed_balances())),
-            ("ranks", list(self.match.ranks(forfeited)) if finished else []),
+            ("ranks", list(self.replayed_ranks())),
             ("forfeited", forfeited),
             ("strikes", self.strikes),
             ("deals_played", self.deals),
@@ -258,6 +289,16 @@ class _Replay:
         for key, value in replayed:
             if key in footer and footer[key] != value:
                 self.problems.append(_differs("footer", key, footer[key], value))
+
+    def replayed_forfeited(self) -> list[int]:
+        strikes_out = {s for s in range(self.players) if self.strikes[s] >= self.max_strikes}
+        return sorted(self.forfeited | strikes_out)
+
+    def replayed_ranks(self) -> tuple[int, ...]:
+        """The ranks a finished match's footer should show (none before it finishes)."""
+        if self.footer is None or self.footer["status"] != "finished":
+            return ()
+        return self.match.ranks(self.replayed_forfeited())
 
     def replayed_balances(self) -> tuple[int, ...]:
         """The balances the footer should show: with the pool shared out once finished."""
@@ -295,6 +336,9 @@ def replay_log(text: str, source: str = "match log") -> ReplayReport:
         recorded_balances=tuple(footer["balances"]) if footer is not None else None,
         replayed_balances=replay.replayed_balances(),
         problems=tuple(replay.problems),
+        replayed_ranks=replay.replayed_ranks(),
+        replayed_forfeited=tuple(replay.replayed_forfeited()),
+        replayed_strikes=tuple(replay.strikes),
     )
 
 

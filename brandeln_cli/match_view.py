@@ -20,6 +20,7 @@ from rich.text import Text
 
 from arena.latency import log_latency
 from arena.matchlog import public_events
+from arena.replay import ReplayReport
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import markup, plain, safe
 from engine.cards import format_cards
@@ -77,11 +78,29 @@ def _deal_rows(records: Sequence[Record]) -> list[Record]:
     return [r for r in records if r["type"] == "event" and r["kind"] == "deal_ended"]
 
 
-def match_overview(records: Sequence[Record]) -> RenderableType:
-    """The match: seats and result (with each seat's decision time), and one row per deal."""
+def _shown_result(records: Sequence[Record], report: ReplayReport | None) -> Record | None:
+    """The result to show: the replay's figures when there is a replay, the footer's else
+    (``None`` for a log without a footer)."""
+    footer = _footer(records)
+    if footer is None or report is None:
+        return footer
+    return {
+        **footer,
+        "balances": list(report.replayed_balances),
+        "ranks": list(report.replayed_ranks),
+        "strikes": list(report.replayed_strikes),
+        "forfeited": list(report.replayed_forfeited),
+    }
+
+
+def match_overview(records: Sequence[Record], report: ReplayReport | None = None) -> RenderableType:
+    """The match: seats and result (with each seat's decision time), and one row per deal.
+
+    With ``report`` (the log's replay) the chips, ranks, strikes and forfeits are the replay's.
+    """
     header = records[0]
     names = seat_names(header)
-    footer = _footer(records)
+    footer = _shown_result(records, report)
     latency = log_latency(records, len(names))
     result = compact_table(
         title=f"match {markup(header['match_id'])} ({markup(header['ruleset'])})"
@@ -142,10 +161,11 @@ def match_overview(records: Sequence[Record]) -> RenderableType:
     return Group(result, _wrapping(f"status: {status}"), timing, deals)
 
 
-def match_overview_json(records: Sequence[Record]) -> Record:
-    """The overview as data: the seats with their result, and one entry per deal."""
+def match_overview_json(records: Sequence[Record], report: ReplayReport | None = None) -> Record:
+    """The overview as data: the seats with their result (the replay's, with ``report``), and
+    one entry per deal."""
     header = records[0]
-    footer = _footer(records)
+    footer = _shown_result(records, report)
     latency = log_latency(records, len(header["seats"]))
     seats = []
     for seat, entry in enumerate(header["seats"]):

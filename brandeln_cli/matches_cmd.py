@@ -20,6 +20,7 @@ from brandeln_cli.sources import LocalSource, SourceError, open_source
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
 
 if TYPE_CHECKING:
+    from arena.replay import ReplayReport
     from brandeln_cli.card_play import CardPlay
     from engine.play_analysis import PlayAnalysis
 
@@ -242,9 +243,26 @@ def _load(
         source = open_source(data, referee, ca, db=db)
         record, text = source.match(match_id)
         name = source.log_name(record)
-        return LoadedLog(name, text, read_log(text, name))
+        return LoadedLog(name, text, read_log(text, name), dataclasses.asdict(record))
     except (SourceError, MatchLogError) as error:
         raise fail(str(error)) from None
+
+
+def _footer_of(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    return records[-1] if records and records[-1]["type"] == "footer" else None
+
+
+def _warn_not_reproduced(match_id: str, problems: Sequence[str]) -> None:
+    """One line before a view of a log whose shown results the replay does not give."""
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    console.print(
+        plain(
+            f"not reproduced: {problems[0]}{more}; the results below are the replay's "
+            f"(brandeln matches verify {match_id})",
+            style="red",
+        ),
+        soft_wrap=True,
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,6 +270,15 @@ class LoadedLog:
     name: str  # how errors name it: its file (and the referee it came from)
     text: str
     records: list[dict[str, Any]]
+    indexed: dict[str, Any]  # the match index's row: what lists, ratings and leaderboards show
+
+    def replay(self) -> tuple[ReplayReport, list[str]]:
+        """The replay of this log and every result it (or its index row) shows that the
+        replay does not give."""
+        from arena.replay import replay_log  # noqa: PLC0415 - keep --help fast
+
+        report = replay_log(self.text, self.name)
+        return report, [*report.problems, *report.index_problems(self.indexed)]
 
 
 MatchIdArgument = Annotated[str, typer.Argument(help="A match id, or any unique prefix of one.")]
@@ -297,16 +324,24 @@ def matches_show(
         seat_of,
     )
 
-    records = _load(match_id, data, referee, ca, db).records
+    loaded = _load(match_id, data, referee, ca, db)
+    records = loaded.records
     full_id = records[0]["match_id"]
+    # The result shown is the replay's, never the footer's word for it (an edited log would
+    # otherwise show edited ranks); a log that does not reproduce says so first.
+    report, problems = loaded.replay()
     try:
         seat = None if logs is None else seat_of(records[0], logs)
         analysis = None if deal is None or not double_dummy else _analysis(records, deal)
         play = _seats_card_play(full_id, records) if double_dummy and deal is None else None
         if as_json:
             document = (
-                match_overview_json(records) if deal is None else deal_detail_json(records, deal)
+                match_overview_json(records, report)
+                if deal is None
+                else deal_detail_json(records, deal)
             )
+            document["reproduced"] = not problems
+            document["problems"] = problems
             if analysis is not None:
                 document["double_dummy"] = double_dummy_json(analysis)
             if play is not None:
@@ -317,9 +352,15 @@ def matches_show(
                 document["bot_log"] = {"seat": seat, "lines": bot_log_json(records, seat, deal)}
             typer.echo(json_text(document))
             return
-        view = match_overview(records) if deal is None else deal_detail(records, deal, analysis)
+        view = (
+            match_overview(records, report)
+            if deal is None
+            else deal_detail(records, deal, analysis)
+        )
     except KeyError as error:
         raise fail(str(error.args[0])) from None
+    if problems and _footer_of(records) is not None:
+        _warn_not_reproduced(full_id, problems)
     console.print(view, soft_wrap=False)
     if play is not None:
         from brandeln_cli.card_play import card_play_table  # noqa: PLC0415
@@ -453,25 +494,24 @@ def matches_verify(
 
     Exit 0 when reproduced; else exit 1 and list what differs, the first differing field first.
     """
-    from arena.replay import replay_log  # noqa: PLC0415
-
     loaded = _load(match_id, data, referee, ca, db)
-    report = replay_log(loaded.text, loaded.name)
+    report, problems = loaded.replay()
+    reproduced = report.reproduced and not problems
     if as_json:
         document = {
             "match_id": report.match_id,
-            "reproduced": report.reproduced,
+            "reproduced": reproduced,
             "complete": report.complete,
             "deals_replayed": report.deals_replayed,
             "recorded_balances": report.recorded_balances,
             "replayed_balances": list(report.replayed_balances),
-            "problems": list(report.problems),
+            "problems": problems,
         }
         typer.echo(json_text(document))
-        if not report.reproduced:
+        if not reproduced:
             raise typer.Exit(1)
         return
-    if report.reproduced:
+    if reproduced:
         console.print(
             f"[green]reproduced[/green]: {report.deals_replayed} deals replayed; contracts, "
             f"tricks, payments, balances {list(report.replayed_balances)}, ranks, strikes and "
@@ -480,6 +520,6 @@ def matches_verify(
         )
         return
     console.print(f"[red]not reproduced[/red]: {markup(loaded.name)}", highlight=False)
-    for problem in report.problems:
+    for problem in problems:
         console.print(f"- {markup(problem)}", highlight=False)
     raise typer.Exit(1)

@@ -6,6 +6,8 @@ copy of its log and checks that verify fails, naming the field and the deal firs
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +34,11 @@ def _footer(records: Records) -> dict[str, Any]:
 def edit_ranks(records: Records) -> None:
     footer = _footer(records)
     footer["ranks"] = [rank % 4 + 1 for rank in footer["ranks"]]
+
+
+def reverse_ranks(records: Records) -> None:
+    footer = _footer(records)
+    footer["ranks"] = footer["ranks"][::-1]
 
 
 def edit_strikes(records: Records) -> None:
@@ -83,6 +90,7 @@ def edit_forfeited_seats_card(records: Records) -> None:
 
 EDITS: list[tuple[Callable[[Records], None], str]] = [
     (edit_ranks, "footer: ranks:"),
+    (reverse_ranks, "footer: ranks:"),
     (edit_strikes, "footer: strikes:"),
     (edit_forfeits, "footer: forfeited:"),
     (edit_payments, "deal 2, result: payments:"),
@@ -126,3 +134,70 @@ def test_the_problem_says_what_the_log_shows_and_what_the_replay_gives(
     assert lines[1] == (
         f"- deal 1, trick 1: winner: the log says {(recorded + 1) % 4}, the replay gives {recorded}"
     )
+
+
+def _index_ranks(copy: MatchCopy, ranks: list[int]) -> None:
+    with sqlite3.connect(copy.data / "referee.db") as db:
+        db.execute("UPDATE matches SET ranks=?", (json.dumps(ranks),))
+    db.close()
+
+
+def test_an_index_row_with_edited_ranks_is_not_reproduced(match_copy: MatchCopy) -> None:
+    """The match index's row is what lists, ratings and leaderboards show: it is checked
+    against the replay like the footer. Once a row with reversed ranks verified as
+    reproduced, since only the log was read."""
+    ranks = _footer(match_copy.records())["ranks"]
+    _index_ranks(match_copy, ranks[::-1])
+    code, lines = _verify(match_copy)
+    assert code == 1, lines
+    assert lines[1] == (
+        f"- the match index: ranks: the database says {ranks[::-1]}, the replay gives {ranks}"
+    )
+
+
+def _show(copy: MatchCopy, *extra: str) -> tuple[int, str]:
+    result = runner.invoke(
+        app, ["matches", "show", copy.match_id, "--data", str(copy.data), *extra]
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def _shown_ranks(output: str) -> list[int]:
+    """The rank column of the overview's result table (seat rows start with a seat number)."""
+    header = next(line for line in output.splitlines() if line.startswith("seat  bot"))
+    at = header.index("rank") + len("rank")
+    lines = output.splitlines()
+    rows = lines[lines.index(header) + 1 : lines.index(header) + 5]
+    return [int(row[:at].split()[-1]) for row in rows]
+
+
+def test_show_prints_the_replayed_result_and_says_an_edited_log_does_not_reproduce(
+    match_copy: MatchCopy,
+) -> None:
+    """Once `matches show` printed a footer's reversed ranks as the match's result."""
+    ranks = _footer(match_copy.records())["ranks"]
+    code, output = _show(match_copy)
+    assert code == 0
+    assert "not reproduced" not in output
+    assert _shown_ranks(output) == ranks
+    match_copy.edit(reverse_ranks)
+    code, output = _show(match_copy)
+    assert code == 0, output
+    first = output.splitlines()[0]
+    assert first.startswith("not reproduced: footer: ranks: the log says"), output
+    assert f"brandeln matches verify {match_copy.match_id}" in output
+    assert _shown_ranks(output) == ranks  # the replay's, not the edited ones
+
+
+def test_show_as_json_carries_the_replayed_result_and_the_problems(
+    match_copy: MatchCopy,
+) -> None:
+    ranks = _footer(match_copy.records())["ranks"]
+    match_copy.edit(reverse_ranks)
+    code, output = _show(match_copy, "--json")
+    assert code == 0
+    document = json.loads(output)
+    assert document["reproduced"] is False
+    assert document["problems"][0].startswith("footer: ranks:")
+    assert [seat["rank"] for seat in document["seats"]] == ranks
