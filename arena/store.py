@@ -45,7 +45,7 @@ from arena.schema import BOTS, SESSION_NUMBERS, SESSIONS, SETTINGS, SIDE
 from datastore.engine import open_engine, write_transaction
 from datastore.errors import DatabaseError, DatabaseUnavailable, explain
 from datastore.migrations import upgrade
-from datastore.retry import ATTEMPTS, retrying
+from datastore.retry import database_attempts, retrying
 from datastore.sqlite_schema import missing_schema
 from datastore.url import Backend, DatabaseUrl, parse_database_url, sqlite_url
 
@@ -233,7 +233,7 @@ class RefereeStore(MatchIndex):
         # each until one gets through: the referee's writes run on its event loop, and a
         # backoff per write (sessions ending, logs, the index) would stall every table for
         # minutes while its callers wait for results that cannot be recorded.
-        attempts = 1 if self._unreachable else ATTEMPTS
+        attempts = 1 if self._unreachable else database_attempts()
         try:
             result = retrying(
                 attempt, what=what, url=self.url, sleep=self._sleep, attempts=attempts

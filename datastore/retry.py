@@ -24,6 +24,7 @@ are idempotent for exactly that case (a second identical write of a result is a 
 from __future__ import annotations
 
 import logging
+import os
 import random
 import sqlite3
 import time
@@ -33,6 +34,7 @@ from typing import Final, TypeVar
 import sqlalchemy.exc
 
 from datastore.errors import (
+    DatabaseConfigError,
     DatabaseConflict,
     DatabaseError,
     DatabaseUnavailable,
@@ -40,7 +42,14 @@ from datastore.errors import (
     explain,
 )
 
-__all__ = ["ATTEMPTS", "FIRST_DELAY_S", "MAX_DELAY_S", "retrying"]
+__all__ = [
+    "ATTEMPTS",
+    "ATTEMPTS_ENV",
+    "FIRST_DELAY_S",
+    "MAX_DELAY_S",
+    "database_attempts",
+    "retrying",
+]
 
 _T = TypeVar("_T")
 log = logging.getLogger("brandeln.datastore")
@@ -48,13 +57,39 @@ log = logging.getLogger("brandeln.datastore")
 ATTEMPTS: Final = 8  # with the default delays: about 25 s in all before giving up
 FIRST_DELAY_S: Final = 0.25
 MAX_DELAY_S: Final = 8.0
+# How many attempts a transaction gets before a command gives up on its database: fewer for a
+# supervisor that restarts the command itself (or a test of giving up), more for a database
+# whose fail-over takes longer than half a minute.
+ATTEMPTS_ENV: Final = "BRANDELN_DB_ATTEMPTS"
+
+
+def database_attempts() -> int:
+    """The attempts per transaction: ${BRANDELN_DB_ATTEMPTS} if set, else :data:`ATTEMPTS`.
+
+    >>> import os; os.environ[ATTEMPTS_ENV] = "3"; database_attempts()
+    3
+    >>> os.environ[ATTEMPTS_ENV] = "many"
+    >>> try:
+    ...     database_attempts()
+    ... except DatabaseConfigError as error:
+    ...     print(error)
+    $BRANDELN_DB_ATTEMPTS must be a number from 1 to 100, not 'many'
+    >>> del os.environ[ATTEMPTS_ENV]; database_attempts() == ATTEMPTS
+    True
+    """
+    text = os.environ.get(ATTEMPTS_ENV, "").strip()
+    if not text:
+        return ATTEMPTS
+    if not text.isdigit() or not 1 <= int(text) <= 100:
+        raise DatabaseConfigError(f"${ATTEMPTS_ENV} must be a number from 1 to 100, not {text!r}")
+    return int(text)
 
 
 def retrying(
     fn: Callable[[], _T],
     *,
     what: str,
-    attempts: int = ATTEMPTS,
+    attempts: int | None = None,
     first_delay: float = FIRST_DELAY_S,
     max_delay: float = MAX_DELAY_S,
     url: DatabaseUrl | None = None,
@@ -68,6 +103,7 @@ def retrying(
     they pass through as they are). Raises the last :class:`DatabaseError` when every attempt
     failed.
     """
+    attempts = database_attempts() if attempts is None else attempts
     jitter = rng or random.Random()
     delay = first_delay
     for attempt in range(1, attempts + 1):

@@ -53,8 +53,12 @@ def heuristic_season(name: str, *, blocks: int, deals: int = 8, concurrency: int
     )
 
 
-def start_season(file: Path, data: Path, db: str, log: Path) -> subprocess.Popen[bytes]:
-    """`brandeln season run FILE --db DB` in a process of its own (output to ``log``)."""
+def start_season(
+    file: Path, data: Path, db: str, log: Path, attempts: int | None = None
+) -> subprocess.Popen[bytes]:
+    """`brandeln season run FILE --db DB` in a process of its own (output to ``log``), each
+    transaction given ``attempts`` (``BRANDELN_DB_ATTEMPTS``; the default's 25 s else)."""
+    tries = {} if attempts is None else {"BRANDELN_DB_ATTEMPTS": str(attempts)}
     with log.open("wb") as out:
         return subprocess.Popen(
             [
@@ -72,7 +76,7 @@ def start_season(file: Path, data: Path, db: str, log: Path) -> subprocess.Popen
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "BRANDELN_DB": ""},
+            env={**os.environ, "PYTHONPATH": str(ROOT), "BRANDELN_DB": "", **tries},
         )
 
 
@@ -307,7 +311,8 @@ def test_postgresql_gone_for_good_ends_the_run_with_one_clear_error_keeping_the_
     file = tmp_path / "season.toml"
     file.write_text(heuristic_season("gone", blocks=6, deals=16))
     log = tmp_path / "run.log"
-    process = start_season(file, tmp_path / "data", db, log)
+    # Four attempts (about 2 s of retries) prove the giving up as well as the default's 25 s.
+    process = start_season(file, tmp_path / "data", db, log, attempts=4)
     try:
         wait_for_blocks(db, "gone", 1, process, log)
         restartable.stop()
