@@ -51,12 +51,10 @@ PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # System packages the tests need (PostgreSQL's server, Chromium): installed when missing and
 # root, else named (those tests then skip, saying how to install them).
+# ruff and mypy run beside the suite (scripts/check.sh), their output printed after it.
 test: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	@bash scripts/system_deps.sh chromium
-	$(PYTEST)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+	bash scripts/check.sh $(BIN) $(PYTEST)
 
 pytest: $(STAMP) $(NODE_BOT)/node_modules/.package-lock.json
 	@bash scripts/system_deps.sh chromium
