@@ -10,6 +10,7 @@ import hashlib
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,24 @@ from tests import pg_server
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "sample_bots" / "node"
+
+
+@pytest.fixture(autouse=True)
+def _restore_stop_signals() -> Iterator[None]:
+    """Give SIGINT and SIGTERM back their handlers after every test.
+
+    A command run in-process (Typer's CliRunner) may leave them ignored on purpose:
+    `brandeln serve` ignores both once it has closed its port, so that a supervisor's
+    repeated signal cannot end it by signal while it exits (brandeln_cli/stop_signals.py).
+    Left so in a test process, every process the later tests start inherits SIG_IGN for
+    SIGTERM and outlives its terminate(): each test's teardown then waited out its kill
+    timeouts (20-40 s a test, found by reading /proc/self/status's SigIgn after each test).
+    """
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in saved.items():
+        if signal.getsignal(signum) is not handler:
+            signal.signal(signum, handler)
 
 
 @pytest.fixture(scope="session")

@@ -10,20 +10,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from brandeln_cli.stop_signals import STOP_SIGNALS, stop_on_signals
-
-
-@pytest.fixture
-def restored_handlers() -> Iterator[None]:
-    saved = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
-    yield
-    for signum, handler in saved.items():
-        signal.signal(signum, handler)
 
 
 def _record_signal_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Any]]:
@@ -38,7 +30,6 @@ def _record_signal_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Any
     return calls
 
 
-@pytest.mark.usefixtures("restored_handlers")
 @pytest.mark.parametrize("signum", STOP_SIGNALS)
 def test_a_signal_sets_the_stop_event_and_is_ignored_after(
     signum: int, monkeypatch: pytest.MonkeyPatch
