@@ -18,6 +18,7 @@ from sqlalchemy import Connection, func, select, update
 from arena.errors import NotFoundError, StoreError
 from arena.logrecords import MatchStatus
 from arena.schema import MATCH_BOTS, MATCHES
+from datastore.keys import can_name_a_row
 
 __all__ = ["MatchIndex", "MatchRecord", "dialect_insert", "match_row"]
 
@@ -105,6 +106,8 @@ class MatchIndex:
         self.transact(write, f"record match {match.match_id}")
 
     def match(self, match_id: str) -> MatchRecord:
+        if not can_name_a_row(match_id):
+            raise NotFoundError(f"no match with id {match_id!r}")
         query = select(*_COLUMNS).where(MATCHES.c.match_id == match_id)
         row = self.read(lambda conn: conn.execute(query).first(), "read a match")
         if row is None:
@@ -113,6 +116,8 @@ class MatchIndex:
 
     def matches(self, bot_id: str = "", limit: int = 50, id_prefix: str = "") -> list[MatchRecord]:
         """Newest first; only ``bot_id``'s matches, and only ids starting with ``id_prefix``."""
+        if not (can_name_a_row(bot_id) and can_name_a_row(id_prefix)):
+            return []
         query = select(*_COLUMNS)
         # Newest first along an index: matches(started_at), or match_bots(bot, started_at).
         newest: tuple[sqlalchemy.ColumnElement[Any], ...] = (

@@ -44,6 +44,7 @@ from arena.names import check_name
 from arena.schema import BOTS, SESSION_NUMBERS, SESSIONS, SETTINGS, SIDE
 from datastore.engine import open_engine, write_transaction
 from datastore.errors import DatabaseError, DatabaseUnavailable, explain
+from datastore.keys import can_name_a_row
 from datastore.migrations import upgrade
 from datastore.retry import database_attempts, retrying
 from datastore.sqlite_schema import missing_schema
@@ -377,13 +378,15 @@ class RefereeStore(MatchIndex):
         return self.read(read, "read the bots")
 
     def bot_for_token(self, token: str) -> BotRecord | None:
+        if not can_name_a_row(token):
+            return None
         found = self._bots(BOTS.c.token_hash == hash_token(token))
         if not found or found[0].revoked:
             return None
         return found[0]
 
     def bot(self, bot_id: str) -> BotRecord:
-        found = self._bots(BOTS.c.bot_id == bot_id)
+        found = self._bots(BOTS.c.bot_id == bot_id) if can_name_a_row(bot_id) else []
         if not found:
             raise NotFoundError(f"no bot with id {bot_id!r}")
         return found[0]
@@ -394,7 +397,7 @@ class RefereeStore(MatchIndex):
     def known_bot_ids(self, bot_ids: Iterable[str]) -> set[str]:
         """Which of ``bot_ids`` are registered (revoked ones included, as :meth:`bot`): one
         query for a match's seats, where a query per seat cost a match start milliseconds."""
-        wanted = set(bot_ids)
+        wanted = {bot_id for bot_id in bot_ids if can_name_a_row(bot_id)}
         if not wanted:
             # Every seat's bot is connected (the usual case): no query, and none built (a
             # select costs a tenth of a match start to build).
@@ -413,6 +416,8 @@ class RefereeStore(MatchIndex):
         identity stays revoked: register a new one).
         """
         token = new_token()
+        if not can_name_a_row(bot_id):
+            raise NotFoundError(f"no bot with id {bot_id!r}")
 
         def rotate(conn: Connection) -> None:
             revoked = conn.execute(select(BOTS.c.revoked).where(BOTS.c.bot_id == bot_id)).first()
@@ -428,6 +433,9 @@ class RefereeStore(MatchIndex):
         return token
 
     def revoke_bot(self, bot_id: str) -> None:
+        if not can_name_a_row(bot_id):
+            raise NotFoundError(f"no bot with id {bot_id!r}")
+
         def revoke(conn: Connection) -> None:
             done = conn.execute(update(BOTS).where(BOTS.c.bot_id == bot_id).values(revoked=1))
             if done.rowcount == 0:

@@ -40,6 +40,7 @@ from sqlalchemy import and_, bindparam, case, func, select, update
 
 from datastore.engine import open_engine, write_transaction
 from datastore.errors import DatabaseError, explain
+from datastore.keys import can_name_a_row
 from datastore.migrations import upgrade
 from datastore.retry import retrying
 from datastore.url import Backend, DatabaseUrl, parse_database_url, sqlite_url
@@ -504,6 +505,8 @@ class LadderStore:
     def seasons_of_bot(self, bot_id: str) -> list[tuple[str, str]]:
         """(season, the bot's name in it) for each season where the referee's ``bot_id``
         played, newest season first: one query, whatever the number of seasons."""
+        if not can_name_a_row(bot_id):
+            return []
 
         def read(db: sqlalchemy.Connection) -> list[tuple[str, str]]:
             rows = db.execute(
@@ -849,6 +852,8 @@ def _unknown(db: sqlalchemy.Connection, name: str) -> UnknownSeasonError:
 
 
 def _season_id(db: sqlalchemy.Connection, name: str) -> int:
+    if not can_name_a_row(name):
+        raise _unknown(db, name)
     season_id = db.execute(select(SEASONS.c.season_id).where(SEASONS.c.name == name)).scalar()
     if season_id is None:
         raise _unknown(db, name)
@@ -856,6 +861,8 @@ def _season_id(db: sqlalchemy.Connection, name: str) -> int:
 
 
 def _season(db: sqlalchemy.Connection, name: str) -> SeasonInfo:
+    if not can_name_a_row(name):
+        raise _unknown(db, name)
     row = db.execute(select(SEASONS).where(SEASONS.c.name == name)).first()
     if row is None:
         raise _unknown(db, name)
