@@ -378,8 +378,6 @@ class RefereeStore(MatchIndex):
         return self.read(read, "read the bots")
 
     def bot_for_token(self, token: str) -> BotRecord | None:
-        if not can_name_a_row(token):
-            return None
         found = self._bots(BOTS.c.token_hash == hash_token(token))
         if not found or found[0].revoked:
             return None
