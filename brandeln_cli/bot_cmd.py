@@ -67,8 +67,10 @@ def run(
         int | None,
         typer.Option(
             help="montecarlo: at most this many samples per option (with --seed: the same "
-            "choices at any speed).",
+            "choices at any speed; few samples: quick, weak decisions).",
             min=1,
+            envvar="BRANDELN_SAMPLES",
+            show_envvar=True,
         ),
     ] = None,
     matches: Matches = None,
