@@ -87,6 +87,8 @@ class Referee:
         self.draining = False
         # Called first thing by drain() (the server's health service turns NOT_SERVING).
         self.on_drain: list[Callable[[], Awaitable[None]]] = []
+        # Called by close(): what the server runs beside the referee (its connection guard).
+        self.on_close: list[Callable[[], object]] = []
         self._run_admin_token_hash: str | None = None
         if config.admin_token_scope is AdminTokenScope.THIS_RUN:
             # Random when none is given: a referee without an admin token is unusable.
@@ -362,4 +364,6 @@ class Referee:
             session.close(CloseReason.SHUTDOWN)
 
     def close(self) -> None:
+        for hook in self.on_close:
+            hook()
         self.store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import resource
@@ -11,6 +12,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.connection_guard import ConnectionGuard, OpenCalls
 from arena.deferred_accept import defer_accept
 from arena.limits import ConnectionLimits
 from arena.referee import Referee
@@ -63,6 +65,11 @@ def _open_file_limit() -> int:
     return 1 << 20 if soft == resource.RLIM_INFINITY else soft
 
 
+def connection_cap(limits: ConnectionLimits) -> int:
+    """The connections served at once under the process's current open-file limit."""
+    return limits.connection_cap(_open_file_limit())
+
+
 def server_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
     """The gRPC server options for ``limits`` under the process's current open-file limit."""
     return [
@@ -76,10 +83,7 @@ def server_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
         ("grpc.server_handshake_timeout_ms", limits.handshake_timeout_ms),
         # Past the cap gRPC closes a new connection at once, so the descriptors the referee's
         # own files need are never taken by connections.
-        (
-            "grpc.max_allowed_incoming_connections",
-            limits.connection_cap(_open_file_limit()),
-        ),
+        ("grpc.max_allowed_incoming_connections", connection_cap(limits)),
         ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
         ("grpc.max_connection_idle_ms", limits.max_connection_idle_ms),
     ]
@@ -109,7 +113,10 @@ async def create_server(
 
     Returns the server and the port it is bound to.
     """
-    server = grpc.aio.server(options=server_options(referee.config.connections))
+    calls = OpenCalls()
+    server = grpc.aio.server(
+        options=server_options(referee.config.connections), interceptors=[calls]
+    )
     server.add_generic_rpc_handlers((_referee_handler(RefereeServicer(referee)),))
     admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(referee), server)
     health_servicer = health.aio.HealthServicer()
@@ -131,8 +138,11 @@ async def create_server(
     if port == 0:
         raise OSError(f"cannot bind {address}")
     await server.start()
-    # Silent TCP peers wait in the kernel, not under the connection cap (arena.deferred_accept).
+    # Silent TCP peers wait in the kernel, not under the connection cap (arena.deferred_accept),
+    # and idle connections are closed before they fill it (arena.connection_guard).
     defer_accept(port)
+    guard = ConnectionGuard(port, connection_cap(referee.config.connections), calls)
+    referee.on_close.append(asyncio.create_task(guard.run(), name="connection guard").cancel)
     # What start-up built (modules, the store, the server) lives as long as the process: kept
     # out of the collector's passes, a full collection walks only what play allocates.
     gc.freeze()

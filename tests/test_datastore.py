@@ -13,6 +13,7 @@ import sqlalchemy
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
+import datastore.keys
 import datastore.retry
 import datastore.sqlite_schema
 import datastore.url
@@ -35,7 +36,9 @@ from tests.pg_server import PostgresServer, free_port, password_role
 SCHEMA = "CREATE TABLE bots (bot_id TEXT PRIMARY KEY, name TEXT); CREATE TABLE runs (n INTEGER);"
 
 
-@pytest.mark.parametrize("module", [datastore.sqlite_schema, datastore.url, datastore.retry])
+@pytest.mark.parametrize(
+    "module", [datastore.sqlite_schema, datastore.url, datastore.retry, datastore.keys]
+)
 def test_the_module_examples_hold(module: object) -> None:
     assert doctest.testmod(module).failed == 0  # type: ignore[arg-type]
 

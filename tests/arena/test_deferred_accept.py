@@ -1,4 +1,5 @@
-"""`arena.deferred_accept`: the referee's listeners found by port, and deferred."""
+"""`arena.deferred_accept` and `arena.proc_sockets`: the referee's listeners found by port,
+and deferred."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import socket
 
 import pytest
 
-from arena.deferred_accept import defer_accept, listening_descriptors
+from arena.deferred_accept import defer_accept
+from arena.proc_sockets import listening_descriptors
 
 pytestmark = pytest.mark.skipif(
     not hasattr(socket, "TCP_DEFER_ACCEPT"), reason="TCP_DEFER_ACCEPT is Linux's"

@@ -18,6 +18,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 
+from arena.connection_guard import HIGH_WATER, LOW_WATER
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc
 from tests.faults.referee_process import (
     ADMIN_TOKEN,
@@ -102,6 +103,57 @@ async def test_more_silent_connections_than_the_hard_limit_lock_no_one_out(
     finally:
         for peer in flood:
             peer.close()
+
+
+async def test_idle_http2_connections_past_the_cap_make_room_oldest_first(
+    tmp_path: Path, referees: list[RefereeUnderTest]
+) -> None:
+    """Soft and hard limit 1,024 and 1,100 connections that finish the HTTP/2 handshake and
+    then call nothing (as a script that opens channels and sits on them does): the kernel
+    hands these over, and gRPC held 768 of them, the cap, closing every later health check,
+    Admin call and bot at the door (UNAVAILABLE) until its 30 s idle timeout. Now the
+    referee closes idle connections, oldest first, once they near the cap: health, Admin and
+    a bot get in, and a bot seated in the lobby before the flood keeps its session."""
+    _own_files_for(1100 + 256)
+    referee = RefereeUnderTest.serve(tmp_path, open_files=(1024, 1024))
+    referees.append(referee)
+    referee.wait_for_stderr("open-file limit 1024 (hard limit 1024)")
+    token = await register_bot(referee.address, "seated-before")
+    async with channel(referee.address) as ch:
+        seated = bot_pb2_grpc.RefereeStub(ch).Play(_one_then_wait(hello_message(token)))
+        assert (await seated.read()).WhichOneof("kind") == "welcome"
+        flood = idle_sockets(referee.port, 1100, first_bytes=HTTP2_PREFACE)
+        try:
+            await _bots_and_operators_get_through(referee, "http2-flood")
+            # The oldest idle ones went first, and only as many as made room: down to
+            # LOW_WATER of the cap (the few others are this test's own connections).
+            assert not still_open(flood[:100])
+            held = len(still_open(flood))
+            assert int(768 * LOW_WATER) - 16 <= held <= int(768 * HIGH_WATER), held
+            sessions = await _sessions(referee)
+            assert "seated-before" in [s.bot_name for s in sessions]
+            assert seated.done() is False
+        finally:
+            seated.cancel()
+            for peer in flood:
+                peer.close()
+
+
+async def _one_then_wait(message: bot_pb2.BotMessage) -> AsyncIterator[bot_pb2.BotMessage]:
+    """A Play stream's requests: ``message``, then nothing until the call is cancelled."""
+    yield message
+    await asyncio.Event().wait()
+
+
+async def _sessions(referee: RefereeUnderTest) -> list[admin_pb2.SessionInfo]:
+    async with channel(referee.address) as ch:
+        reply = await admin_pb2_grpc.AdminStub(ch).ListSessions(
+            admin_pb2.ListSessionsRequest(),
+            metadata=(("authorization", f"Bearer {ADMIN_TOKEN}"),),
+            timeout=CALL_TIMEOUT_S,
+            wait_for_ready=True,
+        )
+    return list(reply.sessions)
 
 
 async def test_connections_past_the_cap_or_the_handshake_deadline_are_closed(
