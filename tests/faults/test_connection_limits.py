@@ -121,7 +121,9 @@ async def test_idle_http2_connections_past_the_cap_make_room_oldest_first(
     token = await register_bot(referee.address, "seated-before")
     async with channel(referee.address) as ch:
         seated = bot_pb2_grpc.RefereeStub(ch).Play(_one_then_wait(hello_message(token)))
-        assert (await seated.read()).WhichOneof("kind") == "welcome"
+        welcome = await seated.read()
+        assert isinstance(welcome, bot_pb2.RefereeMessage)
+        assert welcome.WhichOneof("kind") == "welcome"
         flood = idle_sockets(referee.port, 1100, first_bytes=HTTP2_PREFACE)
         try:
             await _bots_and_operators_get_through(referee, "http2-flood")
