@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ladder.config import SeasonConfig
 
@@ -20,6 +20,8 @@ class WorkerSpec:
 
     config: SeasonConfig
     bot_ids: dict[str, str]  # by season bot name
-    tokens: dict[str, str]  # command bots' tokens, by season bot name
-    database: str  # the referees' PostgreSQL URL
+    # Secrets (the tokens, the URL's password) are left out of the repr: Ray prints an
+    # actor's arguments in some of its errors, and a log must not carry them.
+    tokens: dict[str, str] = field(repr=False)  # command bots' tokens, by season bot name
+    database: str = field(repr=False)  # the referees' PostgreSQL URL
     work_dir: str  # on the worker's node: the embedded referee's folder and the bots' logs

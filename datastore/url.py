@@ -91,6 +91,10 @@ def parse_database_url(text: str) -> DatabaseUrl:
         return sqlite_url(Path(text).expanduser())
     try:
         url = make_url(text)
+    except ValueError:  # SQLAlchemy's int() of a port that is not a number
+        raise DatabaseConfigError(
+            f"not a database URL: {scrub(text)!r}: the port is not a number"
+        ) from None
     except ArgumentError:
         raise DatabaseConfigError(
             f"not a database URL: {scrub(text)!r} (expected a path, sqlite:///PATH or "

@@ -92,6 +92,7 @@ def test_postgresql_urls_use_psycopg_3_and_hide_the_password(text: str) -> None:
         ("mysql://u:secret@h/db", "unsupported database 'mysql'"),
         ("postgresql+asyncpg://u:secret@h/db", "unsupported PostgreSQL driver 'asyncpg'"),
         ("postgresql://u:secret@h", "no database name"),
+        ("postgresql://u:secret@h:notaport/db", "the port is not a number"),
         ("", "empty database URL"),
     ],
 )
