@@ -97,7 +97,9 @@ def season_file(
     return path
 
 
-BLOCKS = 8
+# Two rounds of the three slots: enough to spread the blocks over every node, and to kill a
+# driver or a node after two of them with most of the season still to play.
+BLOCKS = 6
 
 
 @pytest.fixture(scope="module")
