@@ -304,7 +304,7 @@ def test_postgresql_gone_mid_season_is_retried_and_nothing_is_lost(
     assert_every_block_once(db, "outage", blocks)
 
 
-def test_postgresql_gone_for_good_ends_the_run_with_one_clear_error_keeping_the_blocks(
+def test_postgresql_gone_for_good_ends_the_run_with_one_clear_error_and_the_season_resumes(
     tmp_path: Path, restartable: pg_server.RestartableServer
 ) -> None:
     db = restartable.url()
@@ -332,7 +332,15 @@ def test_postgresql_gone_for_good_ends_the_run_with_one_clear_error_keeping_the_
     assert f"cannot reach PostgreSQL at 127.0.0.1:{restartable.port}" in output, output
     restartable.start()
     with LadderStore.open(db, create=False) as store:
-        assert store.finished_blocks("gone")  # what was recorded is still there
+        kept = store.finished_blocks("gone")  # what was recorded is still there
+    assert kept
+    # The season resumes once the database is back: the rest is played, nothing twice.
+    resumed = runner.invoke(
+        app, ["season", "run", str(file), "--data", str(tmp_path / "data"), "--db", db]
+    )
+    assert resumed.exit_code == 0, resumed.output
+    assert f"{6 - len(kept)} blocks played now (6 of 6 in all)" in resumed.output
+    assert_every_block_once(db, "gone", 6)
 
 
 def test_postgresql_down_at_start_is_one_line_naming_host_and_port(tmp_path: Path) -> None:
