@@ -288,7 +288,8 @@ class _Checker:
         self.bot_id = ""
         self.token = ""
         self.house_id = ""
-        self.process: BotProcess | None = None
+        self.process: BotProcess | None = None  # the latest
+        self.processes: list[BotProcess] = []  # every one started, all stopped at the end
         self.exits: list[str] = []  # how earlier processes ended
         self.results: list[CheckResult] = []
 
@@ -310,6 +311,7 @@ class _Checker:
             tables=self.options.tables,
             log_path=logs / "bot.log",
         )
+        self.processes.append(self.process)
 
     def process_note(self) -> str:
         """How the bot's process ended, if it did ("" while it runs or for a remote bot)."""
@@ -324,11 +326,20 @@ class _Checker:
             f": {tail}" if tail else ""
         )
 
+    async def exit_note(self) -> str:
+        """:meth:`process_note`, once the output of a process that exited is in its log."""
+        if self.process is not None and self.process.exited:
+            await self.process.output_written()
+        return self.process_note()
+
     async def revive(self) -> None:
         """Start the bot again if its process has exited (each check starts from a live bot)."""
-        note = self.process_note()
+        note = await self.exit_note()
         if note:
             self.exits.append(note)
+            assert self.process is not None
+            # What the dead one started may live on, holding sessions with the bot's token.
+            await stop_bots([self.process])
             await self.start_bot()
             await self.wait_sessions(1, self.options.connect_timeout_s)
 
@@ -338,7 +349,7 @@ class _Checker:
     async def wait_sessions(self, count: int, timeout_s: float) -> list[SeatSession]:
         deadline = time.monotonic() + timeout_s
         while len(self.sessions()) < count and time.monotonic() < deadline:
-            if self.process_note():
+            if self.process is not None and self.process.exited:
                 break
             await asyncio.sleep(0.05)
         return self.sessions()
@@ -370,7 +381,7 @@ class _Checker:
         try:
             table = await self.referee.start_match(request)
         except Exception as error:
-            note = self.process_note()
+            note = await self.exit_note()
             detail = f"{error}" + (f"; {note}" if note else "")
             return _Match("", None, _Seen(), [], f"could not seat the bot: {detail}")
         # The table's task has not run yet (no await since it was created): the policy knows
@@ -382,7 +393,7 @@ class _Checker:
         seen = self.policy.seen[match_id]
         await table.done.wait()
         penalties = [p.reason for p in table.penalties if p.seat == BOT_SEAT]
-        return _Match(match_id, table.summary, seen, penalties, note=self.process_note())
+        return _Match(match_id, table.summary, seen, penalties, note=await self.exit_note())
 
     # --- the checks ---------------------------------------------------------------------------
     def add(self, check: CheckName, ok: bool, reason: str, subject: str = "") -> None:
@@ -392,7 +403,7 @@ class _Checker:
     async def handshake(self) -> SeatSession | None:
         found = await self.wait_sessions(1, self.options.connect_timeout_s)
         if not found:
-            why = self.process_note() or "is it running, with this address and token?"
+            why = await self.exit_note() or "is it running, with this address and token?"
             self.add(
                 CheckName.HANDSHAKE,
                 False,
@@ -674,5 +685,5 @@ async def run_check(
             house_task.cancel()
             with contextlib.suppress(BaseException):
                 await house_task
-            if checker.process is not None:
-                await stop_bots([checker.process])
+            # Each process it started, and whatever they started (ladder.bot_processes).
+            await stop_bots(checker.processes)

@@ -38,6 +38,7 @@ match_app = typer.Typer(
 )
 
 SEED_BITS = 32  # a random seed short enough to type back in
+CONNECT_TIMEOUT_S = 30.0  # a season's default (ladder.config.DEFAULT_CONNECT_TIMEOUT_MS)
 
 
 @match_app.command("run", cls=CommandAfterDashes)
@@ -67,6 +68,10 @@ def run(
     watch: Annotated[
         bool, typer.Option("--watch", help="Follow the match as it is played.")
     ] = False,
+    connect_timeout: Annotated[
+        float,
+        typer.Option(metavar="SECONDS", min=0.1, help="How long the command bots have to connect."),
+    ] = CONNECT_TIMEOUT_S,
     referee: SeasonRefereeOption = None,
     admin_token: AdminTokenOption = None,
     ca: CaOption = None,
@@ -96,6 +101,7 @@ def run(
         deals=deals,
         seed=seed,
         time_control=TimeControl(move_ms=move_ms),
+        connect_timeout_ms=round(connect_timeout * 1000),
     )
     try:
         match_config(match)

@@ -546,6 +546,7 @@ async def wait_for_sessions(
     while True:
         for process in processes:
             if process.exited:
+                await process.output_written()  # its last words, read below
                 raise BotStartError(
                     f"bot {process.name!r} exited with code {process.process.returncode} "
                     f"before connecting; its log ({process.log_path}) ends:\n"
@@ -581,6 +582,7 @@ async def _watch_processes(processes: Sequence[BotProcess], what: str) -> None:
         for future in waits:
             future.cancel()
     bot = waits[next(iter(done))]
+    await bot.output_written()  # its last words, read below
     raise BotStartError(
         f"bot {bot.name!r} exited with code {bot.process.returncode} during {what}; "
         f"its log ({bot.log_path}) ends:\n{bot.log_tail()}"
