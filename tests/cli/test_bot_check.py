@@ -30,13 +30,15 @@ def _own_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def bot_check(*args: str, timeout: float = 600) -> tuple[int, dict[str, Any]]:
+    """`brandeln bot check --json ARGS`; a montecarlo it starts stops at a few samples (what
+    it checks is the protocol, not how long the bot thinks: half its move time, else)."""
     completed = subprocess.run(
         [sys.executable, "-m", "brandeln_cli", "bot", "check", "--json", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=ROOT,
-        env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
+        env={**os.environ, "GRPC_VERBOSITY": "ERROR", "BRANDELN_SAMPLES": "8"},
         check=False,
     )
     assert completed.stdout, completed.stderr

@@ -35,7 +35,9 @@ class Breakage:
 
     ignore_rejections: bool = False  # never answers a rejected request again
     answer_every_rejection: bool = False  # answers again even when told the request is stale
-    slow_s: float = 0.0  # thinks this long before each answer
+    # Thinks this long before each answer its clock gives less time than that: slower than the
+    # time-pressure check allows, and no slower than it needs to be elsewhere.
+    slow_s: float = 0.0
     unknown_rulesets: frozenset[str] = field(default_factory=frozenset)  # bids nonsense there
     crash_after: int = 0  # exits (code 3) after this many matches in all (0: never)
     no_reconnect: bool = False  # a dropped stream ends the table
@@ -94,7 +96,7 @@ class BrokenBot:
             await asyncio.sleep(0.2)
 
     async def answer(self, call: Call, request: bot_pb2.DecisionRequest, ruleset: str) -> None:
-        if self.breakage.slow_s:
+        if self.breakage.slow_s and request.move_ms < self.breakage.slow_s * 1000:
             await asyncio.sleep(self.breakage.slow_s)
         choice = request.legal[0]
         if ruleset in self.breakage.unknown_rulesets and request.phase == cards_pb2.PHASE_BID:

@@ -1,4 +1,5 @@
-"""A broken bot for `bot check`'s tests: it thinks 250 ms before each answer."""
+"""A broken bot for `bot check`'s tests: it thinks 250 ms before each answer that its clock
+gives less time than that (the time-pressure check's 100 ms)."""
 
 import sys
 from pathlib import Path
