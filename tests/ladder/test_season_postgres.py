@@ -1,6 +1,6 @@
 """Seasons on PostgreSQL, end to end: the real CLI (`season run --db`), real bot processes,
-a real PostgreSQL server; two runners at once, a runner killed with SIGKILL, a server that
-goes away mid-season (stopped by its PID) and comes back, or does not.
+a real PostgreSQL server; two runners at once, a runner killed with SIGKILL (a server that
+goes away mid-season: tests/ladder/test_season_postgres_outage.py).
 
 The bots are the deterministic heuristic sample bot, so a season's block results, and so its
 ratings, are the same in every run: a resumed or shared season can be compared with one
@@ -163,15 +163,6 @@ def pg_db(postgres: pg_server.PostgresServer) -> Iterator[str]:
         drop_database(postgres, name)
 
 
-@pytest.fixture
-def restartable() -> Iterator[pg_server.RestartableServer]:
-    bindir = pg_server.find_bindir()
-    if bindir is None:
-        pytest.skip(pg_server.INSTALL_HINT)
-    with pg_server.restartable_server(bindir) as server:
-        yield server
-
-
 def test_a_season_runs_on_postgresql_from_the_cli_and_the_read_commands_find_it(
     tmp_path: Path, pg_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -277,70 +268,6 @@ def test_resume_after_sigkill_of_the_runner_on_postgresql(tmp_path: Path, pg_db:
         asyncio.run(stop_orphans(hashes, grace_s=1.0))
     assert_every_block_once(pg_db, "killed", blocks)
     assert board(pg_db, "killed") == uninterrupted_board(tmp_path, text, "killed")
-
-
-def test_postgresql_gone_mid_season_is_retried_and_nothing_is_lost(
-    tmp_path: Path, restartable: pg_server.RestartableServer
-) -> None:
-    blocks = 8
-    db = restartable.url()
-    file = tmp_path / "season.toml"
-    file.write_text(heuristic_season("outage", blocks=blocks))
-    log = tmp_path / "run.log"
-    process = start_season(file, tmp_path / "data", db, log)
-    try:
-        wait_for_blocks(db, "outage", 1, process, log)
-        restartable.stop()  # by its PID, mid-season
-        time.sleep(6)  # blocks finish meanwhile: their recording is retried
-        assert process.poll() is None, log.read_text()
-        restartable.start()
-        assert process.wait(timeout=300) == 0, log.read_text()
-    finally:
-        if process.poll() is None:
-            process.kill()
-    output = log.read_text()
-    assert f"cannot reach PostgreSQL at 127.0.0.1:{restartable.port}" in output
-    assert "; retry 1 of" in output
-    assert_every_block_once(db, "outage", blocks)
-
-
-def test_postgresql_gone_for_good_ends_the_run_with_one_clear_error_and_the_season_resumes(
-    tmp_path: Path, restartable: pg_server.RestartableServer
-) -> None:
-    db = restartable.url()
-    file = tmp_path / "season.toml"
-    file.write_text(heuristic_season("gone", blocks=6, deals=16))
-    log = tmp_path / "run.log"
-    # Four attempts (about 2 s of retries) prove the giving up as well as the default's 25 s.
-    process = start_season(file, tmp_path / "data", db, log, attempts=4)
-    try:
-        wait_for_blocks(db, "gone", 1, process, log)
-        restartable.stop()
-        code = process.wait(timeout=180)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    output = log.read_text()
-    assert code == 1, output
-    last = output.strip().splitlines()[-1]
-    # The run ends with one error line: the ladder's store giving up, or (the embedded referee
-    # shares the database) the match it could not record ending aborted; the retries said why.
-    assert last.startswith("error:"), output
-    assert (
-        f"cannot reach PostgreSQL at 127.0.0.1:{restartable.port}" in last and "gave up" in last
-    ) or "ended 'aborted'" in last, output
-    assert f"cannot reach PostgreSQL at 127.0.0.1:{restartable.port}" in output, output
-    restartable.start()
-    with LadderStore.open(db, create=False) as store:
-        kept = store.finished_blocks("gone")  # what was recorded is still there
-    assert kept
-    # The season resumes once the database is back: the rest is played, nothing twice.
-    resumed = runner.invoke(
-        app, ["season", "run", str(file), "--data", str(tmp_path / "data"), "--db", db]
-    )
-    assert resumed.exit_code == 0, resumed.output
-    assert f"{6 - len(kept)} blocks played now (6 of 6 in all)" in resumed.output
-    assert_every_block_once(db, "gone", 6)
 
 
 def test_postgresql_down_at_start_is_one_line_naming_host_and_port(tmp_path: Path) -> None:
