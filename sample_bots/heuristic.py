@@ -19,23 +19,9 @@ from collections.abc import Sequence
 
 from brandeln.v1 import bot_pb2, cards_pb2
 from sample_bots.sdk import PASS, Answer, Bot, Situation, TrickRules
+from sample_bots.sdk.situation import RANKS_28, SUITS
 from sample_bots.sdk.trick import natural_strength
 
-SUITS = (
-    cards_pb2.SUIT_CLUBS,
-    cards_pb2.SUIT_SPADES,
-    cards_pb2.SUIT_HEARTS,
-    cards_pb2.SUIT_DIAMONDS,
-)
-RANKS_28 = (
-    cards_pb2.RANK_SEVEN,
-    cards_pb2.RANK_NINE,
-    cards_pb2.RANK_TEN,
-    cards_pb2.RANK_JACK,
-    cards_pb2.RANK_QUEEN,
-    cards_pb2.RANK_KING,
-    cards_pb2.RANK_ACE,
-)
 MARGIN = 0.4  # bid only with this many tricks to spare
 # Exact contracts (russian): bid the count the estimate rounds to after this shift, found by
 # playing the heuristic against itself (400 deals: it makes 60% of its exact contracts with

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from brandeln.v1 import bot_pb2, cards_pb2
 from sample_bots.sdk.trick import TrickRules, trick_winner
 
-_ALL_SUITS = (
+# The four suits in the protocol's order, and the 28-card pack's ranks (R2.1), low to high.
+SUITS = (
     cards_pb2.SUIT_CLUBS,
     cards_pb2.SUIT_SPADES,
     cards_pb2.SUIT_HEARTS,
     cards_pb2.SUIT_DIAMONDS,
 )
-_RANKS_28 = (
+RANKS_28 = (
     cards_pb2.RANK_SEVEN,
     cards_pb2.RANK_NINE,
     cards_pb2.RANK_TEN,
@@ -48,10 +49,10 @@ def key(card: cards_pb2.Card) -> CardKey:
 
 def deck(ruleset: cards_pb2.Ruleset | None) -> list[cards_pb2.Card]:
     """Every card of the ruleset's pack: 28 cards, or 32 with the 8s (option ``deck``)."""
-    ranks: Iterable[cards_pb2.Rank.ValueType] = _RANKS_28
+    ranks: Iterable[cards_pb2.Rank.ValueType] = RANKS_28
     if ruleset is not None and ruleset.options.get("deck") == "32":
-        ranks = (*_RANKS_28, cards_pb2.RANK_EIGHT)
-    return [cards_pb2.Card(suit=s, rank=r) for s in _ALL_SUITS for r in ranks]
+        ranks = (*RANKS_28, cards_pb2.RANK_EIGHT)
+    return [cards_pb2.Card(suit=s, rank=r) for s in SUITS for r in ranks]
 
 
 @dataclass
