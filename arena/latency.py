@@ -19,9 +19,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.seat import SeatOutcome
+
+Number = TypeVar("Number", int, float)
 
 __all__ = ["SeatLatency", "latency_of", "log_latency", "percentile", "was_asked"]
 
@@ -41,8 +43,13 @@ def was_asked(outcome: SeatOutcome, latency_ms: int) -> bool:
     return not (outcome is SeatOutcome.FORFEITED and latency_ms == 0)
 
 
-def percentile(ordered: Sequence[int], percent: float) -> int:
-    """The nearest-rank percentile of ``ordered`` (sorted, not empty)."""
+def percentile(ordered: Sequence[Number], percent: float) -> Number:
+    """The nearest-rank percentile of ``ordered`` (sorted, not empty): the one definition the
+    referee, the log readers, the web pages and the benchmarks share.
+
+    >>> percentile([1, 2, 3, 4], 50), percentile([1, 2, 3, 4], 99), percentile([0.5], 95)
+    (2, 4, 0.5)
+    """
     rank = max(1, math.ceil(percent / 100 * len(ordered)))
     return ordered[rank - 1]
 

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena import codec
+from arena.latency import percentile
 from bench.oracle import ORACLE, SEER, OracleBot, SoloistSeer
 from brandeln.v1 import bot_pb2, cards_pb2
 from engine.dealing import deal_cards
@@ -338,11 +339,6 @@ def interval(samples: Sequence[float]) -> tuple[float, float]:
     return found.mean, found.half_width or 0.0
 
 
-def _percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
 def summarize(results: Sequence[Sequence[TableResult]], config: DuelConfig) -> str:
     """The report: B - A with its interval, then the breakdown (see the module docstring)."""
     deals = len(results)
@@ -438,7 +434,7 @@ def _time_lines(tables: Sequence[TableResult]) -> list[str]:
             for phase, ms in table.times[side]:
                 by_phase[phase].append(ms)
         cells = [
-            f"{phase} {_percentile(v, 0.5):.0f}/{_percentile(v, 0.95):.0f}/{max(v):.0f}"
+            f"{phase} {percentile(sorted(v), 50):.0f}/{percentile(sorted(v), 95):.0f}/{max(v):.0f}"
             for phase, v in sorted(by_phase.items())
         ]
         lines.append(f"  {side}: " + "  ".join(cells))

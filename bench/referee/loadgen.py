@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import sys
 import time
 from collections.abc import Sequence
@@ -48,9 +47,10 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
+from arena.latency import percentile
 from brandeln.v1 import admin_pb2, bot_pb2
 
-__all__ = ["CONTROL_LINE_LIMIT", "LoadGenerator", "emit", "main", "percentile"]
+__all__ = ["CONTROL_LINE_LIMIT", "LoadGenerator", "emit", "main"]
 
 PROTOCOL_VERSION = 1
 _PLAY_METHOD = bot_pb2.DESCRIPTOR.services_by_name["Referee"].methods_by_name["Play"]
@@ -75,20 +75,6 @@ def _first_byte_kinds() -> dict[int, str]:
 
 
 _KIND_BY_FIRST_BYTE = _first_byte_kinds()
-
-
-def percentile(sorted_values: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile of ascending values (0 for none).
-
-    >>> percentile([1, 2, 3, 4], 50)
-    2
-    >>> percentile([1, 2, 3, 4], 99)
-    4
-    """
-    if not sorted_values:
-        return 0.0
-    rank = max(1, math.ceil(p / 100 * len(sorted_values)))
-    return sorted_values[rank - 1]
 
 
 @dataclass(eq=False)
@@ -301,8 +287,8 @@ class LoadGenerator:
         return {
             "decisions": figures.decisions,
             "latency_samples": count,
-            "latency_p50_ms": percentile(ordered, 50) / 1e6,
-            "latency_p99_ms": percentile(ordered, 99) / 1e6,
+            "latency_p50_ms": (percentile(ordered, 50) if ordered else 0) / 1e6,
+            "latency_p99_ms": (percentile(ordered, 99) if ordered else 0) / 1e6,
             "latency_mean_ms": (sum(ordered) / count / 1e6) if count else 0.0,
             "messages_by_seat": [figures.messages_by_seat[s] for s in seats],
             "bytes_by_seat": [figures.bytes_by_seat[s] for s in seats],
