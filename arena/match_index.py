@@ -1,6 +1,6 @@
 """The match index of the referee's database: one row per match, running or ended.
 
-A part of :class:`arena.store.RefereeStore` (its base class), kept apart by topic.
+A part of :class:`arena.store.RefereeStore`, kept apart by topic.
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import sqlalchemy
 from sqlalchemy import Connection, func, select, update
@@ -18,11 +18,12 @@ from sqlalchemy import Connection, func, select, update
 from arena.errors import NotFoundError, StoreError
 from arena.logrecords import MatchStatus
 from arena.schema import MATCH_BOTS, MATCHES
+from arena.store_base import RefereeStoreBase
 from datastore.keys import can_name_a_row
+from datastore.upsert import dialect_insert, insert_for
 
+# dialect_insert: datastore.upsert's, exported here as it was before it moved there.
 __all__ = ["MatchIndex", "MatchRecord", "dialect_insert", "match_row"]
-
-T = TypeVar("T")
 
 # The columns of a MatchRecord, in its order (the table has referee_id besides).
 _COLUMNS = [
@@ -66,20 +67,8 @@ class MatchRecord:
     log_path: str
 
 
-class MatchIndex:
-    """The match index's queries; the store gives the transactions."""
-
-    where: str
-    referee_id: str
-
-    def transact(self, fn: Callable[[Connection], T], what: str, *, write: bool = True) -> T:
-        raise NotImplementedError
-
-    def read(self, fn: Callable[[Connection], T], what: str) -> T:
-        raise NotImplementedError
-
-    def _gone(self, conn: Connection, referee_ids: set[str | None]) -> list[str | None]:
-        raise NotImplementedError
+class MatchIndex(RefereeStoreBase):
+    """The match index's queries of :class:`arena.store.RefereeStore`."""
 
     def record_match(self, match: MatchRecord) -> None:
         """Insert or update a match's index row (running, then finished or aborted).
@@ -185,29 +174,14 @@ def match_row(match: MatchRecord) -> dict[str, Any]:
     }
 
 
-def dialect_insert(conn: Connection, table: sqlalchemy.Table) -> Any:
-    """The dialect's INSERT with ON CONFLICT (PostgreSQL's and SQLite's speak alike)."""
-    return _dialect_insert(conn.dialect.name, table)
-
-
 @functools.lru_cache(maxsize=4)
 def _record_statements(dialect: str) -> tuple[Any, Any]:
     """record_match's statements: the index row's upsert, the match_bots rows' insert."""
-    insert = _dialect_insert(dialect, MATCHES)
+    insert = insert_for(dialect, MATCHES)
     upsert = insert.on_conflict_do_update(
         index_elements=["match_id"], set_={name: insert.excluded[name] for name in _UPDATED}
     )
-    return upsert, _dialect_insert(dialect, MATCH_BOTS).on_conflict_do_nothing()
-
-
-def _dialect_insert(dialect: str, table: sqlalchemy.Table) -> Any:
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert  # noqa: PLC0415
-
-        return pg_insert(table)
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert  # noqa: PLC0415
-
-    return sqlite_insert(table)
+    return upsert, insert_for(dialect, MATCH_BOTS).on_conflict_do_nothing()
 
 
 def _ints(text: str) -> tuple[int, ...]:

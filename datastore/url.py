@@ -16,6 +16,7 @@ Passwords never reach a message: :meth:`DatabaseUrl.redacted` is what errors and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -25,9 +26,17 @@ import sqlalchemy
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from datastore.errors import DatabaseConfigError
+from datastore.errors import DatabaseConfigError, DatabaseError
 
-__all__ = ["MEMORY", "Backend", "DatabaseUrl", "parse_database_url", "scrub", "sqlite_url"]
+__all__ = [
+    "MEMORY",
+    "Backend",
+    "DatabaseUrl",
+    "as_database_url",
+    "parse_database_url",
+    "scrub",
+    "sqlite_url",
+]
 
 # An SQLite database in memory (tests, doctests): one connection for the engine's lifetime.
 MEMORY: Final = ":memory:"
@@ -123,6 +132,30 @@ def parse_database_url(text: str) -> DatabaseUrl:
         f"unsupported database {backend!r} in {scrub(text)!r}: use a path, sqlite:///PATH or "
         "postgresql://user:pass@host:port/db"
     )
+
+
+def as_database_url(
+    where: Path | str | DatabaseUrl, *, error: Callable[[str], Exception]
+) -> DatabaseUrl:
+    """Where a store lives, as a :class:`DatabaseUrl`: a Path is an SQLite file, a string is
+    parsed (a path or a URL), a DatabaseUrl is itself. A string that is no usable URL raises
+    ``error`` (the store's own error type) with :func:`parse_database_url`'s one-line reason.
+
+    >>> as_database_url(Path("ladder.db"), error=ValueError).path
+    PosixPath('ladder.db')
+    >>> as_database_url(" ", error=ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: empty database URL
+    """
+    if isinstance(where, DatabaseUrl):
+        return where
+    if isinstance(where, Path):
+        return sqlite_url(where)
+    try:
+        return parse_database_url(where)
+    except DatabaseError as failure:
+        raise error(str(failure)) from None
 
 
 def scrub(text: str) -> str:

@@ -16,6 +16,8 @@ from alembic.script import ScriptDirectory
 import datastore.keys
 import datastore.retry
 import datastore.sqlite_schema
+import datastore.transactions
+import datastore.upsert
 import datastore.url
 from datastore.engine import open_engine, write_transaction
 from datastore.errors import (
@@ -37,7 +39,15 @@ SCHEMA = "CREATE TABLE bots (bot_id TEXT PRIMARY KEY, name TEXT); CREATE TABLE r
 
 
 @pytest.mark.parametrize(
-    "module", [datastore.sqlite_schema, datastore.url, datastore.retry, datastore.keys]
+    "module",
+    [
+        datastore.sqlite_schema,
+        datastore.url,
+        datastore.retry,
+        datastore.keys,
+        datastore.transactions,
+        datastore.upsert,
+    ],
 )
 def test_the_module_examples_hold(module: object) -> None:
     assert doctest.testmod(module).failed == 0  # type: ignore[arg-type]
