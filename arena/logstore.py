@@ -21,6 +21,7 @@ from sqlalchemy import Connection
 from arena.errors import DamagedLogError, StoreError
 from arena.schema import MATCH_LOGS
 from datastore.private_files import open_private, private_dir
+from datastore.upsert import dialect_insert
 
 __all__ = [
     "DB_LOG_PREFIX",
@@ -120,7 +121,8 @@ class _DatabaseSink:
         row = {"match_id": self.match_id, "chunk": self._chunk, "body": data}
 
         def insert(conn: Connection) -> None:
-            conn.execute(_insert_ignoring_duplicates(conn, row))
+            # A chunk already stored (a retry whose first commit did land) is left as it is.
+            conn.execute(dialect_insert(conn, MATCH_LOGS).values(row).on_conflict_do_nothing())
 
         self._db.transact(insert, f"append to the log of match {self.match_id}")
         # Numbered once stored: a write that gave up (StoreError) leaves its lines with the
@@ -131,16 +133,6 @@ class _DatabaseSink:
 
     def close(self) -> None:
         pass
-
-
-def _insert_ignoring_duplicates(conn: Connection, row: dict[str, object]) -> sqlalchemy.Insert:
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert  # noqa: PLC0415
-
-        return pg_insert(MATCH_LOGS).values(row).on_conflict_do_nothing()
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert  # noqa: PLC0415
-
-    return sqlite_insert(MATCH_LOGS).values(row).on_conflict_do_nothing()
 
 
 class DatabaseLogStore:

@@ -21,14 +21,16 @@ Bot processes are stopped at the end, on errors and on cancellation (Ctrl-C). A 
 outright (SIGKILL) cannot stop them; the next run finds them by the token in their environment
 (it keeps the token's hash) and stops them before starting new ones.
 
-**Bot identity.** A command bot is registered at the referee as ``<bot>@<season>``; its bot id
-is kept in the ladder database so a resumed season reuses it (the referee keeps its bots too).
-Its token is not kept: every run asks the referee for a fresh one (``RotateBotToken``, which
-also refuses the old token and ends its sessions) and hands it to the bot's process only. If
-the referee no longer knows the stored id (a fresh referee data dir), or cannot rotate tokens,
-the bot is registered again, and if the name is taken there by an identity whose token we do
-not hold, a suffix ``-2``, ``-3``, ... is added. Bots that connect by themselves are given by
-``bot_id``.
+**Bot identity.** A command bot is registered at the referee as ``<bot>@<season>`` and gets a
+fresh token every run (:mod:`ladder.referee_identities`); bots that connect by themselves are
+given by ``bot_id``.
+
+**The parts.** This module is the season's front: :func:`run_season`, :func:`run_blocks` and
+the referee as a :class:`BlockPlayer` (:class:`RefereeBlocks`). The block loop of a run is
+:mod:`ladder.season_run`; the bots' identities at the referee :mod:`ladder.referee_identities`;
+launching the bots and waiting for their sessions :mod:`ladder.bot_launch`; failing a block
+when a bot exits :mod:`ladder.bot_watch`. Their public names are exported here too, so the
+season's callers (the CLI, one match, ``ladder.ab``, the cluster) import them from one place.
 
 >>> async def example(config, store):                       # doctest: +SKIP
 ...     summary = await run_season(config, "127.0.0.1:50051", "admin-token", store,
@@ -42,24 +44,39 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Protocol, TypeVar
 
 from ladder.admin_client import AdminClient
-from ladder.bot_processes import BotProcess, start_bot, stop_bots, stop_orphans
-from ladder.claims import HEARTBEAT_S, new_runner_id, retire, runner_alive
-from ladder.config import CommandBot, ExternalBot, SeasonConfig
-from ladder.duplicate import BlockPlan, MatchOutcome, block_results, plan_season
-from ladder.errors import BotNameTakenError, BotStartError, MatchUnavailableError, StorageError
-from ladder.rating_order import record_and_rate
+from ladder.bot_launch import SESSION_POLL_S, launched_bots, wait_for_sessions
+from ladder.bot_processes import BotProcess, stop_orphans
+from ladder.bot_watch import EXIT_GRACE_S, while_bots_run
+from ladder.claims import retire, runner_alive
+from ladder.config import SeasonConfig
+from ladder.duplicate import BlockPlan, MatchOutcome, plan_season
+from ladder.errors import StorageError
 from ladder.ratings import RatingModel
+from ladder.referee_identities import MAX_NAME_SUFFIX, season_identities
 from ladder.schema import ClaimState
-from ladder.storage import LadderStore, RatingRow, SeasonStatus, token_hash
+from ladder.season_run import (
+    PROGRESS_INTERVAL_S,
+    BlockPlayer,
+    ProgressCallback,
+    SeasonProgress,
+    SeasonRun,
+)
+from ladder.storage import LadderStore, SeasonStatus
+from ladder.tasks import all_or_nothing, finish_in_thread
 
+# The parts' constants too: `match run` numbers its bots' names up to MAX_NAME_SUFFIX, and
+# its callers import every name of a season's run from here.
 __all__ = [
+    "EXIT_GRACE_S",
+    "MAX_NAME_SUFFIX",
+    "PROGRESS_INTERVAL_S",
+    "SESSION_POLL_S",
     "BlockPlayer",
     "ProgressCallback",
     "RefereeBlocks",
@@ -74,29 +91,7 @@ __all__ = [
     "while_bots_run",
 ]
 
-MAX_NAME_SUFFIX: Final = 100
-SESSION_POLL_S: Final = 0.1
-PROGRESS_INTERVAL_S: Final = 0.25
-# A match that fails because a bot died (MatchUnavailableError: the bot has no session) often
-# fails before the bot's exit is reaped: this long the watcher may still name the exit, the cause.
-EXIT_GRACE_S: Final = 1.0
-_T = TypeVar("_T")
 log = logging.getLogger("brandeln.ladder")
-
-
-@dataclass(frozen=True, slots=True)
-class SeasonProgress:
-    """A snapshot for a progress display."""
-
-    blocks_done: int
-    blocks_total: int
-    deals: int  # deals played in this run
-    deals_per_second: float
-    leader: str | None  # best conservative rating so far
-    leader_rating: float | None
-
-
-ProgressCallback = Callable[[SeasonProgress], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,21 +116,6 @@ def _set_status(store: LadderStore, season: str, status: SeasonStatus, detail: s
         store.set_season_status(season, status, detail)
     except StorageError as error:
         log.warning("could not record season %r as %s: %s", season, status.value, error)
-
-
-class BlockPlayer(Protocol):
-    """What plays a season's blocks: a referee through its Admin service
-    (:func:`run_season`), or any other executor (the cluster's, beside the CLI), handed to
-    :func:`run_blocks`, which claims, records and rates."""
-
-    @property
-    def workers(self) -> int:
-        """How many blocks it plays at once."""
-        ...
-
-    async def play_block(self, plan: BlockPlan, on_deal: Callable[[], None]) -> list[MatchOutcome]:
-        """Every match of ``plan`` (``on_deal`` after each deal, where it can tell), or raise."""
-        ...
 
 
 async def run_season(
@@ -190,7 +170,7 @@ async def run_blocks(
     )
     finished = store.finished_blocks(config.name) & {plan.index for plan in plans}
     pending = [plan for plan in plans if plan.index not in finished]
-    run = _SeasonRun(config, store, model, progress, started, len(finished))
+    run = SeasonRun(config, store, model, progress, started, len(finished))
     try:
         if pending:
             async with open_player() as player:
@@ -205,7 +185,7 @@ async def run_blocks(
     finally:
         # Blocks this run claimed but did not finish are free for the next run at once.
         with contextlib.suppress(StorageError):
-            await _finish_in_thread(store.release_claims, config.name, run.runner)
+            await finish_in_thread(store.release_claims, config.name, run.runner)
         retire(run.runner)
     done = len(store.finished_blocks(config.name) & {plan.index for plan in plans})
     if done == len(plans):
@@ -289,170 +269,9 @@ class RefereeBlocks:
                     )
                 )
 
-        matches = _all_or_nothing([play_match(rotation) for rotation in range(len(plan.matches))])
+        matches = all_or_nothing([play_match(rotation) for rotation in range(len(plan.matches))])
         await while_bots_run(matches, self.processes)
         return outcomes
-
-
-@asynccontextmanager
-async def launched_bots(
-    admin: AdminClient,
-    config: SeasonConfig,
-    referee_address: str,
-    bot_ids: Mapping[str, str],
-    tokens: Mapping[str, str],
-    logs_dir: Path,
-    *,
-    die_with_parent: bool = False,
-) -> AsyncIterator[list[BotProcess]]:
-    """Start ``config``'s command bots (token by bot name), wait until every bot has its
-    sessions connected, and stop the processes on the way out, whatever happens
-    (``die_with_parent``: see :func:`~ladder.bot_processes.start_bot`).
-
-    Also for one match (``ladder.one_match``): any ``SeasonConfig`` describing its bots.
-    Raises :class:`BotStartError` when a bot cannot start, exits, or does not connect.
-    """
-    processes: list[BotProcess] = []
-    try:
-        for bot in config.bots:
-            if isinstance(bot, CommandBot):
-                processes.append(
-                    await start_bot(
-                        bot.name,
-                        bot.command,
-                        server=referee_address,
-                        token=tokens[bot.name],
-                        tables=bot.tables,
-                        log_path=logs_dir / f"{bot.name}.log",
-                        die_with_parent=die_with_parent,
-                    )
-                )
-        await _wait_for_sessions(admin, config, bot_ids, processes)
-        yield processes
-    finally:
-        await stop_bots(processes)
-
-
-async def while_bots_run(
-    main: Awaitable[_T], processes: Sequence[BotProcess], what: str = "the season"
-) -> _T:
-    """``main``'s result, unless a bot process exits first: then :class:`BotStartError`
-    (``bot 'x' exited with code N during <what>``) and ``main`` is cancelled."""
-    return await _first_done(main, _watch_processes(processes, what))
-
-
-class _SeasonRun:
-    """The mutable state of one run: counters, progress reports and block recording."""
-
-    def __init__(
-        self,
-        config: SeasonConfig,
-        store: LadderStore,
-        model: RatingModel,
-        progress: ProgressCallback | None,
-        started: float,
-        blocks_done: int,
-    ) -> None:
-        self.config = config
-        self.store = store
-        self.model = model
-        self.progress = progress
-        self.started = started
-        self.blocks_done = blocks_done
-        self.blocks_played = 0
-        self.deals = 0
-        self.last_match_id: str | None = None
-        self._last_block_index = -1
-        self._last_report = 0.0
-        self.runner = new_runner_id()
-        self._leader: RatingRow | None = None
-        self.blocks_elsewhere = 0
-
-    async def play(self, player: BlockPlayer, pending: Sequence[BlockPlan]) -> None:
-        config = self.config
-        by_index = {plan.index: plan for plan in pending}
-        season = config.name
-
-        async def play_blocks() -> None:
-            # Claim a block, play it, record it; until no block is left to claim. The claim is
-            # a transaction in the database, so other runners of the season share the blocks.
-            while True:
-                index = await _finish_in_thread(self.store.claim_block, season, self.runner)
-                if index is None:
-                    return
-                plan = by_index.get(index)
-                if plan is None:  # recorded meanwhile by another run: nothing to play
-                    continue
-                outcomes = await player.play_block(plan, self.deal_ended)
-                await _finish_in_thread(self.record, plan, outcomes)
-                self.report(force=True)
-
-        async def heartbeat() -> None:
-            while True:
-                await asyncio.sleep(HEARTBEAT_S)
-                await asyncio.to_thread(self.store.heartbeat, season, self.runner)
-
-        beating = asyncio.ensure_future(heartbeat())
-        try:
-            await _all_or_nothing([play_blocks() for _ in range(player.workers)])
-        finally:
-            beating.cancel()
-            await asyncio.gather(beating, return_exceptions=True)
-        claims = await asyncio.to_thread(self.store.claims, season)
-        self.blocks_elsewhere = sum(
-            1
-            for state, holder in claims.values()
-            if state is ClaimState.CLAIMED and holder != self.runner
-        )
-
-    def record(self, plan: BlockPlan, outcomes: list[MatchOutcome]) -> None:
-        """Record a played block (in a worker thread: a database that is away is retried
-        with backoff without stopping the matches in flight)."""
-        outcomes.sort(key=lambda outcome: outcome.plan.rotation)
-        results = block_results(plan, outcomes)
-        record_and_rate(
-            self.store, self.config.name, plan, outcomes, results, self.model.rate_block
-        )
-        self.blocks_done += 1
-        self.blocks_played += 1
-        # The pointer printed at the end names the last match of the highest block this run
-        # recorded, not of whichever block finished last: with several workers that order is
-        # a race, and a pointer should not change between two runs of one season.
-        if plan.index > self._last_block_index:
-            self._last_block_index = plan.index
-            self.last_match_id = outcomes[-1].match_id
-        self._leader = _leader(self.store.ratings(self.config.name))
-
-    def deal_ended(self) -> None:
-        self.deals += 1
-        self.report()
-
-    def report(self, *, force: bool = False) -> None:
-        if self.progress is None:
-            return
-        now = time.monotonic()
-        if not force and now - self._last_report < PROGRESS_INTERVAL_S:
-            return
-        self._last_report = now
-        # The leader as the last recorded block left it: no database read on the event loop.
-        leader = self._leader
-        elapsed = max(now - self.started, 1e-9)
-        self.progress(
-            SeasonProgress(
-                blocks_done=self.blocks_done,
-                blocks_total=self.config.blocks,
-                deals=self.deals,
-                deals_per_second=self.deals / elapsed,
-                leader=None if leader is None else leader.bot,
-                leader_rating=None if leader is None else leader.rating.conservative,
-            )
-        )
-
-
-def _leader(ratings: Sequence[RatingRow]) -> RatingRow | None:
-    """The best conservative rating among the bots rated so far."""
-    rated = [row for row in ratings if row.blocks]
-    return max(rated, key=lambda row: (row.rating.conservative, row.bot), default=None)
 
 
 def another_run_plays(store: LadderStore, season: str) -> bool:
@@ -461,185 +280,6 @@ def another_run_plays(store: LadderStore, season: str) -> bool:
         state is ClaimState.CLAIMED and runner_alive(runner or "") is not False
         for state, runner in store.claims(season).values()
     )
-
-
-async def season_identities(
-    admin: AdminClient, config: SeasonConfig, store: LadderStore, *, rotate: bool = True
-) -> tuple[dict[str, str], dict[str, str]]:
-    """(bot ids, command bots' fresh tokens) by season bot name: a new token for each bot the
-    referee knows (``rotate``; else a registration of its own), a registration for the
-    others. Only the tokens' hashes are stored."""
-    stored = store.bot_identities(config.name)
-    known = await admin.known_bot_ids()  # None: the referee cannot list its bots
-    bot_ids: dict[str, str] = {}
-    tokens: dict[str, str] = {}
-    for bot in config.bots:
-        if isinstance(bot, ExternalBot):
-            if known is not None and bot.bot_id not in known:
-                raise BotStartError(
-                    f"bot {bot.name!r}: bot_id {bot.bot_id!r} is not registered at the referee "
-                    "(or is revoked); see `brandeln bots list`"
-                )
-            bot_ids[bot.name] = bot.bot_id
-            continue
-        identity = stored.get(bot.name)
-        if (
-            rotate
-            and identity is not None
-            and identity.bot_id is not None
-            and identity.referee_name is not None
-            and (known is None or identity.bot_id in known)
-        ):
-            token = await admin.rotate_bot_token(identity.bot_id)
-            if token is not None:
-                store.save_bot_identity(
-                    config.name,
-                    bot.name,
-                    bot_id=identity.bot_id,
-                    token_hash=token_hash(token),
-                    referee_name=identity.referee_name,
-                )
-                bot_ids[bot.name], tokens[bot.name] = identity.bot_id, token
-                continue
-        base = f"{bot.name}@{config.name}"
-        for attempt in range(1, MAX_NAME_SUFFIX + 1):
-            referee_name = base if attempt == 1 else f"{base}-{attempt}"
-            try:
-                bot_id, token = await admin.register_bot(referee_name)
-            except BotNameTakenError:
-                continue
-            store.save_bot_identity(
-                config.name,
-                bot.name,
-                bot_id=bot_id,
-                token_hash=token_hash(token),
-                referee_name=referee_name,
-            )
-            bot_ids[bot.name], tokens[bot.name] = bot_id, token
-            break
-        else:
-            raise BotStartError(f"bot {bot.name!r}: every name {base}[-N] is taken at the referee")
-    return bot_ids, tokens
-
-
-async def _wait_for_sessions(
-    admin: AdminClient,
-    config: SeasonConfig,
-    bot_ids: Mapping[str, str],
-    processes: Sequence[BotProcess],
-) -> None:
-    """Wait until every command bot has ``tables`` sessions and every other bot one."""
-    needed = {bot.name: bot.tables if isinstance(bot, CommandBot) else 1 for bot in config.bots}
-    await wait_for_sessions(admin, needed, bot_ids, processes, config.connect_timeout_ms)
-
-
-async def wait_for_sessions(
-    admin: AdminClient,
-    needed: Mapping[str, int],
-    bot_ids: Mapping[str, str],
-    processes: Sequence[BotProcess],
-    timeout_ms: int,
-) -> None:
-    """Wait until each bot (by name) has its ``needed`` seat sessions connected; raise
-    :class:`BotStartError` when a bot process exits first or ``timeout_ms`` passes."""
-    deadline = time.monotonic() + timeout_ms / 1000
-    while True:
-        for process in processes:
-            if process.exited:
-                await process.output_written()  # its last words, read below
-                raise BotStartError(
-                    f"bot {process.name!r} exited with code {process.process.returncode} "
-                    f"before connecting; its log ({process.log_path}) ends:\n"
-                    f"{process.log_tail()}"
-                )
-        counts = await admin.session_counts()
-        missing = {
-            name: (counts[bot_ids[name]].connected if bot_ids[name] in counts else 0, want)
-            for name, want in needed.items()
-            if (counts[bot_ids[name]].connected if bot_ids[name] in counts else 0) < want
-        }
-        if not missing:
-            return
-        if time.monotonic() >= deadline:
-            logs = {process.name: process.log_path for process in processes}
-            details = "; ".join(
-                f"{name!r} has {have} of {want} sessions"
-                + (f" (log: {logs[name]})" if name in logs else "")
-                for name, (have, want) in missing.items()
-            )
-            raise BotStartError(f"bots did not connect within {timeout_ms} ms: {details}")
-        await asyncio.sleep(SESSION_POLL_S)
-
-
-async def _watch_processes(processes: Sequence[BotProcess], what: str) -> None:
-    """Raise :class:`BotStartError` as soon as a bot process exits during ``what``."""
-    if not processes:
-        await asyncio.Event().wait()  # nothing to watch: wait to be cancelled
-    waits = {asyncio.ensure_future(bot.process.wait()): bot for bot in processes}
-    try:
-        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for future in waits:
-            future.cancel()
-    bot = waits[next(iter(done))]
-    await bot.output_written()  # its last words, read below
-    raise BotStartError(
-        f"bot {bot.name!r} exited with code {bot.process.returncode} during {what}; "
-        f"its log ({bot.log_path}) ends:\n{bot.log_tail()}"
-    )
-
-
-async def _first_done(main: Awaitable[_T], watcher: Awaitable[None]) -> _T:
-    """Run ``main`` while ``watcher`` may fail it; return what ``main`` returns."""
-    main_task = asyncio.ensure_future(main)
-    watch_task = asyncio.ensure_future(watcher)
-    try:
-        await asyncio.wait({main_task, watch_task}, return_when=asyncio.FIRST_COMPLETED)
-        if _failed(main_task, MatchUnavailableError) and not watch_task.done():
-            await asyncio.wait({watch_task}, timeout=EXIT_GRACE_S)
-        if watch_task.done() and (not main_task.done() or _failed(main_task, Exception)):
-            main_task.cancel()
-            await asyncio.gather(main_task, return_exceptions=True)
-            watch_task.result()  # raises the watcher's error
-        return main_task.result()
-    finally:
-        for task in (main_task, watch_task):
-            task.cancel()
-        await asyncio.gather(main_task, watch_task, return_exceptions=True)
-
-
-def _failed(task: asyncio.Future[Any], kind: type[BaseException]) -> bool:
-    """Whether ``task`` has ended by raising a ``kind``."""
-    return task.done() and not task.cancelled() and isinstance(task.exception(), kind)
-
-
-async def _finish_in_thread(fn: Callable[..., _T], *args: object) -> _T:
-    """``fn(*args)`` (a database transaction) in a worker thread, not abandoned when the caller
-    is cancelled: a thread cannot be stopped, so the cancellation waits for the transaction to
-    end. A run therefore stops with every finished block recorded (or not at all), and no claim
-    lands after the run has released its claims."""
-    task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception):
-            await task
-        raise
-
-
-async def _all_or_nothing(coroutines: Sequence[Awaitable[_T]]) -> list[_T]:
-    """Run concurrently; on the first failure cancel the rest and raise that failure itself.
-
-    (``asyncio.TaskGroup`` would wrap it in an ExceptionGroup; the ladder's callers want the
-    :class:`LadderError` with its message.)
-    """
-    tasks = [asyncio.ensure_future(coroutine) for coroutine in coroutines]
-    try:
-        return list(await asyncio.gather(*tasks))
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _last_recorded_match(store: LadderStore, season: str) -> str | None:
