@@ -42,8 +42,11 @@ class OutputPump:
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._closed = False
-        self._waited = False
+        self._caught_up: concurrent.futures.Future[None] | None = None  # see wait()
+        self._deadline = 0.0
         self._done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        # Callers waiting for what is in the pipe now to reach the log (caught_up).
+        self._waiters: list[concurrent.futures.Future[None]] = []
         os.set_blocking(pipe, False)
         self._thread = threading.Thread(target=self._run, name="bot-output", daemon=True)
         self._thread.start()
@@ -53,13 +56,27 @@ class OutputPump:
         return asyncio.shield(asyncio.wrap_future(self._done))
 
     async def wait(self, timeout_s: float) -> None:
-        """Until the output has ended, or ``timeout_s`` (only once: a pipe a stray process
-        holds open would otherwise make every later call wait as long)."""
-        if self._done.done() or self._waited:
+        """Until what was written to the pipe so far is in the log (the writer has exited: its
+        last words), or the output has ended; at most ``timeout_s`` from the first call. Every
+        caller waits for the same catching-up (several watch one bot), and once it is done, or
+        its time is up, later calls return at once: a process out of reach that keeps writing
+        must not make each of them wait as long."""
+        if self._done.done():
             return
-        self._waited = True
+        loop = asyncio.get_running_loop()
+        if self._caught_up is None:
+            self._caught_up = concurrent.futures.Future()
+            self._deadline = loop.time() + timeout_s
+            with self._lock:
+                if self._closed:
+                    return
+                self._waiters.append(self._caught_up)
+                os.write(self._wake_write, b"w")  # a thread waiting on an empty pipe looks again
+        remaining = self._deadline - loop.time()
+        if self._caught_up.done() or remaining <= 0:
+            return
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.ended(), timeout_s)
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(self._caught_up)), remaining)
 
     def close(self) -> None:
         """Stop reading (the thread closes the pipe within one read)."""
@@ -76,6 +93,10 @@ class OutputPump:
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             while not self._stopping.is_set():
+                # Those who asked before this read: once a read finds the pipe empty, what
+                # was written before they asked is in the log.
+                with self._lock:
+                    asked = list(self._waiters)
                 try:
                     if kept < self._cap:
                         chunk = os.read(self._pipe, _CHUNK)
@@ -85,8 +106,20 @@ class OutputPump:
                     elif not _discard(self._pipe, devnull):
                         return
                 except BlockingIOError:
+                    self._release(asked)
                     if any(fd == self._wake_read for fd, _ in idle.poll()):
-                        return
+                        os.read(self._wake_read, 4096)  # a stop, or a caller's wake-up
+            # Stopped: what the pipe held then (a killed bot's last words) still reaches the
+            # log; no more than a pipeful, should a writer out of reach keep writing.
+            left = PIPE_BYTES + _CHUNK
+            while left > 0 and kept < self._cap:
+                chunk = os.read(self._pipe, min(_CHUNK, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                kept = self._keep(chunk, kept)
+        except BlockingIOError:
+            pass  # the pipe is empty: all it held is in the log
         except OSError:
             return  # the pipe failed: nothing more will come through it
         finally:
@@ -95,7 +128,18 @@ class OutputPump:
                 for fd in (self._pipe, self._log, devnull, self._wake_read, self._wake_write):
                     if fd >= 0:
                         os.close(fd)
+                waiting, self._waiters = self._waiters, []
+            for waiter in waiting:
+                waiter.set_result(None)
             self._done.set_result(None)
+
+    def _release(self, asked: list[concurrent.futures.Future[None]]) -> None:
+        if not asked:
+            return
+        with self._lock:
+            self._waiters = [w for w in self._waiters if w not in asked]
+        for waiter in asked:
+            waiter.set_result(None)
 
     def _keep(self, chunk: bytes, kept: int) -> int:
         part = chunk[: self._cap - kept]

@@ -76,7 +76,10 @@ __all__ = [
     "stop_orphans",
 ]
 
-OUTPUT_SETTLE_S: Final = 1.0  # how long a dead bot's last output may take to reach its log
+# At most this long for a dead bot's last output to reach its log: the pump is told, and
+# answers once it has read the pipe empty (milliseconds, or longer on a loaded machine); only a
+# process out of reach that keeps writing into the pipe meets the bound.
+OUTPUT_SETTLE_S: Final = 10.0
 _PYTHON_NAMES: Final = frozenset({"python", "python3"})
 
 
