@@ -1,6 +1,7 @@
 """`brandeln bench ...`: benchmarks, each measured against its floor in the same run.
 
-Heavy imports (grpc, the arena) happen inside the commands, so ``brandeln --help`` stays fast.
+``brandeln --help`` does not import this module (brandeln_cli.main mounts it by name); heavy
+imports (grpc, the arena) happen inside the commands, so ``brandeln bench --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from brandeln_cli.output import console, errors, fail
-from brandeln_cli.terminal_text import markup
+from bench.output import console, errors, fail, markup
 
 bench_app = typer.Typer(
     help="Benchmarks, each against its floor in the same run (figures, not pass/fail).",

@@ -1,12 +1,12 @@
 """`brandeln bench cluster`: a season on a Ray cluster of 1 and 2 nodes here, against the
 same season on one machine without Ray, and the driver's cost per block.
 
-Every Ray process runs inside the network namespaces of the test bed (``cluster.testbed``):
+Every Ray process runs inside the network namespaces of the test bed (``bench.testbed``):
 one host per node, PostgreSQL and the driver on the first. The season's bots use little CPU
 (random and heuristic), so on this 2-core machine the figures show the framework's overhead
 (Ray's scheduling, an embedded referee per actor, PostgreSQL for every match and log) rather
 than a gain from more cores. Each run's record (results, ratings, logs less timing and ids,
-``cluster.record``) is compared with the one-machine run's: ``same`` must say yes.
+``bench.season_record``) is compared with the one-machine run's: ``same`` must say yes.
 
 The driver's cost per block is what it does alone, in order, for every block: record it with
 its ratings in one PostgreSQL transaction (``bench.storage``'s figure, measured on a throwaway
@@ -27,9 +27,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import testbed
+from bench.season_record import season_record
 from bench.storage import StorageBenchSettings, run_storage_bench
-from cluster import testbed
-from cluster.record import season_record
+from services import data_folder
 
 __all__ = ["ClusterBenchSettings", "print_cluster_figures", "run_cluster_bench"]
 
@@ -123,7 +124,9 @@ def run_cluster_bench(settings: ClusterBenchSettings, say: Say) -> dict[str, Any
             _local_popen,
         )
         expected = season_record(
-            f"sqlite:///{local / 'ladder.db'}", str(local / "embedded" / "referee.db"), name
+            f"sqlite:///{data_folder.ladder_db(local)}",
+            str(data_folder.referee_db(data_folder.embedded_dir(local))),
+            name,
         )
         rows.append({"where": "one machine", "nodes": 0, **_figures(seconds, out, blocks)})
         for nodes in settings.nodes:
@@ -139,7 +142,8 @@ def run_cluster_bench(settings: ClusterBenchSettings, say: Say) -> dict[str, Any
                     argv += [str(data), "--db", pg.url, "--cluster", head.address, "--json"]
                     argv += ["--slots", str(nodes), "--worker-data", str(data / "workers")]
                     seconds, out = _run(argv, first.python)
-                    _, record = _run(["-m", "cluster.record", pg.url, pg.url, name], first.python)
+                    record_argv = ["-m", "bench.season_record", pg.url, pg.url, name]
+                    _, record = _run(record_argv, first.python)
                     same = json.loads(record) == expected
             rows.append(
                 {"where": f"Ray, {nodes} node(s)", "nodes": nodes, "same": same}

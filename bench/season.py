@@ -31,6 +31,7 @@ from bench.referee.referee_bench import RefereeBenchSettings, run_referee_bench
 from ladder.config import parse_season
 from ladder.runner import SeasonProgress, run_season
 from ladder.storage import LadderStore
+from services import data_folder
 
 __all__ = ["SEASON_TARGET", "SeasonBenchSettings", "log_figures", "run_season_bench"]
 
@@ -95,13 +96,13 @@ async def _one_season(settings: SeasonBenchSettings, repeat: int) -> dict[str, A
         data = Path(tmp)
         config = parse_season(season_text(settings, f"bench-{repeat}"), "season bench")
         started = time.perf_counter()
-        with LadderStore.open(data / "ladder.db") as store:
+        with LadderStore.open(data_folder.ladder_db(data)) as store:
             async with EmbeddedReferee(data) as referee:
                 summary = await run_season(
                     config, referee.address, referee.admin_token, store, progress=progress
                 )
         wall = time.perf_counter() - started
-        logs = log_figures(data / "logs")
+        logs = log_figures(data_folder.logs_dir(data))
     if len(block_ends) >= 2:
         (t0, d0), (t1, d1) = block_ends[0], block_ends[-1]
         steady_deals, steady_s = d1 - d0, t1 - t0

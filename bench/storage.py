@@ -46,6 +46,7 @@ from ladder.schema import (
     ClaimState,
 )
 from ladder.storage import LadderStore
+from services import data_folder
 
 __all__ = ["StorageBenchSettings", "print_storage_figures", "run_storage_bench"]
 
@@ -291,7 +292,7 @@ def run_storage_bench(settings: StorageBenchSettings, say: Say) -> dict[str, Any
     """Every figure, by backend and size."""
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="brandeln-bench-storage-") as folder:
-        rows += _measure(sqlite_url(Path(folder) / "ladder.db"), settings, say)
+        rows += _measure(sqlite_url(data_folder.ladder_db(Path(folder))), settings, say)
         with _postgresql(settings.db, say) as pg:
             if pg is not None:
                 rows += _measure(pg, settings, say)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from services import data_folder
+
 __all__ = ["StorageBenchSettings", "run_storage_bench"]
 
 Say = Callable[[str], None]
@@ -129,14 +131,14 @@ def _season_log_figures(
     config = parse_season(season_text(season, "storage-bench"), "storage bench")
 
     async def play() -> int:
-        with LadderStore.open(data / "ladder.db") as ladder:
+        with LadderStore.open(data_folder.ladder_db(data)) as ladder:
             async with EmbeddedReferee(data / "referee", database=database) as referee:
                 summary = await run_season(config, referee.address, referee.admin_token, ladder)
                 return summary.deals
 
     deals = asyncio.run(play())
     if database is None:
-        size = sum(p.stat().st_size for p in (data / "referee" / "logs").glob("*.jsonl"))
+        size = sum(p.stat().st_size for p in data_folder.logs_dir(data / "referee").glob("*.jsonl"))
         return {
             "deals": deals,
             "log_bytes_per_deal": size / deals,
@@ -224,7 +226,7 @@ def print_storage_figures(figures: dict[str, Any]) -> None:
     from rich import box  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
 
-    from brandeln_cli.output import console  # noqa: PLC0415
+    from bench.output import console  # noqa: PLC0415
 
     table = Table(title="referee storage", box=box.SIMPLE_HEAD)
     for header in ("backend", "matches", "list ms", "list by bot ms", "recorded/s"):

@@ -35,6 +35,7 @@ from arena.embedded import EmbeddedReferee
 from ladder.config import parse_season
 from ladder.runner import run_season
 from ladder.storage import LadderStore
+from services import data_folder
 
 __all__ = ["WEB_TARGET", "WebBenchSettings", "fill_stores", "run_web_bench"]
 
@@ -73,8 +74,8 @@ def _season_text(settings: WebBenchSettings) -> str:
 
 async def _play_season(data: Path, settings: WebBenchSettings) -> None:
     config = parse_season(_season_text(settings), "web bench")
-    with LadderStore.open(data / "ladder.db") as store:
-        async with EmbeddedReferee(data / "embedded") as referee:
+    with LadderStore.open(data_folder.ladder_db(data)) as store:
+        async with EmbeddedReferee(data_folder.embedded_dir(data)) as referee:
             await run_season(config, referee.address, referee.admin_token, store)
 
 
@@ -82,13 +83,14 @@ def fill_stores(data: Path, total_matches: int) -> int:
     """Add synthetic matches to the data folder's stores until they hold ``total_matches``
     (returns how many were added): filler seasons in the ladder database, their matches in
     the embedded referee's index, all older than the real ones."""
-    ladder_db = data / "ladder.db"
-    referee_db = data / "embedded" / "referee.db"
+    ladder_db = data_folder.ladder_db(data)
+    referee_db = data_folder.referee_db(data_folder.embedded_dir(data))
     with LadderStore.open(ladder_db, create=False) as store:
         have = len(store.matches(SEASON))
         a_log = store.matches(SEASON)[0].match_id
     missing = max(0, total_matches - have)
-    log_path = str(next((data / "embedded" / "logs").rglob(f"{a_log}.jsonl")))
+    embedded_logs = data_folder.logs_dir(data_folder.embedded_dir(data))
+    log_path = str(next(embedded_logs.rglob(f"{a_log}.jsonl")))
     ladder = sqlite3.connect(ladder_db)
     referee = sqlite3.connect(referee_db)
     try:
@@ -182,7 +184,7 @@ def _fill(ladder: sqlite3.Connection, referee: sqlite3.Connection, count: int, l
 
 
 def _pages(data: Path) -> dict[str, str]:
-    with LadderStore.open(data / "ladder.db", create=False) as store:
+    with LadderStore.open(data_folder.ladder_db(data), create=False) as store:
         match_id = store.matches(SEASON)[-1].match_id
         bot_id = store.bot_identities(SEASON)["random-1"].bot_id
     return {
@@ -239,7 +241,7 @@ def run_web_bench(settings: WebBenchSettings, say: Say) -> dict[str, Any]:
             data = Path(tmp) / f"size-{number}-{total}"
             shutil.copytree(base, data)
             # The copy's index must name the copy's logs.
-            with sqlite3.connect(data / "embedded" / "referee.db") as db:
+            with sqlite3.connect(data_folder.referee_db(data_folder.embedded_dir(data))) as db:
                 db.execute(
                     "UPDATE matches SET log_path = replace(log_path, ?, ?)", (str(base), str(data))
                 )

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from brandeln_cli import paths
 from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption, referee_credentials
 from brandeln_cli.output import console, fail
 from brandeln_cli.terminal_text import json_text, markup, plain
+from services import data_folder
 
 if TYPE_CHECKING:
     from ladder.ab import AbConfig, AbProgress, AbResult
@@ -189,7 +189,7 @@ def _run(
     from arena.errors import StoreError  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
 
-    data_dir = data or paths.data_dir()
+    data_dir = data or data_folder.data_dir()
     admin_token, roots = referee_credentials(referee, ca)
     if not quiet:
         lower, upper = sprt.bounds

@@ -16,11 +16,11 @@ from typing import Annotated
 
 import typer
 
-from brandeln_cli import paths
 from brandeln_cli.hints import reset_command
 from brandeln_cli.options import DataOption
 from brandeln_cli.output import copyable, fail
 from brandeln_cli.output import notes as say
+from services import data_folder
 
 # The new token alone goes to stdout, so `export BRANDELN_ADMIN_TOKEN=$(brandeln admin token
 # --reset)` works; everything else is for the operator, on stderr (`say`).
@@ -30,7 +30,9 @@ admin_app = typer.Typer(help="Operate a local referee: its admin token.", no_arg
 DbOption = Annotated[
     Path | None,
     typer.Option(
-        "--db", help="The referee database, as given to `serve --db` [default: DATA/referee.db]."
+        "--db",
+        help="The referee database, as given to `serve --db` "
+        f"[default: DATA/{data_folder.REFEREE_DB}].",
     ),
 ]
 
@@ -58,13 +60,13 @@ def token(
     from arena.errors import StoreError  # noqa: PLC0415
     from arena.store import RefereeStore, hash_token, new_token  # noqa: PLC0415
 
-    db_path = db or paths.referee_db(data)
+    db_path = db or data_folder.referee_db(data)
     try:
         holder = current_holder(db_path)
         if not reset and not db_path.is_file():
             say.print(
                 f"no referee database at {db_path} yet: `brandeln serve` makes an admin token "
-                f"on its first start and prints it once (or takes ${paths.ADMIN_TOKEN_ENV}); "
+                f"on its first start and prints it once (or takes ${data_folder.ADMIN_TOKEN_ENV}); "
                 f"`{reset_command(db_path)}` makes one now",
                 markup=False,
             )
@@ -87,7 +89,7 @@ def token(
             if holder is not None:
                 say.print(
                     "the running referee accepts it at once; if it was started with "
-                    f"${paths.ADMIN_TOKEN_ENV}, it stores that one again when it restarts",
+                    f"${data_folder.ADMIN_TOKEN_ENV}, it stores that one again when it restarts",
                     markup=False,
                 )
             return
@@ -104,10 +106,10 @@ def token(
             f"shown again. Lost it? `{reset_command(db_path)}` prints a new one",
             markup=False,
         )
-        exported = os.environ.get(paths.ADMIN_TOKEN_ENV)
+        exported = os.environ.get(data_folder.ADMIN_TOKEN_ENV)
         if exported:
             matches = hmac.compare_digest(hash_token(exported), stored)
             verdict = "is the right one" if matches else "is NOT the right one"
-            say.print(f"${paths.ADMIN_TOKEN_ENV} {verdict}", markup=False)
+            say.print(f"${data_folder.ADMIN_TOKEN_ENV} {verdict}", markup=False)
     finally:
         store.close()

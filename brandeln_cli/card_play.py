@@ -20,10 +20,10 @@ from rich.table import Table
 from arena.matchlog import MatchLogError, Record, iter_deals, read_log
 from arena.replay import engine_deal
 from brandeln_cli.layout import compact_table, fixed, folding
-from brandeln_cli.sources import SourceError
 from brandeln_cli.terminal_text import plain
 from engine.errors import EngineError
 from engine.play_analysis import SeatPlay, analyse_play
+from services.sources import SourceError
 
 __all__ = [
     "CardPlay",

@@ -1,6 +1,6 @@
 """`brandeln bot check [-- COMMAND]`: the conformance check's command line and its report.
 
-The work is brandeln_cli.bot_check's; this module parses the options, prints the report (a
+The work is services.bot_check's; this module parses the options, prints the report (a
 table at 80 columns, or ``--json``) and sets the exit code: 0 only when every check passed.
 """
 
@@ -19,7 +19,7 @@ from brandeln_cli.output import console, errors, fail, notes
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
 
 if TYPE_CHECKING:
-    from brandeln_cli.bot_check import CheckReport
+    from services.bot_check import CheckReport
 
 CHECK_FAILED_EXIT = 1
 DEFAULT_TABLES = 3
@@ -154,7 +154,7 @@ def _run(
     import os  # noqa: PLC0415
 
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
-    from brandeln_cli.bot_check import CheckOptions, CheckTarget, run_check  # noqa: PLC0415
+    from services.bot_check import CheckOptions, CheckTarget, run_check  # noqa: PLC0415
 
     work = Path(tempfile.mkdtemp(prefix="brandeln-check-"))
     options = CheckOptions(rulesets, tables, matches, connect_timeout)

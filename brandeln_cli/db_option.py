@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brandeln_cli import paths
 from brandeln_cli.output import fail
+from services import data_folder
 
 if TYPE_CHECKING:
     from datastore.url import DatabaseUrl
@@ -61,7 +61,7 @@ def database_url(db: str | None) -> DatabaseUrl | None:
 def ladder_database(db: str | None, data: Path | None) -> DatabaseUrl | Path:
     """Where the ladder's store is: ``--db``'s database, else ``DATA/ladder.db``."""
     url = database_url(db)
-    return url if url is not None else paths.ladder_db(data)
+    return url if url is not None else data_folder.ladder_db(data)
 
 
 def shown(where: DatabaseUrl | Path) -> str:

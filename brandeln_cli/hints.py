@@ -98,6 +98,6 @@ def reset_command(db_path: Path) -> str:
 
 
 def _default_referee_db() -> Path:
-    from brandeln_cli import paths  # noqa: PLC0415 - hints imports nothing of the CLI at load
+    from services import data_folder  # noqa: PLC0415 - hints imports nothing of the CLI at load
 
-    return paths.referee_db()
+    return data_folder.referee_db()

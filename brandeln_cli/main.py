@@ -1,17 +1,19 @@
 """The `brandeln` command line: a thin layer that parses arguments, composes the arena and the
-ladder, and prints. Command groups live in their own modules and are mounted here."""
+ladder, and prints. Command groups live in their own modules and are mounted here; the
+benchmarks' `brandeln bench` by name, loaded only when it runs (brandeln_cli.lazy_groups)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, ClassVar
 
 import typer
 
-from bench.cli import bench_app
 from brandeln_cli.ab_cmd import ab
 from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bot_cmd import bot_app
 from brandeln_cli.db_cmd import db_app
+from brandeln_cli.lazy_groups import LazyGroups
 from brandeln_cli.match_cmd import match_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings
@@ -20,8 +22,21 @@ from brandeln_cli.serve_cmd import serve
 from brandeln_cli.watch_cmd import watch
 from brandeln_cli.web_cmd import web
 
+# `brandeln bench`: its line in `brandeln --help` is said here, so that listing it imports no
+# benchmark (tests/cli/test_cli_conventions.py holds it equal to bench.cli's own help).
+BENCH_HELP = "Benchmarks, each against its floor in the same run (figures, not pass/fail)."
+
+
+class Commands(LazyGroups):
+    """The `brandeln` group: every command, the benchmarks' loaded when a command line names
+    them."""
+
+    lazy: ClassVar[Mapping[str, str]] = {"bench": "bench.cli:bench_app"}
+
+
 app = typer.Typer(
     name="brandeln",
+    cls=Commands,
     help="Brandeln Arena: a referee, ladder seasons and sample bots for the card game Brandeln. "
     "The rules (numbered R1 to R12, the rulesets in section 6): docs/RULES.md.",
     no_args_is_help=True,
@@ -72,6 +87,6 @@ app.command("ratings")(ratings)
 app.command("demo")(demo)
 app.command("ab")(ab)
 app.command("web")(web)
-app.add_typer(bench_app, name="bench")
+app.add_typer(typer.Typer(help=BENCH_HELP), name="bench")  # a placeholder (Commands.lazy)
 app.add_typer(admin_app, name="admin")
 app.add_typer(db_app, name="db")

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brandeln_cli import paths
 from brandeln_cli.bot_spec import (
     BotArgError,
     CommandAfterDashes,
@@ -26,6 +25,7 @@ from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption
 from brandeln_cli.output import console, fail, hint
 from brandeln_cli.terminal_text import json_text, markup
 from brandeln_cli.watch_cmd import AdminTokenOption
+from services import data_folder
 
 if TYPE_CHECKING:
     from brandeln_cli.watch_view import WatchPrinter
@@ -116,7 +116,8 @@ def run(
         )
     if referee is not None and not admin_token:
         raise fail(
-            f"--referee needs the admin token (--admin-token or ${paths.ADMIN_TOKEN_ENV})", code=2
+            f"--referee needs the admin token (--admin-token or ${data_folder.ADMIN_TOKEN_ENV})",
+            code=2,
         )
     try:
         root_certificates = ca.read_bytes() if ca else None
@@ -135,7 +136,7 @@ def _served_referee(data: Path | None) -> str:
     from arena.errors import StoreError  # noqa: PLC0415
 
     try:
-        holder = current_holder(paths.referee_db(data))
+        holder = current_holder(data_folder.referee_db(data))
     except StoreError:  # an unreadable lock file: say what to do without it
         holder = None
     if holder is not None and holder.address:
@@ -162,7 +163,7 @@ def _play(
     from brandeln_cli.match_view import match_overview, match_overview_json  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
 
-    data_dir = data or paths.data_dir()
+    data_dir = data or data_folder.data_dir()
     where = "an embedded referee" if referee is None else f"the referee at {referee}"
     if not as_json:
         console.print(
@@ -199,7 +200,7 @@ async def _run(
     """Play the match; the text of its log (read back with GetMatch)."""
     from ladder.admin_client import AdminClient  # noqa: PLC0415
 
-    logs_dir = paths.match_bots_dir(data_dir)
+    logs_dir = data_folder.match_bots_dir(data_dir)
     if referee is not None and admin_token is not None:
         async with AdminClient(referee, admin_token, root_certificates=root_certificates) as admin:
             return await _run_on(admin, referee, match, logs_dir, reuse=False, watch=watch)
@@ -207,7 +208,7 @@ async def _run(
 
     # The embedded referee's own folder, as `season run` uses: `matches show` reads it.
     async with (
-        EmbeddedReferee(paths.embedded_dir(data_dir)) as embedded,
+        EmbeddedReferee(data_folder.embedded_dir(data_dir)) as embedded,
         AdminClient(embedded.address, embedded.admin_token) as admin,
     ):
         return await _run_on(admin, embedded.address, match, logs_dir, reuse=True, watch=watch)

@@ -16,8 +16,8 @@ from brandeln_cli.db_option import DbOption
 from brandeln_cli.options import CaOption, DataOption, JsonOption, RefereeOption
 from brandeln_cli.output import copyable as console
 from brandeln_cli.output import fail, hint
-from brandeln_cli.sources import LocalSource, SourceError, open_source
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
+from services.sources import LocalSource, SourceError, open_source
 
 if TYPE_CHECKING:
     from arena.replay import ReplayReport

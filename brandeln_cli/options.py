@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from services import data_folder
+
 REFEREE_ENV = "BRANDELN_REFEREE"
 
 
@@ -16,13 +18,17 @@ def _referee(default: str) -> Any:  # typer.Option is typed as returning Any
         "--referee",
         envvar=REFEREE_ENV,
         show_envvar=True,
-        help=f"HOST:PORT of a running referee (admin token in $BRANDELN_ADMIN_TOKEN); {default}.",
+        help=f"HOST:PORT of a running referee (admin token in ${data_folder.ADMIN_TOKEN_ENV}); "
+        f"{default}.",
     )
 
 
 DataOption = Annotated[
     Path | None,
-    typer.Option("--data", help="Data folder [default: ./brandeln-data or $BRANDELN_DATA]."),
+    typer.Option(
+        "--data",
+        help=f"Data folder [default: ./{data_folder.DEFAULT_DATA_DIR} or ${data_folder.DATA_ENV}].",
+    ),
 ]
 # Where the commands that read matches and bots look without --referee.
 RefereeOption = Annotated[str | None, _referee("default: read the local files")]
@@ -38,14 +44,13 @@ def referee_credentials(referee: str | None, ca: Path | None) -> tuple[str | Non
     """``(admin token, CA certificates)`` for a command that drives a running referee: the
     token from $BRANDELN_ADMIN_TOKEN (required with ``--referee``), the CA file's bytes; a
     missing token or an unreadable file ends the command (exit code 2) with one line."""
-    from brandeln_cli import paths  # noqa: PLC0415 - options stays import-light
-    from brandeln_cli.output import fail  # noqa: PLC0415
+    from brandeln_cli.output import fail  # noqa: PLC0415 - options stays import-light
 
     admin_token = None
     if referee is not None:
-        admin_token = os.environ.get(paths.ADMIN_TOKEN_ENV)
+        admin_token = os.environ.get(data_folder.ADMIN_TOKEN_ENV)
         if not admin_token:
-            raise fail(f"--referee needs the admin token in ${paths.ADMIN_TOKEN_ENV}", code=2)
+            raise fail(f"--referee needs the admin token in ${data_folder.ADMIN_TOKEN_ENV}", code=2)
     try:
         roots = ca.read_bytes() if ca else None
     except OSError as error:

@@ -122,7 +122,7 @@ def _card_play(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
 
     from brandeln_cli.card_play import season_card_play  # noqa: PLC0415
-    from brandeln_cli.sources import SourceError, open_source  # noqa: PLC0415
+    from services.sources import SourceError, open_source  # noqa: PLC0415
 
     try:
         source = open_source(data, None, db=db)

@@ -20,7 +20,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column
 
 import sample_bots
-from brandeln_cli import paths
 from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
 from brandeln_cli.leaderboard_view import (
     decisions_table,
@@ -33,6 +32,7 @@ from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption, refe
 from brandeln_cli.output import console, errors, fail, hint
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
 from brandeln_cli.web_cmd import web_address
+from services import data_folder
 
 # The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
 # pay for it.
@@ -228,7 +228,7 @@ def play(
     from ladder.leaderboard import season_leaderboard  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
 
-    data_dir = data or paths.data_dir()
+    data_dir = data or data_folder.data_dir()
     ladder_where = ladder_database(db, data_dir)
     admin_token, root_certificates = referee_credentials(referee, ca)
     where = "embedded referee" if referee is None else f"referee {referee}"
@@ -290,8 +290,8 @@ def _check_bots(config: SeasonConfig, talk: Console) -> None:
     import asyncio  # noqa: PLC0415
     import tempfile  # noqa: PLC0415
 
-    from brandeln_cli.bot_check import CheckOptions, CheckTarget, run_check  # noqa: PLC0415
     from ladder.config import CommandBot  # noqa: PLC0415
+    from services.bot_check import CheckOptions, CheckTarget, run_check  # noqa: PLC0415
 
     for bot in config.bots:
         if not isinstance(bot, CommandBot) or not bot.check:
@@ -328,7 +328,7 @@ async def _play(
     from ladder.runner import run_season  # noqa: PLC0415
 
     # The bots' logs stay files in the data folder, whichever database holds the ladder.
-    logs_dir = paths.season_bot_logs(data_dir, config.name)
+    logs_dir = data_folder.season_bot_logs(data_dir, config.name)
     with _ProgressBar(config, out) as show:
         if cluster is not None and db is not None:
             from cluster.driver import DEFAULT_WORKER_DATA, run_cluster_season  # noqa: PLC0415
@@ -363,7 +363,9 @@ async def _play(
         # a PostgreSQL --db it shares the referee schema with any served referee (each keeps
         # to its own rows; its admin token lives in memory for this run only).
         database = db if is_postgresql(db) else None
-        async with EmbeddedReferee(paths.embedded_dir(data_dir), database=database) as embedded:
+        async with EmbeddedReferee(
+            data_folder.embedded_dir(data_dir), database=database
+        ) as embedded:
             return await run_season(
                 config,
                 embedded.address,

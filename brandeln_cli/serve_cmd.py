@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brandeln_cli import paths
 from brandeln_cli.db_option import DB_ENV
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
 from brandeln_cli.terminal_text import markup
+from services import data_folder
 
 if TYPE_CHECKING:
     import asyncio
@@ -40,7 +40,7 @@ def serve(
             show_envvar=True,
             help="Referee database: an SQLite file, or postgresql://user:pass@host:port/db "
             "(several referees may share it; the match logs are kept in it) "
-            "[default: DATA/referee.db].",
+            f"[default: DATA/{data_folder.REFEREE_DB}].",
         ),
     ] = None,
     logs: Annotated[
@@ -82,7 +82,7 @@ def serve(
     from datastore.errors import DatabaseError  # noqa: PLC0415
     from datastore.url import Backend, parse_database_url  # noqa: PLC0415
 
-    db_path, database = paths.referee_db(), None
+    db_path, database = data_folder.referee_db(), None
     if db is not None:
         try:
             url = parse_database_url(db)
@@ -94,7 +94,7 @@ def serve(
             db_path = url.path
     config = RefereeConfig(
         db_path=db_path,
-        logs_dir=logs or paths.logs_dir(),
+        logs_dir=logs or data_folder.logs_dir(),
         admin_token=admin_token,
         database=database,
     )
@@ -158,7 +158,7 @@ def _admin_token_from_env() -> str | None:
     Admin service answers anyone who can reach the port, so its token must not be guessable."""
     from arena.limits import MIN_ADMIN_TOKEN_CHARS  # noqa: PLC0415
 
-    token = os.environ.get(paths.ADMIN_TOKEN_ENV)
+    token = os.environ.get(data_folder.ADMIN_TOKEN_ENV)
     if token is None:
         return None
     problem = ""
@@ -168,7 +168,7 @@ def _admin_token_from_env() -> str | None:
         problem = f"has {len(token)} characters"
     if problem:
         console.print(
-            f"[red]error:[/red] ${paths.ADMIN_TOKEN_ENV} {problem}; an admin token needs at "
+            f"[red]error:[/red] ${data_folder.ADMIN_TOKEN_ENV} {problem}; an admin token needs at "
             f"least {MIN_ADMIN_TOKEN_CHARS} characters (unset it to have one generated)"
         )
         raise typer.Exit(2)
@@ -267,11 +267,11 @@ def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:
             f"admin token (shown once; export it as BRANDELN_ADMIN_TOKEN): [bold]{generated}[/bold]"
         )
     elif config.admin_token is not None:
-        console.print(f"admin token: the one in ${paths.ADMIN_TOKEN_ENV}")
+        console.print(f"admin token: the one in ${data_folder.ADMIN_TOKEN_ENV}")
     elif config.database is not None:
         console.print(
             "admin token: set on an earlier start (only its hash is stored, so it is not shown "
-            f"again); start with ${paths.ADMIN_TOKEN_ENV} set to replace it",
+            f"again); start with ${data_folder.ADMIN_TOKEN_ENV} set to replace it",
             markup=False,
         )
     else:

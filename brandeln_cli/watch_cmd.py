@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from brandeln_cli import paths
 from brandeln_cli.options import CaOption, DataOption, RefereeOption
 from brandeln_cli.output import console, fail
+from services import data_folder
 
 if TYPE_CHECKING:
     from brandeln.v1 import admin_pb2
@@ -27,7 +27,7 @@ AdminTokenOption = Annotated[
     str | None,
     typer.Option(
         "--admin-token",
-        envvar=paths.ADMIN_TOKEN_ENV,
+        envvar=data_folder.ADMIN_TOKEN_ENV,
         show_envvar=True,
         help="The referee's admin token, with --referee (the variable keeps it out of `ps`).",
     ),
@@ -42,8 +42,9 @@ async def follow(
     from brandeln_cli.watch_view import event_record_of, logged_events  # noqa: PLC0415
     from ladder.admin_client import MatchStatus  # noqa: PLC0415
     from ladder.errors import RefereeNotFoundError  # noqa: PLC0415
+    from services.sources import get_match  # noqa: PLC0415
 
-    reply = await _get_match(admin, match_id)
+    reply = await get_match(admin, match_id)
     match_id = reply.summary.match_id
     records = read_log(reply.log_jsonl, f"the log of match {match_id}")
     _start(printer, records)
@@ -64,23 +65,6 @@ async def follow(
             printer.event(record)
     printer.result(reply.summary)
     return reply.summary
-
-
-async def _get_match(admin: AdminClient, match_id: str) -> admin_pb2.GetMatchResponse:
-    """The match ``match_id`` names: its id, or a unique prefix of one."""
-    from brandeln_cli.sources import PREFIX_CANDIDATES_SHOWN, unique_match_id  # noqa: PLC0415
-    from ladder.errors import RefereeNotFoundError  # noqa: PLC0415
-
-    try:
-        return await admin.get_match(match_id)
-    except RefereeNotFoundError:
-        listed = await admin.list_matches(
-            match_id_prefix=match_id, limit=PREFIX_CANDIDATES_SHOWN + 1
-        )
-        found = unique_match_id(match_id, [match.match_id for match in listed])
-        if found is None:
-            raise
-        return await admin.get_match(found)
 
 
 def _start(printer: WatchPrinter, records: list[dict[str, Any]]) -> None:
@@ -110,7 +94,9 @@ def watch(
         if referee is None:
             return
     if not admin_token:
-        raise fail(f"--referee needs the admin token (--admin-token or ${paths.ADMIN_TOKEN_ENV})")
+        raise fail(
+            f"--referee needs the admin token (--admin-token or ${data_folder.ADMIN_TOKEN_ENV})"
+        )
     _follow_remote(referee, admin_token, ca, match_id, printer)
 
 
@@ -119,9 +105,9 @@ def _follow_remote(
 ) -> None:
     import asyncio  # noqa: PLC0415
 
-    from brandeln_cli.sources import SourceError  # noqa: PLC0415
     from ladder.admin_client import AdminClient  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
+    from services.sources import SourceError  # noqa: PLC0415
 
     try:
         root_certificates = ca.read_bytes() if ca else None
@@ -149,8 +135,8 @@ def _local_referee_of(
     from arena.logschema import MatchLogError  # noqa: PLC0415
     from arena.matchlog import read_log  # noqa: PLC0415
     from arena.summaries import summary_of  # noqa: PLC0415
-    from brandeln_cli.sources import LocalSource, SourceError  # noqa: PLC0415
     from brandeln_cli.watch_view import logged_events  # noqa: PLC0415
+    from services.sources import LocalSource, SourceError  # noqa: PLC0415
 
     try:
         source = LocalSource(data)
@@ -166,16 +152,16 @@ def _local_referee_of(
                 f"match {full_id} is marked running but no referee holds {store.path}: "
                 "it was cut off (the referee's next start marks it aborted)"
             )
-        if store.path == paths.referee_db(paths.embedded_dir(data)):
+        if store.path == data_folder.referee_db(data_folder.embedded_dir(data)):
             raise fail(
                 f"match {full_id} is running on an embedded referee ({holder.describe()}), "
                 "whose admin token lives only in that process: start it with "
                 "`brandeln match run ... --watch` to follow it"
             )
-        if not (admin_token or os.environ.get(paths.ADMIN_TOKEN_ENV)):
+        if not (admin_token or os.environ.get(data_folder.ADMIN_TOKEN_ENV)):
             raise fail(
                 f"match {full_id} is running on the referee at {holder.address}: follow it "
-                f"with its admin token (--admin-token or ${paths.ADMIN_TOKEN_ENV})"
+                f"with its admin token (--admin-token or ${data_folder.ADMIN_TOKEN_ENV})"
             )
         return holder.address
     _start(printer, records)

@@ -12,14 +12,17 @@ from typing import Annotated
 
 import typer
 
-from brandeln_cli import paths
 from brandeln_cli.options import DataOption, RefereeOption
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
 from brandeln_cli.terminal_text import markup
+from services import data_folder
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+# Live tables' event streams open at once (web.stream_cap.MAX_STREAMS, not imported here: the
+# web front loads only when the command runs).
+DEFAULT_MAX_STREAMS = 64
 
 
 def web_address(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
@@ -41,7 +44,7 @@ def web(
         str | None,
         typer.Option(
             "--admin-token",
-            envvar=paths.ADMIN_TOKEN_ENV,
+            envvar=data_folder.ADMIN_TOKEN_ENV,
             show_envvar=True,
             help="The referee's admin token, with --referee (better in the environment).",
         ),
@@ -50,6 +53,15 @@ def web(
         str, typer.Option(help="Address to listen on (loopback: only this machine).")
     ] = DEFAULT_HOST,
     port: Annotated[int, typer.Option(help="Port to listen on (0: a free one).")] = DEFAULT_PORT,
+    max_streams: Annotated[
+        int,
+        typer.Option(
+            "--max-streams",
+            min=1,
+            help="Live tables' event streams open at once (with --referee); one more gets a "
+            "503 and retries later.",
+        ),
+    ] = DEFAULT_MAX_STREAMS,
 ) -> None:
     """Serve the seasons, leaderboards, rating charts, bots and matches as web pages.
 
@@ -59,13 +71,17 @@ def web(
     if data is not None and db is not None:
         raise fail("give --data or --db, not both", code=2)
     if referee is not None and not admin_token:
-        raise fail(f"--referee needs the admin token (--admin-token or ${paths.ADMIN_TOKEN_ENV})")
+        raise fail(
+            f"--referee needs the admin token (--admin-token or ${data_folder.ADMIN_TOKEN_ENV})"
+        )
     from web.app import create_app  # noqa: PLC0415 - keep `brandeln --help` fast
     from web.data import DataError, StorageLocation  # noqa: PLC0415
 
-    location = StorageLocation(data=None if db else (data or paths.data_dir()), db_url=db)
+    location = StorageLocation(data=None if db else (data or data_folder.data_dir()), db_url=db)
     try:
-        app = create_app(location, referee=referee, admin_token=admin_token)
+        app = create_app(
+            location, referee=referee, admin_token=admin_token, max_streams=max_streams
+        )
     except DataError as error:
         raise fail(str(error), code=2) from None
     try:
@@ -77,7 +93,12 @@ def web(
     console.print(
         f"Brandeln Arena web pages of {markup(location.describe())}: {address}", markup=True
     )
-    if not _loopback(host):
+    if _loopback(host):
+        console.print(
+            "listening on this machine only (loopback); to share the pages with other "
+            "machines: --host 0.0.0.0"
+        )
+    else:
         console.print(
             f"note: {markup(host)} is not loopback: anyone who reaches it can read the pages",
             markup=True,

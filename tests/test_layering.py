@@ -2,8 +2,9 @@
 
 engine is pure (standard library only); arena and ladder never import each other; sample bots
 use only the stubs, the SDK and (optionally) the engine; generated stubs import no project code.
-bench/ (the benchmarks) may import everything; no runtime package imports bench, except the
-CLI's entry point, which mounts `brandeln bench`.
+services/ (what the CLI and the web front both compose) sits below them and above arena and
+ladder. bench/ (the benchmarks) may import every layer but the CLI; no runtime package imports
+bench: the CLI mounts `brandeln bench` by name, loaded only when it runs.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "bench",
             "web",
             "cluster",
+            "services",
             "ray",
         }
     ),
@@ -58,13 +60,34 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "bench",
             "web",
             "cluster",
+            "services",
         }
     ),
     "arena": frozenset(
-        {"ladder", "brandeln_cli", "sample_bots", "typer", "bench", "web", "cluster", "ray"}
+        {
+            "ladder",
+            "brandeln_cli",
+            "sample_bots",
+            "typer",
+            "bench",
+            "web",
+            "cluster",
+            "services",
+            "ray",
+        }
     ),
     "ladder": frozenset(
-        {"arena", "brandeln_cli", "sample_bots", "typer", "bench", "web", "cluster", "ray"}
+        {
+            "arena",
+            "brandeln_cli",
+            "sample_bots",
+            "typer",
+            "bench",
+            "web",
+            "cluster",
+            "services",
+            "ray",
+        }
     ),
     # The web front composes the stores and the Admin client like the CLI, beside it: it reads
     # through arena's and ladder's own modules, never through the CLI's.
@@ -72,17 +95,21 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     # The cluster executor composes arena and ladder beside the CLI (ARCHITECTURE.md), never
     # through it; Ray is imported by it alone.
     "cluster": frozenset({"brandeln_cli", "sample_bots", "typer", "rich", "bench", "web"}),
-    "sample_bots": frozenset({"arena", "ladder", "brandeln_cli", "bench", "web", "cluster"}),
-    "brandeln": frozenset(
-        {"engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench", "web"}
+    "sample_bots": frozenset(
+        {"arena", "ladder", "brandeln_cli", "bench", "web", "cluster", "services"}
     ),
+    "brandeln": frozenset(
+        {"engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench", "web", "services"}
+    ),
+    # What the CLI and the web front both compose: below them, it never imports either (nor the
+    # benchmarks or the cluster executor), and it prints nothing, so no typer, no rich.
+    "services": frozenset({"brandeln_cli", "web", "bench", "cluster", "typer", "rich", "ray"}),
+    # `brandeln bench` is mounted by name and loaded when it runs (brandeln_cli/main.py).
     "brandeln_cli": frozenset({"bench", "ray"}),
-    # The benchmarks measure every layer: they may import all of them.
-    "bench": frozenset(),
+    # The benchmarks measure every layer: they may import all of them but the CLI, which
+    # mounts them (an import back would make a cycle through the entry point).
+    "bench": frozenset({"brandeln_cli"}),
 }
-
-# `brandeln bench` is the benchmarks' entry point: the CLI's main module alone mounts it.
-EXEMPT: dict[str, frozenset[str]] = {"brandeln_cli/main.py": frozenset({"bench"})}
 
 
 def imported_top_levels(path: Path) -> Iterator[tuple[int, str]]:
@@ -102,8 +129,7 @@ def violations(layer: str, root: Path = ROOT) -> list[str]:
         if "node_modules" in path.parts:
             continue
         for line, module in imported_top_levels(path):
-            exempt = EXEMPT.get(path.relative_to(root).as_posix(), frozenset())
-            if module in FORBIDDEN[layer] and module not in exempt:
+            if module in FORBIDDEN[layer]:
                 found.append(f"{path.relative_to(root)}:{line} imports {module}")
     return found
 
@@ -155,6 +181,13 @@ def test_the_checker_catches_a_runtime_package_importing_the_benchmarks(tmp_path
     assert violations("ladder", tmp_path) == ["ladder/slow.py:1 imports bench"]
 
 
+def test_the_checker_catches_the_benchmarks_importing_the_cli(tmp_path: Path) -> None:
+    # The CLI mounts the benchmarks: an import back is the cycle this layering removed.
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "cli.py").write_text("from brandeln_cli.output import console\n")
+    assert violations("bench", tmp_path) == ["bench/cli.py:1 imports brandeln_cli"]
+
+
 # The project's own packages, whose modules make the import graph.
 PACKAGES = (
     "engine",
@@ -166,6 +199,7 @@ PACKAGES = (
     "datastore",
     "web",
     "cluster",
+    "services",
 )
 
 

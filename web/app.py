@@ -16,15 +16,20 @@ with vendored libraries):
 - ``/matches/MATCH_ID``: seats, result, one row per deal (and the replay, where plugged in).
 
 Each request opens the stores in the thread that serves it (:func:`web.data.open_stores`).
+What a request asks for is checked first (:mod:`web.inputs`: a bad ``?page=`` is a 400, an
+id of no form the referee gives a 404), and every request passes :mod:`web.guard` (a 414 for
+an overlong address, the security headers on every response).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from http import HTTPStatus
 from typing import Any, Final
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -32,10 +37,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from arena.logrecords import MatchStatus
-from web import data
-from web.data import DataError, NotFoundError, StorageLocation
+from web import data, inputs
+from web.data import BadRequestError, DataError, NotFoundError, StorageLocation
+from web.guard import Guard
 from web.live import RefereeLiveSource, live_routes
 from web.replay_model import match_model
+from web.stream_cap import MAX_STREAMS, StreamSlots
 from web.templating import STATIC_DIR, environment
 
 __all__ = ["RUNNING_REFRESH_S", "StorageLocation", "create_app"]
@@ -54,7 +61,11 @@ class _Pages:
         self.templates = Jinja2Templates(env=environment())
 
     def render(
-        self, request: Request, name: str, context: dict[str, Any], status: int = 200
+        self,
+        request: Request,
+        name: str,
+        context: dict[str, Any],
+        status: HTTPStatus = HTTPStatus.OK,
     ) -> Response:
         root = str(request.scope.get("root_path", "")).rstrip("/")
         context = {
@@ -66,7 +77,7 @@ class _Pages:
         return self.templates.TemplateResponse(request, name, context, status_code=status)
 
     def index(self, request: Request) -> Response:
-        page = data.page_number(request.query_params.get("page"))
+        page = inputs.page_number(request.query_params)
         with data.open_stores(self.location) as stores:
             seasons = data.seasons(stores)
             matches, paging = data.recent_matches(stores, page)
@@ -75,8 +86,8 @@ class _Pages:
         )
 
     def season(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        page = data.page_number(request.query_params.get("page"))
+        name = inputs.season_name(request.path_params["name"])
+        page = inputs.page_number(request.query_params)
         with data.open_stores(self.location) as stores:
             info = data.season_info(stores, name)
             blocks, paging = data.schedule(stores, name, page)
@@ -94,24 +105,23 @@ class _Pages:
         )
 
     def leaderboard(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        query = request.query_params
+        name = inputs.season_name(request.path_params["name"])
+        side_a = inputs.single(request.query_params, "a") or ""
+        side_b = inputs.single(request.query_params, "b") or ""
         with data.open_stores(self.location) as stores:
             info = data.season_info(stores, name)
             rows = data.leaderboard(stores, name)
             links = data.bot_links(stores, name)
-            versus = data.versus(
-                stores, name, [row.bot for row in rows], query.get("a", ""), query.get("b", "")
-            )
+            versus = data.versus(stores, name, [row.bot for row in rows], side_a, side_b)
         return self.render(
             request,
             "leaderboard.html",
             {"season": info, "rows": rows, "links": links, "versus": versus},
-            status=400 if versus.error else 200,
+            status=HTTPStatus.BAD_REQUEST if versus.error else HTTPStatus.OK,
         )
 
     def ratings(self, request: Request) -> Response:
-        name = request.path_params["name"]
+        name = inputs.season_name(request.path_params["name"])
         with data.open_stores(self.location) as stores:
             info = data.season_info(stores, name)
             series = data.rating_series(stores, name)
@@ -123,8 +133,8 @@ class _Pages:
         )
 
     def bot(self, request: Request) -> Response:
-        bot_id = request.path_params["bot_id"]
-        page = data.page_number(request.query_params.get("page"))
+        bot_id = inputs.bot_id(request.path_params["bot_id"])
+        page = inputs.page_number(request.query_params)
         with data.open_stores(self.location) as stores:
             view = data.bot_view(stores, bot_id, page)
             series = data.bot_rating_series(stores, view.seasons)
@@ -139,39 +149,40 @@ class _Pages:
         )
 
     def match(self, request: Request) -> Response:
-        match_id = request.path_params["match_id"]
+        match_id = inputs.match_id(request.path_params["match_id"])
         with data.open_stores(self.location) as stores:
             view = data.match_view(stores, match_id, self.referee)
-        # The replay steps through the deals the log holds (a running match: those so far);
-        # the live table follows a running match when the app watches a referee.
+        # The replay steps through the deals the log holds (a running match: those that have
+        # ended, web.data.finished_deals); the live table follows a running match when the app
+        # watches a referee.
         replay = match_model(view.records) if view.records else None
         live = self.referee is not None and view.record.status is MatchStatus.RUNNING
         return self.render(request, "match.html", {"match": view, "replay": replay, "live": live})
 
     # -- errors ---------------------------------------------------------------------------
 
+    def error(self, request: Request, status: HTTPStatus, title: str, message: str) -> Response:
+        return self.render(
+            request, "error.html", {"title": title, "message": message}, status=status
+        )
+
     def not_found(self, request: Request, exc: Exception) -> Response:
         message = str(exc) if isinstance(exc, NotFoundError) else "no such page"
-        return self.render(
-            request, "error.html", {"title": "Not found", "message": message}, status=404
-        )
+        return self.error(request, HTTPStatus.NOT_FOUND, "Not found", message)
+
+    def bad_request(self, request: Request, exc: Exception) -> Response:
+        return self.error(request, HTTPStatus.BAD_REQUEST, "Bad request", str(exc))
 
     def data_error(self, request: Request, exc: Exception) -> Response:
-        return self.render(
-            request,
-            "error.html",
-            {"title": "The data cannot be read", "message": str(exc)},
-            status=500,
-        )
+        status = HTTPStatus.INTERNAL_SERVER_ERROR
+        return self.error(request, status, "The data cannot be read", str(exc))
 
     def http_error(self, request: Request, exc: Exception) -> Response:
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        if status == 404:
+        status = HTTPStatus(exc.status_code if isinstance(exc, HTTPException) else 500)
+        if status is HTTPStatus.NOT_FOUND:
             return self.not_found(request, exc)
         detail = exc.detail if isinstance(exc, HTTPException) else "error"
-        return self.render(
-            request, "error.html", {"title": "Error", "message": detail}, status=status
-        )
+        return self.error(request, status, "Error", detail)
 
 
 def create_app(
@@ -181,20 +192,24 @@ def create_app(
     admin_token: str | None = None,
     extra_routes: Sequence[BaseRoute] = (),
     debug: bool = False,
+    max_streams: int = MAX_STREAMS,
 ) -> Starlette:
     """The app over ``location`` (checked first: :class:`DataError` if it cannot be served).
 
     ``referee``/``admin_token``: a running referee's Admin service: a match page asks it for
     a match the local stores do not hold, and the pages that watch it (``extra_routes``, e.g.
-    the live table's) are mounted beside the pages.
+    the live table's) are mounted beside the pages. ``max_streams``: the live tables' event
+    streams open at once (:mod:`web.stream_cap`).
     """
     data.check_location(location)
     if referee is not None and not admin_token:
         raise DataError("a referee needs its admin token")
     link = None if referee is None or not admin_token else data.RefereeLink(referee, admin_token)
     pages = _Pages(location, link)
+    slots = StreamSlots(max_streams)
     if referee is not None and admin_token:
-        extra_routes = [*live_routes(RefereeLiveSource(referee, admin_token)), *extra_routes]
+        source = RefereeLiveSource(referee, admin_token)
+        extra_routes = [*live_routes(source, slots=slots), *extra_routes]
     routes: list[BaseRoute] = [
         Route("/", pages.index, name="index"),
         Route("/seasons/{name}", pages.season, name="season"),
@@ -208,8 +223,10 @@ def create_app(
     app = Starlette(
         debug=debug,
         routes=routes,
+        middleware=[Middleware(Guard)],
         exception_handlers={
             NotFoundError: pages.not_found,
+            BadRequestError: pages.bad_request,
             DataError: pages.data_error,
             HTTPException: pages.http_error,
         },
@@ -217,4 +234,5 @@ def create_app(
     app.state.location = location
     app.state.referee = referee
     app.state.admin_token = admin_token
+    app.state.stream_slots = slots
     return app

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from arena.errors import NotFoundError as RefereeNotFound
 from arena.errors import StoreError
+from arena.logrecords import MatchStatus
 from arena.logschema import MatchLogError
 from arena.match_index import MatchRecord
 from arena.matchlog import public_events, read_log
@@ -47,6 +48,7 @@ from ladder.versus import HeadToHead, head_to_head, side_names, versus_matrix
 
 __all__ = [
     "BOT_STATS_MATCHES",
+    "BadRequestError",
     "DataError",
     "NotFoundError",
     "RefereeLink",
@@ -79,6 +81,11 @@ class DataError(Exception):
 
 class NotFoundError(DataError):
     """No such season, bot or match (a 404 page)."""
+
+
+class BadRequestError(DataError):
+    """A request that asks for something malformed: a bad ``?page=``, a parameter given twice
+    (a 400 page saying what)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,15 +182,6 @@ class Paging:
     page: int
     has_previous: bool
     has_next: bool
-
-
-def page_number(text: str | None) -> int:
-    """A ``?page=`` value: 1 when missing or not a positive number."""
-    try:
-        number = int(text or "1")
-    except ValueError:
-        return 1
-    return max(number, 1)
 
 
 # -- index ------------------------------------------------------------------------------------
@@ -478,7 +476,27 @@ def read_match_log(record: MatchRecord, stores: Stores | None = None) -> list[Re
         raise DataError(f"the log of this match is unreadable: {error}") from None
     except OSError as error:
         raise DataError(f"the log of this match is unreadable: {error.strerror or error}") from None
-    return parse_log(_log_text(data, record.log_path), record.log_path)
+    text = _log_text(data, record.log_path)
+    if record.status is MatchStatus.RUNNING:
+        # The referee may be appending to the file as it is read: stop at the last whole line.
+        text = text[: text.rfind("\n") + 1]
+    return parse_log(text, record.log_path)
+
+
+def finished_deals(records: Sequence[Record]) -> list[Record]:
+    """A running match's records up to its first deal that has not ended.
+
+    The referee writes a deal's records only once it has ended, but a log read while it
+    appends them may stop inside them: such a deal is taken for one still in play, whose hands
+    no page may show before it ends.
+    """
+    ended = {
+        int(r["deal"]) for r in records if r["type"] == "event" and r.get("kind") == "deal_ended"
+    }
+    for index, record in enumerate(records):
+        if record["type"] == "deal" and int(record["deal_number"]) not in ended:
+            return list(records[:index])
+    return list(records)
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,6 +544,8 @@ def _view(record: MatchRecord, read: Callable[[], list[Record]]) -> MatchView:
     except DataError as error:
         view.log_error = str(error)
         return view
+    if record.status is MatchStatus.RUNNING:
+        records = finished_deals(records)
     view.records = records
     seats = records[0]["seats"]
     view.hello_names = [str(s.get("hello_name") or "") for s in seats]

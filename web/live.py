@@ -10,6 +10,11 @@ Each message's SSE ``id`` is the event's ``seq`` (from 1 per match, without gaps
 ``WatchMatch`` sends a late spectator the whole history first), so a browser that reconnects
 with ``Last-Event-ID`` gets every event after it once: the stream folds the history again
 (the live deal needs it) but sends only what comes after that id.
+
+Each stream holds a ``WatchMatch`` call to the referee and a connection, so at most
+:data:`~web.stream_cap.MAX_STREAMS` are open at once (:mod:`web.stream_cap`): one more gets a
+503. A stream gives its place back when it ends, and when its browser closes it or just goes
+away: the disconnect is watched for, even while the match is silent.
 """
 
 from __future__ import annotations
@@ -17,13 +22,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any, Final, Protocol
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from arena.codec.values import card_from_pb, suit_from_pb
 from arena.matchlog import Record
@@ -33,7 +40,9 @@ from engine.cards import Card
 from engine.events import BidMade, CardPlayed, ContractSet, Event, TrickTaken, TrumpNamed
 from ladder.admin_client import AdminClient
 from ladder.errors import RefereeError, RefereeNotFoundError
+from web.inputs import ID_PATTERN
 from web.replay_model import Json, LiveDeal, deal_model, match_shell, new_match_state
+from web.stream_cap import Capped, StreamPlace, StreamSlots
 from web.templating import environment
 
 __all__ = ["LiveMatch", "LiveSource", "RefereeLiveSource", "live_routes", "sse_message"]
@@ -161,17 +170,23 @@ def sse_message(name: str, data: Any, event_id: int | None = None) -> str:
 
 
 async def _with_keepalive(
-    events: AsyncGenerator[cards_pb2.GameEvent, None], every_s: float
-) -> AsyncIterator[cards_pb2.GameEvent | None]:
-    """``events``, with a None after each ``every_s`` without one. The pending read is kept
-    across a silence (cancelling it would end the stream), and closing this closes
-    ``events`` (the WatchMatch call with it)."""
+    events: AsyncGenerator[cards_pb2.GameEvent, None], every_s: float, gone: asyncio.Event
+) -> AsyncGenerator[cards_pb2.GameEvent | None, None]:
+    """``events``, with a None after each ``every_s`` without one, until they end or ``gone``
+    is set. The pending read is kept across a silence (cancelling it would end the stream),
+    and closing this closes ``events`` (the WatchMatch call with it)."""
     pending: asyncio.Future[cards_pb2.GameEvent] | None = None
+    stop: asyncio.Future[Any] = asyncio.ensure_future(gone.wait())
     try:
         while True:
             if pending is None:
                 pending = asyncio.ensure_future(anext(events))
-            done, _ = await asyncio.wait({pending}, timeout=every_s)
+            waiting: set[asyncio.Future[Any]] = {pending, stop}
+            done, _ = await asyncio.wait(
+                waiting, timeout=every_s, return_when=asyncio.FIRST_COMPLETED
+            )
+            if stop in done:
+                return
             if not done:
                 yield None
                 continue
@@ -182,16 +197,57 @@ async def _with_keepalive(
             pending = None
             yield event
     finally:
-        if pending is not None and not pending.done():
-            pending.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await pending
+        unfinished: tuple[asyncio.Future[Any] | None, ...] = (pending, stop)
+        for future in unfinished:
+            if future is not None and not future.done():
+                future.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await future
         await events.aclose()
+
+
+# Longer than any seq (a uint64 has 20 digits): a longer header is no event id.
+_EVENT_ID_DIGITS: Final = 20
 
 
 def _last_event_id(request: Request) -> int:
     text = request.headers.get("last-event-id", "")
-    return int(text) if text.isdigit() else 0
+    # ASCII digits only: str.isdigit takes "²" too, which int() refuses.
+    if text.isascii() and text.isdigit() and len(text) <= _EVENT_ID_DIGITS:
+        return int(text)
+    return 0
+
+
+class _EventStreamResponse(StreamingResponse):
+    """An event stream that sees its browser go even while the match is silent (a server
+    tells of a disconnect only when asked for the request's next message), and then ends
+    cleanly: ``gone`` stops the events, which close their WatchMatch call themselves."""
+
+    def __init__(self, events: AsyncGenerator[str, None], gone: asyncio.Event) -> None:
+        super().__init__(
+            events,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self.events = events
+        self.gone = gone
+
+    async def _watch(self, receive: Receive) -> None:
+        await self.listen_for_disconnect(receive)
+        self.gone.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        watcher = asyncio.ensure_future(self._watch(receive))
+        try:
+            await self.stream_response(send)
+        except OSError:
+            pass  # the browser went while a message was on its way
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            # A failed send leaves the events at a yield: close them (and WatchMatch) now.
+            await self.events.aclose()
 
 
 def live_routes(
@@ -200,20 +256,27 @@ def live_routes(
     static_prefix: str = "/static",
     root_path: str = "",
     keepalive_s: float = KEEPALIVE_S,
+    slots: StreamSlots | None = None,
 ) -> list[Route]:
     """The live table's page and its event stream, for a Starlette app.
 
     ``static_prefix`` is where the app serves web/static (replay.js, replay.css, style.css),
     ``root_path`` the app's mount point; ``keepalive_s`` the longest silence on a stream
-    (a comment line then keeps proxies from closing it and shows a gone browser).
+    (a comment line then keeps proxies from closing it); ``slots`` caps the streams open at
+    once (:data:`web.stream_cap.MAX_STREAMS` by default).
     """
+    slots = StreamSlots() if slots is None else slots
 
     async def page(request: Request) -> Response:
         match_id = request.path_params["match_id"]
+        if not ID_PATTERN.fullmatch(match_id):
+            return HTMLResponse("no match with that id", status_code=HTTPStatus.NOT_FOUND)
         try:
             header = await source.header(match_id)
         except RefereeNotFoundError:
-            return HTMLResponse("no match with that id", status_code=404)
+            return HTMLResponse("no match with that id", status_code=HTTPStatus.NOT_FOUND)
+        except RefereeError as error:
+            return _unreachable(error)
         replay = match_shell(header)
         replay["live"] = {"events": f"{root_path}/live/{match_id}/events"}
         html = (
@@ -223,37 +286,52 @@ def live_routes(
         )
         return HTMLResponse(html)
 
-    async def events(request: Request) -> Response:
-        match_id = request.path_params["match_id"]
-        after = _last_event_id(request)
+    async def stream(
+        match_id: str, header: Record, after: int, gone: asyncio.Event, place: StreamPlace
+    ) -> AsyncGenerator[str, None]:
+        yield f"retry: {RETRY_MS}\n\n"
+        live = LiveMatch(header)
+        watched = _with_keepalive(source.watch(match_id), keepalive_s, gone)
         try:
-            header = await source.header(match_id)
-        except RefereeNotFoundError:
-            return Response(status_code=204)  # tells EventSource not to reconnect
-
-        async def stream() -> AsyncIterator[str]:
-            yield f"retry: {RETRY_MS}\n\n"
-            live = LiveMatch(header)
-            try:
-                async for event in _with_keepalive(source.watch(match_id), keepalive_s):
+            async with contextlib.aclosing(watched):
+                async for event in watched:
                     if event is None:
                         yield KEEPALIVE
                         continue
                     message = live.add(event)
                     if message is not None and event.seq > after:
                         yield sse_message(message[0], message[1], event.seq)
-            except RefereeNotFoundError:
-                pass  # not running (any more): the match page has its replay
-            status, balances = await source.status(match_id)
-            yield sse_message("end", {"status": status, "balances": balances})
+        except RefereeNotFoundError:
+            pass  # not running (any more): the match page has its replay
+        if gone.is_set():
+            return  # no one left to tell how the match ended
+        status, balances = await source.status(match_id)
+        # Free before the last message: a browser that has read it can open the next stream.
+        place.give_back()
+        yield sse_message("end", {"status": status, "balances": balances})
 
-        return StreamingResponse(
-            stream(),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+    async def events(request: Request, place: StreamPlace) -> Response:
+        match_id = request.path_params["match_id"]
+        if not ID_PATTERN.fullmatch(match_id):
+            return Response(status_code=HTTPStatus.NO_CONTENT)
+        try:
+            header = await source.header(match_id)
+        except RefereeNotFoundError:
+            # 204 tells EventSource not to reconnect
+            return Response(status_code=HTTPStatus.NO_CONTENT)
+        except RefereeError as error:
+            return _unreachable(error)
+        gone = asyncio.Event()
+        after = _last_event_id(request)
+        return _EventStreamResponse(stream(match_id, header, after, gone, place), gone)
 
     return [
         Route("/live/{match_id}", page, name="live_table"),
-        Route("/live/{match_id}/events", events, name="live_events"),
+        Route("/live/{match_id}/events", Capped(events, slots), name="live_events"),
     ]
+
+
+def _unreachable(error: RefereeError) -> Response:
+    return PlainTextResponse(
+        f"the referee cannot be asked: {error}\n", status_code=HTTPStatus.BAD_GATEWAY
+    )

@@ -29,6 +29,7 @@ from arena.referee import Referee
 from arena.session import SeatSession
 from bench.referee.loop_profile import LoopProfile
 from brandeln.v1 import admin_pb2, bot_pb2
+from services import data_folder
 
 __all__ = ["OwnCost", "OwnCostSettings", "main", "run_own_cost"]
 
@@ -98,8 +99,8 @@ async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
     with tempfile.TemporaryDirectory(prefix="brandeln-own-cost-") as folder:
         data = Path(folder)
         config = RefereeConfig(
-            db_path=data / "referee.db",
-            logs_dir=data / "logs",
+            db_path=data_folder.referee_db(data),
+            logs_dir=data_folder.logs_dir(data),
             database=settings.database,
             admin_token_scope=AdminTokenScope.THIS_RUN,
         )

@@ -76,6 +76,7 @@ from bench.referee.loadgen import CONTROL_LINE_LIMIT
 from bench.referee.loop_profile import LoopProfile
 from bench.report import machine
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
+from services import data_folder
 
 __all__ = [
     "TARGETS",
@@ -646,7 +647,7 @@ async def run_referee_bench(
                 ]
             finally:
                 await admin.close()
-        log_bytes_per_deal = _log_bytes_per_deal(Path(data_dir) / "logs")
+        log_bytes_per_deal = _log_bytes_per_deal(data_folder.logs_dir(Path(data_dir)))
     return {
         "benchmark": "referee",
         "settings": asdict(settings),

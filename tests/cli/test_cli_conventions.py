@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bench.cli import bench_app
 from brandeln_cli import hints
 from brandeln_cli.leaderboard_view import leaderboard_table
 from brandeln_cli.main import app
@@ -54,6 +55,48 @@ def test_help_imports_no_event_loop_network_or_database_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "", result.stdout
+
+
+def test_help_lists_bench_with_its_own_help_without_importing_the_benchmarks() -> None:
+    # `brandeln bench` is mounted by name (brandeln_cli.lazy_groups): its line in the list is
+    # main.BENCH_HELP, which must read as bench.cli's own help, and listing it imports nothing
+    # of bench.
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from brandeln_cli.main import app\n"
+        "output = CliRunner().invoke(app, ['--help'], terminal_width=200).output\n"
+        "print([line.split(None, 1)[1] for line in output.splitlines()\n"
+        "       if line.strip().startswith('bench ')])\n"
+        "print(sorted(m for m in sys.modules if m == 'bench' or m.startswith('bench.')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    listed, imported = result.stdout.splitlines()
+    assert listed == repr([bench_app.info.help])
+    assert imported == "[]"
+
+
+def test_bench_runs_as_mounted_its_help_and_errors_unchanged() -> None:
+    shown = runner.invoke(app, ["bench", "--help"], terminal_width=80)
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.startswith("Usage: brandeln bench [OPTIONS] COMMAND [ARGS]...")
+    assert "storage-referee" in shown.output
+    wrong = runner.invoke(app, ["bench", "referee", "--tables", "x"])
+    assert wrong.exit_code == 2
+    assert "expected numbers like 1,16,64, got 'x'" in wrong.output
+    # Completion resolves the group too, through the console script.
+    env = {**os.environ, "_BRANDELN_COMPLETE": "complete_bash", "COMP_CWORD": "2"}
+    completed = subprocess.run(
+        [str(SCRIPT)],
+        env={**env, "COMP_WORDS": "brandeln bench sto"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.stdout.split() == ["storage", "storage-referee"], completed.stderr
 
 
 def test_shell_completion_completes_commands_through_the_console_script() -> None:

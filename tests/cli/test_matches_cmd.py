@@ -18,9 +18,9 @@ from brandeln.v1 import admin_pb2
 from brandeln_cli.card_play import card_play_json, season_card_play
 from brandeln_cli.main import app
 from brandeln_cli.match_view import double_dummy_json
-from brandeln_cli.sources import LocalSource
 from engine.play_analysis import SeatPlay, analyse_play
 from ladder.storage import RecordedMatch
+from services.sources import LocalSource
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 runner = CliRunner()

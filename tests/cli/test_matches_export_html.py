@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner, Result
 
 from arena.matchlog import read_log
 from brandeln_cli.main import app
 from tests.cli.conftest import MatchCopy
+from tests.web.hostile import HOSTILE_TEXTS, assert_inert
 from web.replay_model import match_model
+from web.templating import STATIC_DIR
 
 runner = CliRunner()
 DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
@@ -83,3 +86,33 @@ def test_export_to_a_folder_that_does_not_exist_is_a_one_line_error(
     assert result.exit_code == 1
     assert "cannot write" in result.output
     assert "Traceback" not in result.output
+
+
+def test_export_html_escapes_every_hostile_name_version_and_status_of_the_log(
+    match_copy: MatchCopy, tmp_path: Path
+) -> None:
+    def hostile(records: list[dict[str, Any]]) -> None:
+        texts = iter(HOSTILE_TEXTS * 2)  # the replay shows each seat's name and version
+        for seat in records[0]["seats"]:
+            name = next(texts)
+            seat.update(bot_name=name, hello_name=name, bot_version=next(texts))
+        records[0]["match_id"] = HOSTILE_TEXTS[2]
+        assert records[-1]["type"] == "footer"
+        records[-1]["status"] = HOSTILE_TEXTS[1]
+
+    match_copy.edit(hostile)
+    target = tmp_path / "replay.html"
+    result = _export(match_copy, match_copy.match_id, "--html", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    html = target.read_text()
+    # The file's own styles and script are inline: take them out, and what is left is checked
+    # as the app's pages are.
+    body = html
+    for name in ("replay.js", "replay.css", "style.css"):
+        body = body.replace((STATIC_DIR / name).read_text(encoding="utf-8"), "")
+    assert body.count("<script></script>") == 1
+    assert_inert(body.replace("<script></script>", ""), shown=HOSTILE_TEXTS, where="export")
+    model = _embedded_model(html)
+    assert isinstance(model, dict)
+    assert model["match_id"] == HOSTILE_TEXTS[2]
+    assert model["status"] == HOSTILE_TEXTS[1]

@@ -1,60 +1,87 @@
-"""`brandeln web`: serves the pages of a data folder at the address it prints; refuses what it
-cannot serve before listening."""
+"""`brandeln web`: serves the pages of a data folder at the address it prints, on this machine
+only unless told otherwise (and says so); refuses what it cannot serve before listening."""
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
-import sys
-import time
+import socket
 import urllib.request
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from brandeln_cli import web_cmd
 from brandeln_cli.main import app
+from tests.web.web_process import WAIT_S, web_process
+from web.stream_cap import MAX_STREAMS
 
 runner = CliRunner()
 
 
+def listening_addresses(port: int) -> list[str]:
+    """The IPv4 addresses with a socket listening on ``port`` (Linux's /proc/net/tcp)."""
+    found = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, _, hex_port = local.partition(":")
+        if int(hex_port, 16) == port and state == "0A":  # 0A: LISTEN
+            found.append(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    return found
+
+
 def test_web_prints_its_address_and_serves_the_pages_there(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "brandeln_cli", "web", "--data", str(tmp_path), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()
-        found = re.search(r"(http://127\.0\.0\.1:(\d+)/)", first)
-        assert found is not None, first
-        assert str(tmp_path) in first
-        assert int(found.group(2)) > 0  # --port 0: the port it really got
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(found.group(1), timeout=5) as reply:
-                    page = reply.read().decode()
-                break
-            except OSError:
-                assert process.poll() is None, process.stdout.read()
-                assert time.monotonic() < deadline, "the web app did not answer"
-                time.sleep(0.1)
+    with web_process(["--data", str(tmp_path)]) as web:
+        assert str(tmp_path) in web.address_line
+        assert web.port > 0  # --port 0: the port it really got
+        # Listening before it printed that: no wait, no retry.
+        with urllib.request.urlopen(f"{web.base}/", timeout=WAIT_S) as reply:
+            page = reply.read().decode()
         assert "No seasons yet" in page
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
     assert not any(tmp_path.iterdir())  # read-only: it created nothing
+
+
+def test_web_listens_on_this_machine_only_and_says_how_to_share_the_pages(
+    tmp_path: Path,
+) -> None:
+    with web_process(["--data", str(tmp_path)]) as web:
+        printed = "".join(web.lines)
+        assert listening_addresses(web.port) == ["127.0.0.1"]
+    assert "http://127.0.0.1:" in printed
+    assert "listening on this machine only" in printed
+    assert "--host 0.0.0.0" in printed
+    assert "not loopback" not in printed
+
+
+def test_a_host_other_than_loopback_is_warned_about(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing listens beyond loopback in a test: the socket is bound to 127.0.0.1 whatever
+    # --host says, and the server is not run; what is printed is the command's own.
+    listened: list[str] = []
+    bind = web_cmd._listen
+
+    def listen(host: str, port: int) -> socket.socket:
+        listened.append(host)
+        return bind("127.0.0.1", 0)
+
+    monkeypatch.setattr(web_cmd, "_listen", listen)
+    monkeypatch.setattr(web_cmd, "_serve", lambda app, listener: listener.close())
+    args = ["web", "--data", str(tmp_path), "--host", "0.0.0.0", "--port", "0"]
+    result = runner.invoke(app, args, env={"BRANDELN_ADMIN_TOKEN": ""})
+    assert result.exit_code == 0, result.output
+    assert listened == ["0.0.0.0"]
+    assert "note: 0.0.0.0 is not loopback: anyone who reaches it can read the pages" in (
+        result.output
+    )
+    assert "this machine only" not in result.output
+
+
+def test_the_cap_of_live_streams_is_the_web_fronts_and_below_one_is_refused() -> None:
+    assert web_cmd.DEFAULT_MAX_STREAMS == MAX_STREAMS
+    result = runner.invoke(app, ["web", "--max-streams", "0"], env={"BRANDELN_ADMIN_TOKEN": ""})
+    assert result.exit_code == 2
+    assert "--max-streams" in result.output
+    assert "Traceback" not in result.output
 
 
 @pytest.mark.parametrize(

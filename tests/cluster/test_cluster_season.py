@@ -1,5 +1,5 @@
 """`brandeln season run --cluster` on a real Ray cluster of three hosts on this machine: each
-host a network namespace of the test bed (cluster.testbed), PostgreSQL listening in the
+host a network namespace of the test bed (bench.testbed), PostgreSQL listening in the
 head's, the driver run there too. A season played there equals the same season played on one
 machine (results, ratings and logs, up to timing and drawn ids); a worker node killed
 mid-season costs only its block; a driver killed and started again resumes from the
@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from cluster import testbed
-from cluster.record import season_record
-from cluster.testbed import Host, RayNode, Sandbox
+from bench import testbed
+from bench.season_record import season_record
+from bench.testbed import Host, RayNode, Sandbox
 from tests import pg_server
 
 pytestmark = pytest.mark.timeout(400)
@@ -176,7 +176,7 @@ def in_sandbox(bed: Bed, *args: str) -> str:
 
 
 def cluster_record(bed: Bed, name: str) -> dict[str, Any]:
-    out = in_sandbox(bed, "-m", "cluster.record", bed.db, bed.db, name)
+    out = in_sandbox(bed, "-m", "bench.season_record", bed.db, bed.db, name)
     record: dict[str, Any] = json.loads(out)
     return record
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from cluster.spec import WorkerSpec
 from ladder.config import parse_season
 
-SEASON = (
-    'name = "s"\nseed = 1\nblocks = 1\n'
-    + "".join(f'[[bots]]\nname = "b{n}"\nbot_id = "{n}"\n' for n in range(4))
+SEASON = 'name = "s"\nseed = 1\nblocks = 1\n' + "".join(
+    f'[[bots]]\nname = "b{n}"\nbot_id = "{n}"\n' for n in range(4)
 )
 
 

@@ -68,15 +68,17 @@ async def seat_bots(
     names: Sequence[str],
     delay: float = 0.0,
     hold: threading.Event | None = None,
+    bots: Sequence[Bot] = (),
 ) -> tuple[list[str], list[asyncio.Task[list[SessionStats]]]]:
-    """Register ``names`` and seat one patient random bot session each (one match each)."""
+    """Register ``names`` and seat one patient bot session each (one match each); ``bots``,
+    if given, are the bots (one per name)."""
     ids: list[str] = []
     tasks: list[asyncio.Task[list[SessionStats]]] = []
-    for name in names:
+    for n, name in enumerate(names):
         reply = await admin.register(name)
         ids.append(reply.bot_id)
         options = SessionOptions(referee.address, reply.token, max_matches=1)
-        bot = PatientBot(delay, hold)
+        bot = bots[n] if bots else PatientBot(delay, hold)
         tasks.append(asyncio.create_task(play(functools.partial(_same, bot), options)))
     await admin.wait_for_sessions(ids, timeout=60)
     return ids, tasks
@@ -178,12 +180,13 @@ async def start_match(
     seed: int,
     delay: float,
     hold: threading.Event | None = None,
+    bots: Sequence[Bot] = (),
 ) -> RunningMatch:
-    """Seat patient bots and start a match; return as soon as the referee says it started.
-    With ``hold``, the bots make no decision until it is set: a test can let a browser open
-    the page first, however slowly it starts on a loaded machine."""
+    """Seat patient bots (or ``bots``) and start a match; return as soon as the referee says
+    it started. With ``hold``, the bots make no decision until it is set: a test can let a
+    browser open the page first, however slowly it starts on a loaded machine."""
     admin = AdminClient(referee.address, referee.admin_token)
-    ids, bots = await seat_bots(referee, admin, names, delay, hold)
+    ids, sessions = await seat_bots(referee, admin, names, delay, hold, bots)
     request = admin_pb2.RunMatchRequest(
         bot_ids=ids, ruleset=ruleset, deals=deals, seed=seed, time_control=PATIENT
     )
@@ -198,7 +201,7 @@ async def start_match(
             while isinstance(update := await call.read(), admin_pb2.MatchUpdate):
                 if update.WhichOneof("kind") == "result":
                     summary = update.result
-            await asyncio.gather(*bots)
+            await asyncio.gather(*sessions)
         finally:
             await admin.close()
         assert summary is not None

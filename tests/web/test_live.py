@@ -13,7 +13,6 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx2 as httpx
@@ -40,12 +39,6 @@ class Message:
     id: int | None
     event: str
     data: Any
-
-
-@pytest.fixture
-def referee(tmp_path: Path) -> Iterator[BackgroundReferee]:
-    with BackgroundReferee(tmp_path / "referee") as running:
-        yield running
 
 
 def _web(referee: BackgroundReferee, keepalive_s: float) -> Iterator[str]:

@@ -483,6 +483,9 @@
     });
     source.addEventListener("error", function () {
       if (source.readyState === EventSource.CONNECTING) note.textContent = " reconnecting\u2026";
+      // Refused for good (the server's cap of live streams, or the match not running): the
+      // browser will not retry by itself.
+      else if (source.readyState === EventSource.CLOSED) note.textContent = " no live stream now: reload the page to try again";
     });
   }
 

@@ -4,12 +4,16 @@ An embedded referee over loopback gRPC, real sample-bot processes (the season ru
 them), the ladder's runner recording every block. The second season seats a bot that connects
 by itself under the registered name ``<script>alert(1)</script>`` (its season name and its
 Hello name are that too), so every page has hostile text to escape.
+
+:func:`hostile_data` goes further: seasons named, and bots registered, named in their season,
+greeting and versioned with nothing but the hostile strings of ``tests/web/hostile.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import shutil
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
@@ -20,10 +24,13 @@ import pytest
 
 from arena.embedded import EmbeddedReferee
 from ladder.admin_client import AdminClient
-from ladder.config import ExternalBot, parse_season
+from ladder.config import ExternalBot, SeasonConfig, parse_season
 from ladder.runner import run_season
 from ladder.storage import LadderStore
+from sample_bots.sdk.session import SessionOptions, SessionStats, play
 from tests.conftest import BotProcesses
+from tests.web.hostile import HOSTILE_TEXTS
+from tests.web.matches import PATIENT, PatientBot
 
 HOSTILE = "<script>alert(1)</script>"
 SEASON = "web-season"
@@ -115,13 +122,120 @@ def season_data(tmp_path_factory: pytest.TempPathFactory) -> SeasonData:
     return SeasonData(root / "data", SEASON, HOSTILE_SEASON, hostile_id)
 
 
-@pytest.fixture
-def data_copy(season_data: SeasonData, tmp_path: Path) -> SeasonData:
-    """A copy of the season data folder to damage, the referee's index pointing at its logs."""
-    data = tmp_path / "data"
-    shutil.copytree(season_data.data, data)
-    old, new = str(season_data.data), str(data)
+def copy_data(source: Path, data: Path) -> Path:
+    """A copy of a data folder, the referee's index pointing at the copied logs."""
+    shutil.copytree(source, data)
+    old, new = str(source), str(data)
     with sqlite3.connect(data / "embedded" / "referee.db") as db:
         db.execute("UPDATE matches SET log_path = replace(log_path, ?, ?)", (old, new))
     db.close()
-    return dataclasses.replace(season_data, data=data)
+    return data
+
+
+@pytest.fixture
+def data_copy(season_data: SeasonData, tmp_path: Path) -> SeasonData:
+    """A copy of the season data folder to damage, the referee's index pointing at its logs."""
+    return dataclasses.replace(season_data, data=copy_data(season_data.data, tmp_path / "data"))
+
+
+# Seasons named with hostile text (the last cannot be routed to: its name holds a "/").
+HOSTILE_SEASONS = (HOSTILE_TEXTS[1], HOSTILE_TEXTS[5], HOSTILE_TEXTS[3], HOSTILE_TEXTS[2])
+
+
+def _hostile(index: int) -> str:
+    return HOSTILE_TEXTS[index % len(HOSTILE_TEXTS)]
+
+
+@dataclass(frozen=True)
+class HostileBot:
+    """One bot's names: registered at the referee, in its seasons, in its Hello, its version."""
+
+    registered: str
+    in_season: str
+    hello: str
+    version: str
+    bot_id: str = ""
+
+
+def hostile_bots() -> list[HostileBot]:
+    return [
+        HostileBot(_hostile(n), _hostile(n + 1), _hostile(n + 2), _hostile(n + 4)) for n in range(4)
+    ]
+
+
+@dataclass(frozen=True)
+class HostileData:
+    """A data folder where every name a page can show is hostile text."""
+
+    data: Path
+    seasons: tuple[str, ...]
+    bots: tuple[HostileBot, ...]
+
+    def match_ids(self, season: str) -> list[str]:
+        with LadderStore.open(self.data / "ladder.db", create=False) as store:
+            return [match.match_id for match in store.matches(season)]
+
+
+class _NamedBot(PatientBot):
+    def __init__(self, hello: str, version: str) -> None:
+        super().__init__(0.0)
+        self.name = hello
+        self.version = version
+
+
+def _hostile_season(season: str, bots: list[HostileBot]) -> SeasonConfig:
+    listed = "".join(
+        f'[[bots]]\nname = "p{n}"\nbot_id = "{bot.bot_id}"\n' for n, bot in enumerate(bots)
+    )
+    parsed = parse_season(
+        'name = "placeholder"\nseed = 5\nblocks = 1\ndeals_per_match = 4\n'
+        "concurrency = 1\nconnect_timeout_ms = 60000\n[time_control]\n"
+        f"move_ms = {PATIENT.move_ms}\nbank_ms = {PATIENT.bank_ms}\n" + listed
+    )
+    # A season file allows neither name; a program's season may hold any.
+    named = tuple(ExternalBot(bot.in_season, bot.bot_id) for bot in bots)
+    return dataclasses.replace(parsed, name=season, bots=named)
+
+
+async def _play_hostile(data: Path) -> list[HostileBot]:
+    async with EmbeddedReferee(data / "embedded") as referee:
+        bots: list[HostileBot] = []
+        sessions: list[asyncio.Task[list[SessionStats]]] = []
+        async with AdminClient(referee.address, referee.admin_token) as admin:
+            for bot in hostile_bots():
+                bot_id, token = await admin.register_bot(bot.registered)
+                bots.append(dataclasses.replace(bot, bot_id=bot_id))
+                named = _NamedBot(bot.hello, bot.version)
+                # One session per bot, for every match of every season (cancelled after).
+                options = SessionOptions(referee.address, token)
+                sessions.append(asyncio.create_task(play(functools.partial(_same, named), options)))
+        try:
+            with LadderStore.open(data / "ladder.db") as store:
+                for season in HOSTILE_SEASONS:
+                    config = _hostile_season(season, bots)
+                    address, token = referee.address, referee.admin_token
+                    await run_season(config, address, token, store, logs_dir=data / "bot-logs")
+        finally:
+            for session in sessions:
+                session.cancel()
+            await asyncio.gather(*sessions, return_exceptions=True)
+    return bots
+
+
+def _same(bot: PatientBot) -> PatientBot:
+    return bot
+
+
+@pytest.fixture(scope="session")
+def hostile_data(tmp_path_factory: pytest.TempPathFactory) -> HostileData:
+    data = tmp_path_factory.mktemp("web-hostile") / "data"
+    # In a thread of its own: Playwright's sync API may already run a loop in this one.
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        bots = worker.submit(asyncio.run, _play_hostile(data)).result()
+    return HostileData(data, HOSTILE_SEASONS, tuple(bots))
+
+
+@pytest.fixture
+def hostile_copy(hostile_data: HostileData, tmp_path: Path) -> HostileData:
+    """A copy of the hostile data folder to damage."""
+    return dataclasses.replace(hostile_data, data=copy_data(hostile_data.data, tmp_path / "data"))

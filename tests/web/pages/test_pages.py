@@ -19,6 +19,7 @@ from starlette.testclient import TestClient
 
 import web.app
 import web.data
+import web.inputs
 from arena.matchlog import iter_deals
 from arena.replay import engine_deal
 from engine.play_analysis import SeatPlay, analyse_play
@@ -53,7 +54,7 @@ def match_links(page: str) -> list[str]:
 
 
 def test_web_modules_doctests_pass() -> None:
-    for module in (web.app, web.data):
+    for module in (web.app, web.data, web.inputs):
         assert doctest.testmod(module).failed == 0
 
 
@@ -517,4 +518,32 @@ def test_a_match_still_being_played_shows_its_finished_deals_as_such(
     assert page.status_code == 200
     assert "Being played: the deals below are those finished so far." in page.text
     assert "the referee stopped" not in page.text
+    assert page.text.count('<tr id="deal-') == 3
+
+
+def test_a_running_match_read_inside_a_deal_shows_no_hand_of_that_deal(
+    data_copy: SeasonData,
+) -> None:
+    # A log read while the referee appends a deal's records may stop inside them (its deal
+    # record with every hand, some decisions, half a line): for a match still running, that
+    # deal is taken for one in play and shown nowhere.
+    match_id = data_copy.match_ids(data_copy.season)[0]
+    log = next((data_copy.data / "embedded" / "logs").rglob(f"{match_id}.jsonl"))
+    lines = log.read_text().splitlines()
+    last_deal = max(n for n, line in enumerate(lines) if '"type":"deal"' in line)
+    hands = json.loads(lines[last_deal])["hands"]
+    log.write_text("\n".join(lines[: last_deal + 4]) + "\n" + lines[last_deal + 4][:10])
+    with sqlite3.connect(data_copy.data / "embedded" / "referee.db") as db:
+        db.execute("UPDATE matches SET status = 'running' WHERE match_id = ?", (match_id,))
+    db.close()
+    with client_of(data_copy.data) as client:
+        page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 200
+    assert 'id="log-error"' not in page.text  # the cut line is not yet written, not damage
+    embedded = page.text.split('<script type="application/json" id="replay-data">')[1]
+    model = json.loads(embedded.split("</script>")[0])
+    assert [deal["number"] for deal in model["deals"]] == [1, 2, 3]
+    assert all(deal["complete"] for deal in model["deals"])
+    cut = [sorted(hand.split()) for hand in hands]
+    assert not any(sorted(hand) in cut for deal in model["deals"] for hand in deal["hands"])
     assert page.text.count('<tr id="deal-') == 3

@@ -1,4 +1,4 @@
-"""Where the CLI keeps its data by default: ``./brandeln-data`` (or ``$BRANDELN_DATA``).
+"""The data folder's layout: ``./brandeln-data`` by default (or ``$BRANDELN_DATA``).
 
 Layout of a data folder DATA:
 
@@ -8,38 +8,50 @@ Layout of a data folder DATA:
   and ``demo``, kept apart so that it never touches the served referee's token, sessions or
   matches (``matches list/show`` read both);
 - ``DATA/ladder.db``: the seasons, whichever referee played them;
-- ``DATA/match/bots/``: the output of ``match run``'s command bots.
+- ``DATA/match/bots/``: the output of ``match run``'s command bots;
+- ``DATA/seasons/<season>/bots/``: the output of a season's command bots.
+
+The one place these names are spelled, for the CLI, the web front and the benchmarks alike.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Final
 
-DATA_ENV = "BRANDELN_DATA"
-ADMIN_TOKEN_ENV = "BRANDELN_ADMIN_TOKEN"
+DATA_ENV: Final = "BRANDELN_DATA"
+ADMIN_TOKEN_ENV: Final = "BRANDELN_ADMIN_TOKEN"
+DEFAULT_DATA_DIR: Final = "brandeln-data"
+REFEREE_DB: Final = "referee.db"
+LADDER_DB: Final = "ladder.db"
+LOGS_DIR: Final = "logs"
+EMBEDDED_DIR: Final = "embedded"
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get(DATA_ENV, "brandeln-data"))
+    """The data folder when none is given: ``$BRANDELN_DATA``, else ``./brandeln-data``."""
+    return Path(os.environ.get(DATA_ENV, DEFAULT_DATA_DIR))
 
 
 def referee_db(base: Path | None = None) -> Path:
-    return (base or data_dir()) / "referee.db"
+    """A referee's database in the data folder: ``DATA/referee.db``."""
+    return (base or data_dir()) / REFEREE_DB
 
 
 def logs_dir(base: Path | None = None) -> Path:
-    return (base or data_dir()) / "logs"
+    """A referee's match logs in the data folder: ``DATA/logs``."""
+    return (base or data_dir()) / LOGS_DIR
 
 
 def embedded_dir(base: Path | None = None) -> Path:
     """The embedded referee's own data folder (``season run`` without ``--referee``)."""
-    return (base or data_dir()) / "embedded"
+    return (base or data_dir()) / EMBEDDED_DIR
 
 
 def ladder_db(base: Path | None = None) -> Path:
     """The ladder database in the data folder: ``DATA/ladder.db``."""
-    return (base or data_dir()) / "ladder.db"
+    return (base or data_dir()) / LADDER_DB
 
 
 def match_bots_dir(base: Path | None = None) -> Path:

@@ -1,16 +1,17 @@
-"""Where the CLI reads bots and matches from: the local referee database and logs (works with
-the referee stopped), or a remote referee through the Admin service."""
+"""Where bots and matches are read from: the local referee database and logs (works with the
+referee stopped), or a remote referee through the Admin service; a match named by its id or a
+unique prefix of one, either way (:func:`resolve_match`, :func:`get_match`)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from brandeln_cli import paths
+from services import data_folder
 
 if TYPE_CHECKING:  # the arena and the stubs load inside the calls: `brandeln --help` stays fast
     from arena.store import MatchRecord, RefereeStore
@@ -25,7 +26,7 @@ class SourceError(Exception):
 
 
 class NotFoundError(SourceError):
-    """The referee has no such match or bot (``NOT_FOUND``)."""
+    """No such match or bot: in the local stores, or at the referee (``NOT_FOUND``)."""
 
 
 PREFIX_CANDIDATES_SHOWN = 10  # of an ambiguous match id prefix
@@ -79,20 +80,21 @@ class LocalSource:
 
         if db is not None:
             try:
-                self.stores = [RefereeStore(db, paths.logs_dir(data))]
+                self.stores = [RefereeStore(db, data_folder.logs_dir(data))]
             except StoreError as error:
                 raise SourceError(str(error)) from None
             self.store = self.stores[0]
             return
-        self.db_path = paths.referee_db(data)
-        embedded_db = paths.referee_db(paths.embedded_dir(data))
+        self.db_path = data_folder.referee_db(data)
+        embedded_db = data_folder.referee_db(data_folder.embedded_dir(data))
         wanted = [path for path in (self.db_path, embedded_db) if path.is_file()]
         if create and self.db_path not in wanted:
             wanted.insert(0, self.db_path)
         if not wanted:
             raise SourceError(
                 f"no referee database at {self.db_path} (nor {embedded_db}): run a season or "
-                "`brandeln serve` first, or point --data / $BRANDELN_DATA at the right folder"
+                f"`brandeln serve` first, or point --data / ${data_folder.DATA_ENV} at the right "
+                "folder"
             )
         try:
             self.stores = [RefereeStore(path) for path in wanted]
@@ -147,21 +149,7 @@ class LocalSource:
     def resolve_match(self, id_or_prefix: str) -> tuple[RefereeStore, str]:
         """The store holding the match ``id_or_prefix`` names (an id or a unique prefix of
         one, across both stores) and the match's full id."""
-        from arena.errors import NotFoundError as StoreNotFoundError  # noqa: PLC0415
-
-        candidates: list[tuple[RefereeStore, str]] = []
-        with _store_errors():
-            for store in self.stores:
-                try:
-                    return store, store.match(id_or_prefix).match_id
-                except StoreNotFoundError:
-                    pass
-                matches = store.matches(limit=PREFIX_CANDIDATES_SHOWN + 1, id_prefix=id_or_prefix)
-                candidates += [(store, m.match_id) for m in matches]
-        found = unique_match_id(id_or_prefix, [match_id for _, match_id in candidates])
-        if found is None:
-            raise SourceError(f"no match with id {id_or_prefix!r}")
-        return next(pair for pair in candidates if pair[1] == found)
+        return resolve_match(self.stores, id_or_prefix)
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
         """The match ``match_id`` names (an id or a unique prefix) and its log."""
@@ -181,6 +169,28 @@ class LocalSource:
         if log_in_database(record.log_path) is not None:
             return f"{self.store.where}: the log of match {record.match_id}"
         return record.log_path
+
+
+def resolve_match(stores: Sequence[RefereeStore], id_or_prefix: str) -> tuple[RefereeStore, str]:
+    """The store holding the match ``id_or_prefix`` names (an id, or a prefix of one that is
+    unique across ``stores``) and the match's full id. :class:`NotFoundError` when no match
+    has it; :class:`SourceError` naming the candidates when several do, or when a store fails.
+    """
+    from arena.errors import NotFoundError as StoreNotFoundError  # noqa: PLC0415
+
+    candidates: list[tuple[RefereeStore, str]] = []
+    with _store_errors():
+        for store in stores:
+            try:
+                return store, store.match(id_or_prefix).match_id
+            except StoreNotFoundError:
+                pass
+            matches = store.matches(limit=PREFIX_CANDIDATES_SHOWN + 1, id_prefix=id_or_prefix)
+            candidates += [(store, m.match_id) for m in matches]
+    found = unique_match_id(id_or_prefix, [match_id for _, match_id in candidates])
+    if found is None:
+        raise NotFoundError(f"no match with id {id_or_prefix!r}")
+    return next(pair for pair in candidates if pair[1] == found)
 
 
 def decode_log(data: bytes, name: str) -> str:
@@ -205,6 +215,25 @@ def _store_errors() -> Iterator[None]:
         raise SourceError(str(error)) from None
 
 
+async def get_match(admin: AdminClient, id_or_prefix: str) -> admin_pb2.GetMatchResponse:
+    """The match ``id_or_prefix`` names at a referee (its id, or a unique prefix of one): its
+    summary and log. A prefix several matches start with raises :class:`SourceError` naming
+    them; none, the referee's own ``RefereeNotFoundError``."""
+    from ladder.errors import RefereeNotFoundError  # noqa: PLC0415 - keep --help fast
+
+    try:
+        return await admin.get_match(id_or_prefix)
+    except RefereeNotFoundError:
+        listed = await admin.list_matches(
+            match_id_prefix=id_or_prefix, limit=PREFIX_CANDIDATES_SHOWN + 1
+        )
+        # Filtered here too: a referee older than match_id_prefix ignores it.
+        found = unique_match_id(id_or_prefix, [m.match_id for m in listed])
+        if found is None:
+            raise
+        return await admin.get_match(found)
+
+
 def _record_of(summary: admin_pb2.MatchSummary) -> MatchRecord:
     from arena.summaries import record_of  # noqa: PLC0415 - keep --help fast
 
@@ -216,9 +245,9 @@ class RemoteSource:
     client: each call opens a channel, makes its calls and closes it (a CLI command is short)."""
 
     def __init__(self, address: str, ca_file: Path | None = None) -> None:
-        token = os.environ.get(paths.ADMIN_TOKEN_ENV)
+        token = os.environ.get(data_folder.ADMIN_TOKEN_ENV)
         if not token:
-            raise SourceError(f"--referee needs the admin token in ${paths.ADMIN_TOKEN_ENV}")
+            raise SourceError(f"--referee needs the admin token in ${data_folder.ADMIN_TOKEN_ENV}")
         self.address = address
         self.token = token
         self.root_certificates = ca_file.read_bytes() if ca_file else None
@@ -263,22 +292,7 @@ class RemoteSource:
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
         """The match ``match_id`` names (an id or a unique prefix) and its log."""
-        from ladder.errors import RefereeNotFoundError  # noqa: PLC0415
-
-        async def get(admin: AdminClient) -> admin_pb2.GetMatchResponse:
-            try:
-                return await admin.get_match(match_id)
-            except RefereeNotFoundError:
-                listed = await admin.list_matches(
-                    match_id_prefix=match_id, limit=PREFIX_CANDIDATES_SHOWN + 1
-                )
-                # Filtered here too: a referee older than match_id_prefix ignores it.
-                found = unique_match_id(match_id, [m.match_id for m in listed])
-                if found is None:
-                    raise
-                return await admin.get_match(found)
-
-        reply = self._call(get)
+        reply = self._call(lambda admin: get_match(admin, match_id))
         return _record_of(reply.summary), reply.log_jsonl
 
     def log_name(self, record: MatchRecord) -> str:

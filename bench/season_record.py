@@ -1,4 +1,4 @@
-"""``python -m cluster.record LADDER_DB REFEREE_DB SEASON``: a season's record as
+"""``python -m bench.season_record LADDER_DB REFEREE_DB SEASON``: a season's record as
 one JSON document on stdout, to compare a run on one machine with a run on a cluster.
 
 Run where the databases are reachable (for the cluster tests: inside a namespace of the test

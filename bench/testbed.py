@@ -61,7 +61,7 @@ in a worker's namespace should say which one: ``ray.init(address=..., _node_ip_a
 
 By hand (as root), a 2-host sandbox with a head and a worker, until Ctrl-C::
 
-    python -m cluster.testbed --hosts 2
+    python -m bench.testbed --hosts 2
     # prints the namespaces and addresses, e.g. then in another shell:
     ip netns exec brdt1-h0-4711 python -c \\
         'import ray; ray.init(address="10.213.1.1:6379"); print(ray.nodes())'
@@ -610,8 +610,8 @@ def start_worker(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m cluster.testbed --hosts 2`: a sandbox with a head and workers till Ctrl-C."""
-    parser = argparse.ArgumentParser(prog="python -m cluster.testbed", description=__doc__)
+    """`python -m bench.testbed --hosts 2`: a sandbox with a head and workers till Ctrl-C."""
+    parser = argparse.ArgumentParser(prog="python -m bench.testbed", description=__doc__)
     parser.add_argument("--hosts", type=int, default=2, help="hosts (the first runs the head)")
     parser.add_argument("--num-cpus", type=int, default=2)
     args = parser.parse_args(argv)
