@@ -52,6 +52,8 @@ ARENA_COMPILED = (
     "arena/audience.py",
     "arena/matchlog.py",
     "arena/logrecords.py",
+    "arena/codec/protowire.py",
+    "arena/codec/identity_cache.py",
     "arena/codec/wire.py",
     "arena/codec/values.py",
     "arena/codec/snapshots.py",

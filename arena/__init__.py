@@ -25,6 +25,8 @@ _COMPILABLE = (
     "audience",
     "matchlog",
     "logrecords",
+    "codec.protowire",
+    "codec.identity_cache",
     "codec.wire",
     "codec.values",
     "codec.snapshots",

@@ -15,14 +15,15 @@ from dataclasses import dataclass
 
 from arena import codec
 from arena.clock import Clock
-from arena.faults import FAULT_REJECTION_REASON, FaultPolicy, RequestFault
+from arena.faults import FAULT_REJECTION_REASON, FaultPolicy, RequestFault, offered_choices
 from arena.limits import MAX_MESSAGES_PER_REQUEST, ProtocolLimits, clip
 from arena.seat import Seat, SeatOutcome, Signal
 from arena.timecontrol import TimeControlSettings
 from engine.actions import Action
 from engine.phase import Phase
+from engine.state import DealState
 
-__all__ = ["Decider", "Decision", "RequestBuilder"]
+__all__ = ["Decider", "Decision", "RequestBuilder", "ask_seat"]
 
 # Builds the serialized request from its id and the time left (move ms, bank ms): it is built
 # again, with the time then left, when the request is re-sent after a resume.
@@ -249,3 +250,49 @@ class Decider:
                 False,
             )
         return Decision(fallback, outcome, 0, elapsed_ms)
+
+
+async def ask_seat(
+    decider: Decider,
+    seat: Seat,
+    state: DealState,
+    *,
+    match_balances: Sequence[int],
+    deal_number: int,
+    faults: FaultPolicy | None,
+    match_id: str,
+) -> Decision:
+    """A table's decision: the seat to act in ``state`` asked under time control, its request
+    built from its view with the match layer's part (``match_balances``, ``deal_number``); a
+    forfeited seat is asked nothing (the fallback plays)."""
+    legal = state.legal_actions()
+    illegal_reason: Callable[[Action], str | None] = state.illegal_reason
+    if faults is not None:
+        legal, illegal_reason = offered_choices(
+            faults, match_id, seat.index, deal_number, state, legal
+        )
+    if seat.forfeited:
+        return await decider.decide(seat, state.phase, legal, illegal_reason, _none)
+    view = state.view(seat.index)
+    phase = state.phase
+
+    def build(request_id: int, move_ms: int, bank_ms: int) -> bytes:
+        # The match layer's part of the view is filled in by the codec (cheaper than a replace).
+        return codec.decision_request_bytes(
+            request_id,
+            phase,
+            legal,
+            view,
+            move_ms,
+            bank_ms,
+            seat.strikes,
+            seat.last_rtt_ms,
+            match_balances=match_balances,
+            deal_number=deal_number,
+        )
+
+    return await decider.decide(seat, phase, legal, illegal_reason, build)
+
+
+def _none(request_id: int, move_ms: int, bank_ms: int) -> bytes:
+    raise AssertionError("a forfeited seat is sent no request")

@@ -17,11 +17,14 @@ SeatLatency(decisions=0, p50_ms=0, p95_ms=0, max_ms=0)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from arena.seat import SeatOutcome
+
+if TYPE_CHECKING:
+    from arena.logrecords import DecisionRecord
 
 Number = TypeVar("Number", int, float)
 
@@ -67,15 +70,10 @@ def latency_of(times_ms: Iterable[int]) -> SeatLatency:
     )
 
 
-def log_latency(records: Sequence[Mapping[str, Any]], players: int) -> list[SeatLatency]:
-    """Each seat's latency from a match log's ``decision`` records (``arena.matchlog``)."""
+def log_latency(decisions: Iterable[DecisionRecord], players: int) -> list[SeatLatency]:
+    """Each seat's latency from a match log's decision records (``arena.logreader``)."""
     times: list[list[int]] = [[] for _ in range(players)]
-    for record in records:
-        # A decision record without a status ended "ok" (arena.logrecords.DecisionRecord).
-        if record.get("type") == "decision" and was_asked(
-            SeatOutcome(record.get("status", SeatOutcome.OK)), int(record["ms"])
-        ):
-            seat = int(record["seat"])
-            if 0 <= seat < players:
-                times[seat].append(int(record["ms"]))
+    for decision in decisions:
+        if was_asked(decision.outcome, decision.latency_ms) and 0 <= decision.seat < players:
+            times[decision.seat].append(decision.latency_ms)
     return [latency_of(seat_times) for seat_times in times]

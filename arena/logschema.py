@@ -1,6 +1,6 @@
 """What a match log's records must hold, checked once when a log is read.
 
-:func:`arena.matchlog.read_log` parses a log and validates every record here, so that whatever
+:func:`arena.logreader.read_log` parses a log and validates every record here, so that whatever
 reads the records next (``matches show``, ``matches verify``, the fault suite) may index them
 without guarding every key: a log edited by hand, cut short or damaged on disk fails here with a
 :class:`MatchLogError` naming the log, the line and what is wrong, never a ``KeyError`` later.

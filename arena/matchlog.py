@@ -24,84 +24,25 @@ leaves a log of whole deals without a footer, which readers report as incomplete
 aborted mid-deal ends with the records of the deal cut short, then its footer. The header's
 ``fixed_deals`` lists only their dealers: their hands are in each ``deal`` record.
 
-:func:`read_log` validates every record once (:mod:`arena.logschema`), raising
-:class:`MatchLogError` with the file, line and what is wrong; :func:`arena.replay.replay_log`
-replays the decisions through the engine and checks every result the log shows.
+:func:`arena.logreader.read_log` reads a log back as typed records, each validated once
+(:mod:`arena.logschema`), raising :class:`MatchLogError` with the file, line and what is wrong;
+:func:`arena.replay.replay_log` replays the decisions through the engine and checks every
+result the log shows.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from arena.logschema import MatchLogError, validate_records
-from engine.cards import format_cards
-from engine.dealing import Deal
-from engine.events import (
-    BidMade,
-    CardPlayed,
-    ContractSet,
-    DealEnded,
-    Event,
-    TrickTaken,
-    TrumpNamed,
-)
+from arena.logschema import MatchLogError
 
-__all__ = [
-    "MatchLogError",
-    "MatchLogWriter",
-    "event_record",
-    "hands_record",
-    "iter_deals",
-    "public_events",
-    "read_log",
-    "running_log",
-]
+__all__ = ["MatchLogError", "MatchLogWriter", "running_log"]
 
 if TYPE_CHECKING:
+    from arena.logrecords import HeaderRecord
     from arena.logstore import LogSink
-
-Record = dict[str, Any]
-
-
-def event_record(event: Event, seq: int, deal_number: int) -> Record:
-    """A public engine event as a compact log record."""
-    record: Record = {"type": "event", "seq": seq, "deal": deal_number}
-    if isinstance(event, BidMade):
-        record.update(kind="bid_made", seat=event.seat, bid=event.bid.contract)
-    elif isinstance(event, ContractSet):
-        record.update(
-            kind="contract_set",
-            soloist=event.soloist,
-            contract=event.contract,
-            passed_out=event.passed_out,
-        )
-    elif isinstance(event, TrumpNamed):
-        record.update(kind="trump_named", suit=event.suit.letter)
-    elif isinstance(event, CardPlayed):
-        record.update(kind="card_played", seat=event.seat, card=str(event.card))
-    elif isinstance(event, TrickTaken):
-        record.update(
-            kind="trick_taken",
-            trick=event.trick_number,
-            leader=event.leader,
-            cards=format_cards(event.cards),
-            winner=event.winner,
-        )
-    elif isinstance(event, DealEnded):
-        outcome = event
-        record.update(
-            kind="deal_ended",
-            soloist=outcome.soloist,
-            contract=outcome.contract,
-            trump=None if outcome.trump is None else outcome.trump.letter,
-            passed_out=outcome.passed_out,
-            tricks_won=list(outcome.tricks_won),
-            made=outcome.made,
-            payments=list(outcome.payments),
-        )
-    return record
 
 
 # One encoder for every line: json.dumps with custom separators builds a new one per call.
@@ -175,85 +116,11 @@ class MatchLogWriter:
             self._sink = None
 
 
-def running_log(data: bytes, header: Mapping[str, Any]) -> bytes:
+def running_log(data: bytes, header: HeaderRecord | None) -> bytes:
     """A running match's log up to its last finished deal, from the first ``committed`` bytes
     of its store (``data``) behind the header held in memory; the seed is only in the footer,
-    so nothing in it tells a deal to come."""
+    so nothing in it tells a deal to come. Nothing before the header is written."""
+    if header is None:
+        return b""
     _, _, deals = data.partition(b"\n")
-    return _ENCODER.encode(header).encode() + b"\n" + deals
-
-
-def read_log(text: str, source: str = "match log") -> list[Record]:
-    """Parse a log's lines and validate every record (:mod:`arena.logschema`).
-
-    ``source`` names the log in errors (its file, usually). Raises :class:`MatchLogError`
-    (a ``ValueError``) naming the line and what is wrong: not JSON, no ``type``, a key missing
-    or of the wrong kind, a seat out of range, records out of order.
-    """
-    records: list[Record] = []
-    lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise MatchLogError(source, number, f"not JSON: {error}") from None
-        except RecursionError:
-            raise MatchLogError(source, number, "not JSON: nested too deeply") from None
-        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-            raise MatchLogError(source, number, "not a record: an object with a 'type'")
-        records.append(record)
-        lines.append(number)
-    validate_records(records, source, lines)
-    return records
-
-
-def action_event(decision: Record, deal: int) -> Record:
-    """The public event a decision record stands for, as an ``event`` record."""
-    action = str(decision["action"])
-    event: Record = {"type": "event", "seq": decision["seq"], "deal": deal}
-    if action.startswith("trump "):
-        event.update(kind="trump_named", suit=action.removeprefix("trump "))
-    elif len(action) == 2 and action[0] in "CSHD" and action[1] in "789TJQKA":
-        event.update(kind="card_played", seat=decision["seat"], card=action)
-    else:
-        event.update(kind="bid_made", seat=decision["seat"], bid=action)
-    return event
-
-
-def public_events(records: Sequence[Record]) -> list[Record]:
-    """Every public event of a log in order, those that decision records stand for included."""
-    events: list[Record] = []
-    deal = 0
-    for record in records:
-        if record["type"] == "deal":
-            deal = int(record["deal_number"])
-        elif record["type"] == "event":
-            events.append(record)
-        elif record["type"] == "decision" and "seq" in record:
-            events.append(action_event(record, deal))
-    return events
-
-
-def iter_deals(records: Sequence[Record]) -> Iterator[tuple[Record, list[Record]]]:
-    """Each ``deal`` record with the decision records that follow it."""
-    current: Record | None = None
-    decisions: list[Record] = []
-    for record in records:
-        if record["type"] == "deal":
-            if current is not None:
-                yield current, decisions
-            current, decisions = record, []
-        elif record["type"] == "decision" and current is not None:
-            decisions.append(record)
-    if current is not None:
-        yield current, decisions
-
-
-def hands_record(deal: Deal) -> dict[str, Any]:
-    """The hands of a deal in notation, for the ``deal`` record."""
-    return {
-        "hands": [format_cards(hand) for hand in deal.hands],
-        "blind": format_cards(deal.blind) if deal.blind else "",
-    }
+    return _ENCODER.encode(header.to_json()).encode() + b"\n" + deals

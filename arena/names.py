@@ -20,7 +20,7 @@ import unicodedata
 
 from arena.errors import ProtocolError
 from arena.limits import ProtocolLimits
-from brandeln.v1 import bot_pb2
+from arena.orders import HelloRequest
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -82,7 +82,7 @@ def check_hello_text(text: str, what: str) -> str:
     return text
 
 
-def check_hello_fields(hello: bot_pb2.Hello, limits: ProtocolLimits) -> None:
+def check_hello_fields(hello: HelloRequest, limits: ProtocolLimits) -> None:
     """Refuse a Hello whose strings are over their caps: each is kept for the session's
     life, written to the database or echoed in a reply."""
     fields = [

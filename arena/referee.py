@@ -34,11 +34,12 @@ from arena.limits import (
     OPEN_REQUEST_INBOX_LIMIT,
     SEAT_INBOX_LIMIT,
 )
-from arena.matchlog import running_log
 from arena.names import check_hello_fields, check_hello_text
+from arena.orders import HelloRequest, MatchOrder, build_spec
+from arena.referee_views import RefereeViews
 from arena.session import Lobby, SeatSession, SessionState
 from arena.spec import MatchSpec
-from arena.store import BotRecord, MatchRecord, RefereeStore, hash_token, new_token
+from arena.store import RefereeStore, hash_token, new_token
 from arena.table import PROTOCOL_VERSION, Table
 from brandeln.v1 import admin_pb2, bot_pb2
 from datastore.private_files import private_dir
@@ -60,7 +61,7 @@ SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
 
 
-class Referee:
+class Referee(RefereeViews):
     """State and behaviour behind both services."""
 
     def __init__(
@@ -122,7 +123,7 @@ class Referee:
             raise UnauthenticatedError("missing or wrong admin token (authorization: Bearer ...)")
 
     # --- seat sessions ---------------------------------------------------------------------
-    async def open_session(self, hello: bot_pb2.Hello, peer: str) -> SeatSession:
+    async def open_session(self, hello: HelloRequest, peer: str) -> SeatSession:
         """Validate a Hello; returns the session, seated again if it resumes a match."""
         if self.draining:
             raise ShuttingDownError("the referee is shutting down; connect again later")
@@ -236,26 +237,8 @@ class Referee:
         )
 
     # --- admin -----------------------------------------------------------------------------
-    def register_bot(self, name: str) -> tuple[BotRecord, str]:
-        try:
-            return self.store.register_bot(name)
-        except ValueError as error:
-            raise InvalidRequestError(str(error)) from None
-
-    def rotate_bot_token(self, bot_id: str) -> str:
-        """Give a bot a new token; the old one is refused from now on, and every session opened
-        with it is ended (a process still holding the old token plays no more)."""
-        token = self.store.rotate_token(bot_id)
-        for session in self.lobby.sessions():
-            if session.bot_id == bot_id:
-                session.close(
-                    CloseReason.TOKEN_ROTATED,
-                    "the bot's token was replaced; connect with the new one",
-                )
-        return token
-
-    def build_spec(self, request: admin_pb2.RunMatchRequest) -> MatchSpec:
-        """Validate a RunMatchRequest into a MatchSpec (InvalidRequestError says what is wrong)."""
+    def build_spec(self, order: MatchOrder) -> MatchSpec:
+        """Validate an order into a MatchSpec (InvalidRequestError says what is wrong)."""
 
         known: set[str] | None = None
 
@@ -266,44 +249,33 @@ class Referee:
             nonlocal known
             if known is None:
                 connected = self.lobby.bot_ids()
-                unseen = [b for b in request.bot_ids if b not in connected]
+                unseen = [b for b in order.bot_ids if b not in connected]
                 known = connected | self.store.known_bot_ids(unseen)
             if bot_id not in known:
                 raise InvalidRequestError(f"no bot with id {bot_id!r}")
 
-        return codec.match_spec_from_request(
-            request,
+        return build_spec(
+            order,
             match_id=f"m_{uuid.uuid4().hex[:16]}",
             max_deals=self.config.max_deals,
             default_time_control=self.config.time_control,
             check_bot=check_bot,
         )
 
-    async def match_log(self, record: MatchRecord) -> bytes:
-        """A match's log as far as it may be read now (``GetMatch``).
-
-        A running match's stops at its last finished deal (the file holds no more, and a flush
-        under way is not read half); the seed is only in the footer: nothing in it tells the
-        cards of the deal in play or of those to come. Raises OSError if the file is unreadable.
-        The bytes are the file's: the caller checks that they are UTF-8.
-        """
-        table = self.tables.get(record.match_id)
-        if table is None or table.done.is_set():
-            return await asyncio.to_thread(self.store.read_log, record.log_path)
-        committed = table.log.committed
-        data = await asyncio.to_thread(self.store.read_log, record.log_path)
-        return running_log(data[:committed], table.header)
-
     async def start_match(
         self,
-        request: admin_pb2.RunMatchRequest,
+        order: MatchOrder,
         observer: Callable[[admin_pb2.MatchUpdate], None] | None = None,
     ) -> Table:
-        """Seat the bots (waiting a bounded time for free sessions) and start the match."""
+        """Seat the bots (waiting a bounded time for free sessions) and start the match.
+
+        ``observer`` gets the match's updates as the wire carries them (the ``RunMatch``
+        stream's messages): every event, or with ``order.summary_updates`` only contracts,
+        deal ends and penalties."""
         if self.draining:
             raise ShuttingDownError("the referee is shutting down; it starts no new match")
-        spec = self.build_spec(request)
-        wait_ms = request.seat_wait_ms or self.config.seat_wait_ms
+        spec = self.build_spec(order)
+        wait_ms = order.seat_wait_ms or self.config.seat_wait_ms
         sessions = await self.lobby.claim(spec.bot_ids, spec.ruleset.id, wait_ms / 1000)
         table = Table(
             spec,
@@ -318,9 +290,7 @@ class Referee:
         )
         if observer is not None:
             audience = table.audience
-            observers = (
-                audience.summary_observers if request.summary_updates else audience.observers
-            )
+            observers = audience.summary_observers if order.summary_updates else audience.observers
             observers.append(observer)
         self.tables[spec.match_id] = table
         task = asyncio.create_task(self._run_table(table), name=spec.match_id)

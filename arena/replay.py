@@ -7,20 +7,27 @@ shown result with what the engine gives.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.logschema import MatchLogError
-from arena.matchlog import Record, event_record, iter_deals, read_log
+from arena.logreader import LoggedDeal, MatchLog, MatchLogError, read_log
+from arena.logrecords import DealRecord, DecisionRecord, FooterRecord, MatchStatus, Penalty
+from arena.seat import SeatOutcome
 from engine.actions import Action, parse_action
-from engine.cards import CardSet, parse_cards
-from engine.dealing import Deal, fixed_deal
+from engine.dealing import Deal
 from engine.errors import EngineError, IllegalActionError
 from engine.events import BidMade, CardPlayed, DealEnded, TrumpNamed
 from engine.match import MatchState
-from engine.rulesets import Ruleset, find_ruleset
+from engine.rulesets import Ruleset
 from engine.state import DealState
+from protocol.events import (
+    BidMadeRecord,
+    CardPlayedRecord,
+    EventRecord,
+    TrickTakenRecord,
+    TrumpNamedRecord,
+)
 
 __all__ = ["MatchLogError", "ReplayReport", "engine_deal", "logged_deal", "replay_log"]
 
@@ -72,10 +79,12 @@ class ReplayReport:
         return problems
 
 
-# Penalty codes that are strikes (arena.seat.SeatOutcome; forfeits and disconnects are not).
-STRIKE_CODES = frozenset({"timeout", "illegal", "malformed", "protocol_error"})
-# The events the engine derives from the decisions; the others stand for a decision's action.
-_DERIVED_EVENTS = ("contract_set", "trick_taken", "deal_ended")
+# Penalty codes that are strikes (forfeits and disconnects are not).
+STRIKES = frozenset(
+    {SeatOutcome.TIMEOUT, SeatOutcome.ILLEGAL, SeatOutcome.MALFORMED, SeatOutcome.PROTOCOL_ERROR}
+)
+# The events that stand for a decision's action; the engine derives the others from them.
+_ACTION_EVENTS = (BidMadeRecord, TrumpNamedRecord, CardPlayedRecord)
 _FIELD_NAMES = {
     "tricks_won": "tricks won",
     "passed_out": "passed out",
@@ -83,11 +92,11 @@ _FIELD_NAMES = {
 }
 
 
-def _event_label(record: Record) -> str:
-    kind = record["kind"]
-    if kind == "trick_taken":
-        return f"trick {record['trick']}"
-    return {"contract_set": "auction", "deal_ended": "result"}.get(kind, str(kind))
+def _event_label(event: EventRecord) -> str:
+    body = event.body
+    if isinstance(body, TrickTakenRecord):
+        return f"trick {body.trick}"
+    return {"contract_set": "auction", "deal_ended": "result"}.get(body.kind, body.kind)
 
 
 def _differs(where: str, field: str, logged: Any, replayed: Any) -> str:
@@ -96,14 +105,13 @@ def _differs(where: str, field: str, logged: Any, replayed: Any) -> str:
 
 
 class _Replay:
-    """One pass over a validated log: replays each deal, checks each shown result on the way."""
+    """One pass over a read log: replays each deal, checks each shown result on the way."""
 
-    def __init__(self, records: Sequence[Record]) -> None:
-        self.records = records
-        self.header = records[0]
-        self.footer = records[-1] if records[-1]["type"] == "footer" else None
-        self.players = int(self.header["players"])
-        self.max_strikes = int((self.header.get("time_control") or {}).get("max_strikes", 3))
+    def __init__(self, log: MatchLog) -> None:
+        self.log = log
+        self.footer: FooterRecord | None = log.footer
+        self.players = log.header.players
+        self.max_strikes = log.header.time_control.max_strikes
         self.problems: list[str] = []
         self.strikes = [0] * self.players
         self.forfeited: set[int] = set()
@@ -111,87 +119,97 @@ class _Replay:
         self.deals = 0
         self.number = 0
         self.state: DealState | None = None
-        self.expected: list[Record] = []  # derived events the replay gave, not yet in the log
-        self.ruleset = find_ruleset(str(self.header["ruleset"]), self.header.get("options") or {})
+        self.expected: list[EventRecord] = []  # derived events the replay gave, not yet logged
+        self.ruleset = log.ruleset()
         if self.ruleset.players != self.players:
             raise ValueError(
                 f"the header seats {self.players} players; ruleset {self.ruleset.id!r} "
                 f"has {self.ruleset.players}"
             )
-        self.match = MatchState.new(
-            self.ruleset, int(self.header["deals"]), int(self.header.get("first_dealer", 0))
-        )
+        self.match = MatchState.new(self.ruleset, log.header.deals, log.header.first_dealer)
+
+    @property
+    def finished(self) -> bool:
+        return self.footer is not None and self.footer.status is MatchStatus.FINISHED
 
     def run(self) -> None:
         """Replay every record in order; stops at the first record the engine cannot apply."""
-        for record in self.records:
-            handler = {
-                "deal": self._deal,
-                "decision": self._decision,
-                "event": self._event,
-                "penalty": self._penalty,
-            }.get(record["type"])
-            if handler is not None and not handler(record):
+        for record in self.log.records:
+            if isinstance(record, DealRecord):
+                go_on = self._deal(record)
+            elif isinstance(record, DecisionRecord):
+                go_on = self._decision(record)
+            elif isinstance(record, EventRecord):
+                go_on = self._event(record)
+            elif isinstance(record, Penalty):
+                go_on = self._penalty(record)
+            else:
+                go_on = True
+            if not go_on:
                 return
         self._end_of_deal(last=True)
         self._check_footer()
 
     # --- deals and decisions ---------------------------------------------------------------
-    def _deal(self, record: Record) -> bool:
+    def _deal(self, record: DealRecord) -> bool:
         self._end_of_deal(last=False)
-        self.number = int(record["deal_number"])
+        self.number = record.deal_number
         where = f"deal {self.number}"
         if self.match.is_over:
             self.problems.append(f"{where}: the match was over after {self.deals} deals")
             return False
-        if record["dealer"] != self.match.dealer_of_next_deal:
+        if record.dealer != self.match.dealer_of_next_deal:
             self.problems.append(
-                _differs(where, "dealer", record["dealer"], self.match.dealer_of_next_deal)
+                _differs(where, "dealer", record.dealer, self.match.dealer_of_next_deal)
             )
             return False
         try:
-            hands = [parse_cards(text) for text in record["hands"]]
-            blind = parse_cards(record.get("blind") or "")
-            deal = fixed_deal(self.ruleset, int(record["dealer"]), hands, blind)
+            deal = record.deal(self.ruleset)
         except (EngineError, ValueError) as error:
             self.problems.append(f"{where}: the hands cannot be dealt: {error}")
             return False
         self.state = self.match.start_deal(deal)
         return True
 
-    def _decision(self, record: Record) -> bool:
-        seq = record.get("seq", "?")
+    def _decision(self, record: DecisionRecord) -> bool:
+        seq = "?" if record.seq is None else record.seq
         where = f"deal {self.number}, decision {seq}"
         state = self.state
         if state is None or state.is_over():
             self.problems.append(f"{where}: no deal is being played")
             return False
         self._missing_events()
-        seat = int(record["seat"])
+        seat = record.seat
         if state.to_act != seat:
             self.problems.append(_differs(where, "seat to act", seat, state.to_act))
             return False
-        status = record.get("status", "ok")
+        status = record.outcome
         fallback = state.legal_actions()[0]  # R12.3: what the referee plays for a failed seat
-        if status == "timeout":
+        if status is SeatOutcome.TIMEOUT:
             if self.timeouts_unmatched[seat] != 1:
                 self.problems.append(f"{where}: a timeout of seat {seat} without its penalty")
             self.timeouts_unmatched[seat] = 0
         elif self.timeouts_unmatched[seat]:
             self.problems.append(f"{where}: seat {seat} has a timeout penalty but answered")
             self.timeouts_unmatched[seat] = 0
-        if seat in self.forfeited and status == "ok":
+        if seat in self.forfeited and status is SeatOutcome.OK:
             self.problems.append(f"{where}: status: seat {seat} had forfeited, yet it answered")
-        elif status in ("forfeited", "disconnected") and seat not in self.forfeited:
-            self.problems.append(f"{where}: status: {status}, but seat {seat} had not forfeited")
+        elif (
+            status in (SeatOutcome.FORFEITED, SeatOutcome.DISCONNECTED)
+            and seat not in self.forfeited
+        ):
+            self.problems.append(
+                f"{where}: status: {status.value}, but seat {seat} had not forfeited"
+            )
         try:
-            action = parse_action(str(record["action"]))
+            action = parse_action(record.action)
         except EngineError as error:
             self.problems.append(f"{where}: {error}")
             return False
-        if status != "ok" and action != fallback:
+        if status is not SeatOutcome.OK and action != fallback:
             self.problems.append(
-                f"{where}: a {status} decision plays the fallback {fallback}, the log has {action}"
+                f"{where}: a {status.value} decision plays the fallback {fallback}, "
+                f"the log has {action}"
             )
         try:
             state, events = state.step(action)
@@ -206,25 +224,26 @@ class _Replay:
                 self.match = self.match.record(outcome)
                 self.deals += 1
             if not isinstance(event, BidMade | TrumpNamed | CardPlayed):
-                self.expected.append(event_record(event, 0, self.number))
+                self.expected.append(EventRecord.of(event, 0, self.number))
         return True
 
-    def _event(self, record: Record) -> bool:
-        if record["kind"] not in _DERIVED_EVENTS:
+    def _event(self, record: EventRecord) -> bool:
+        if isinstance(record.body, _ACTION_EVENTS) or record.kind not in _DERIVED_KINDS:
             return True
         where = f"deal {self.number}, {_event_label(record)}"
         if not self.expected:
             self.problems.append(
-                f"{where}: the log has a {record['kind']} event the replay does not give"
+                f"{where}: the log has a {record.kind} event the replay does not give"
             )
             return True
         expected = self.expected.pop(0)
-        if expected["kind"] != record["kind"]:
-            self.problems.append(_differs(where, "event", record["kind"], expected["kind"]))
+        if expected.kind != record.kind:
+            self.problems.append(_differs(where, "event", record.kind, expected.kind))
             return True
-        for key, value in expected.items():
-            if key not in ("type", "seq") and record.get(key) != value:
-                self.problems.append(_differs(where, key, record.get(key), value))
+        logged = record.to_json()
+        for key, value in expected.to_json().items():
+            if key not in ("type", "seq") and logged.get(key) != value:
+                self.problems.append(_differs(where, key, logged.get(key), value))
                 break  # the first field of an event that differs; the others follow from it
         return True
 
@@ -232,7 +251,7 @@ class _Replay:
         for expected in self.expected:
             self.problems.append(
                 f"deal {self.number}, {_event_label(expected)}: the log lacks the "
-                f"{expected['kind']} event the replay gives"
+                f"{expected.kind} event the replay gives"
             )
         self.expected.clear()
 
@@ -241,30 +260,29 @@ class _Replay:
         state = self.state
         if state is None or state.is_over():
             return
-        aborted = self.footer is None or self.footer["status"] != "finished"
-        if not (last and aborted):
+        if not (last and not self.finished):
             # Only the last deal of a match cut short may stop before its end.
             self.problems.append(f"deal {self.number}: the decisions stop before the deal ends")
 
     # --- penalties and the footer ----------------------------------------------------------
-    def _penalty(self, record: Record) -> bool:
-        seat, code = int(record["seat"]), str(record["code"])
-        where = f"deal {record['deal']}, penalty of seat {seat} ({code})"
-        if code in STRIKE_CODES:
+    def _penalty(self, record: Penalty) -> bool:
+        seat, code = record.seat, record.code
+        where = f"deal {record.deal}, penalty of seat {seat} ({code.value})"
+        if code in STRIKES:
             self.strikes[seat] += 1
-            if code == "timeout":
+            if code is SeatOutcome.TIMEOUT:
                 self.timeouts_unmatched[seat] += 1
-        elif code == "forfeited":
+        elif code is SeatOutcome.FORFEITED:
             if self.strikes[seat] < self.max_strikes or seat in self.forfeited:
                 self.problems.append(
                     f"{where}: a forfeit at {self.strikes[seat]} strikes "
                     f"(max_strikes {self.max_strikes})"
                 )
             self.forfeited.add(seat)
-        elif code == "disconnected":
+        elif code is SeatOutcome.DISCONNECTED:
             self.forfeited.add(seat)
-        if record["strikes"] != self.strikes[seat]:
-            self.problems.append(_differs(where, "strikes", record["strikes"], self.strikes[seat]))
+        if record.strikes != self.strikes[seat]:
+            self.problems.append(_differs(where, "strikes", record.strikes, self.strikes[seat]))
         return True
 
     def _check_footer(self) -> None:
@@ -272,23 +290,22 @@ class _Replay:
         if footer is None:
             self.problems.append("the log has no footer (the match did not finish)")
             return
-        finished = footer["status"] == "finished"
-        if finished and not self.match.is_over:
+        if self.finished and not self.match.is_over:
             self.problems.append(
                 _differs("footer", "status", "finished", f"running after {self.deals} deals")
             )
-        forfeited = self.replayed_forfeited()
+        shown = footer.to_json()
         replayed: list[tuple[str, object]] = [
             ("balances", list(self.replayed_balances())),
             ("ranks", list(self.replayed_ranks())),
-            ("forfeited", forfeited),
+            ("forfeited", self.replayed_forfeited()),
             ("strikes", self.strikes),
             ("deals_played", self.deals),
             ("pool", self.match.pool),
         ]
         for key, value in replayed:
-            if key in footer and footer[key] != value:
-                self.problems.append(_differs("footer", key, footer[key], value))
+            if shown[key] is not None and shown[key] != value:
+                self.problems.append(_differs("footer", key, shown[key], value))
 
     def replayed_forfeited(self) -> list[int]:
         strikes_out = {s for s in range(self.players) if self.strikes[s] >= self.max_strikes}
@@ -296,15 +313,18 @@ class _Replay:
 
     def replayed_ranks(self) -> tuple[int, ...]:
         """The ranks a finished match's footer should show (none before it finishes)."""
-        if self.footer is None or self.footer["status"] != "finished":
+        if not self.finished:
             return ()
         return self.match.ranks(self.replayed_forfeited())
 
     def replayed_balances(self) -> tuple[int, ...]:
         """The balances the footer should show: with the pool shared out once finished."""
-        if self.footer is not None and self.footer["status"] == "finished":
+        if self.finished:
             return self.match.final_balances()
         return self.match.balances
+
+
+_DERIVED_KINDS = ("contract_set", "trick_taken", "deal_ended")
 
 
 def replay_log(text: str, source: str = "match log") -> ReplayReport:
@@ -317,62 +337,46 @@ def replay_log(text: str, source: str = "match log") -> ReplayReport:
     recomputed from the penalty records and the time control). A failed seat's decision must
     be the fallback. Raises :class:`MatchLogError` when the log cannot be read at all.
     """
-    records = read_log(text, source)
-    header = records[0]
-    match_id = str(header["match_id"])
-    footer = records[-1] if records[-1]["type"] == "footer" else None
+    return replay(read_log(text, source))
+
+
+def replay(log: MatchLog) -> ReplayReport:
+    """:func:`replay_log` of a log already read."""
+    footer = log.footer
+    recorded = footer.balances if footer is not None else None
     try:
-        replay = _Replay(records)
+        replayed = _Replay(log)
     except (EngineError, ValueError) as error:
-        recorded = tuple(footer["balances"]) if footer is not None else None
-        return ReplayReport(match_id, 0, False, False, recorded, (), (f"header: {error}",))
-    replay.run()
-    complete = footer is not None and footer["status"] == "finished"
+        return ReplayReport(
+            log.header.match_id, 0, False, False, recorded, (), (f"header: {error}",)
+        )
+    replayed.run()
+    complete = replayed.finished
     return ReplayReport(
-        match_id=match_id,
-        deals_replayed=replay.deals,
+        match_id=log.header.match_id,
+        deals_replayed=replayed.deals,
         complete=complete,
-        reproduced=complete and not replay.problems,
-        recorded_balances=tuple(footer["balances"]) if footer is not None else None,
-        replayed_balances=replay.replayed_balances(),
-        problems=tuple(replay.problems),
-        replayed_ranks=replay.replayed_ranks(),
-        replayed_forfeited=tuple(replay.replayed_forfeited()),
-        replayed_strikes=tuple(replay.strikes),
+        reproduced=complete and not replayed.problems,
+        recorded_balances=recorded,
+        replayed_balances=replayed.replayed_balances(),
+        problems=tuple(replayed.problems),
+        replayed_ranks=replayed.replayed_ranks(),
+        replayed_forfeited=tuple(replayed.replayed_forfeited()),
+        replayed_strikes=tuple(replayed.strikes),
     )
 
 
-def cardset(text: str) -> CardSet:
-    return CardSet(parse_cards(text))
-
-
-def logged_deal(records: Sequence[Record], number: int) -> tuple[Ruleset, Deal, list[Action]]:
-    """Deal ``number`` of a validated log (:func:`arena.matchlog.read_log`) as the engine
-    takes it: the match's ruleset, the recorded hands, and the actions its decisions applied, in
-    order (up to the first that does not parse). Raises KeyError naming the deals the log has
-    when it has no such deal, and an EngineError or ValueError when its hands cannot be dealt.
+def logged_deal(log: MatchLog, number: int) -> tuple[Ruleset, Deal, list[Action]]:
+    """Deal ``number`` of a log as the engine takes it: the match's ruleset, the recorded
+    hands, and the actions its decisions applied, in order (up to the first that does not
+    parse). Raises KeyError naming the deals the log has when it has no such deal, and an
+    EngineError or ValueError when its hands cannot be dealt.
     """
-    numbers = []
-    for record, decisions in iter_deals(records):
-        numbers.append(int(record["deal_number"]))
-        if numbers[-1] == number:
-            return engine_deal(records[0], record, decisions)
-    raise KeyError(f"match has no deal {number}; deals: {', '.join(map(str, numbers))}")
+    return engine_deal(log, log.deal(number))
 
 
-def engine_deal(
-    header: Record, record: Record, decisions: Sequence[Record]
-) -> tuple[Ruleset, Deal, list[Action]]:
-    """One ``deal`` record of a log with the ``header`` it follows and the decisions after it
-    (:func:`arena.matchlog.iter_deals`), as :func:`logged_deal` gives it."""
-    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
-    hands = [parse_cards(text) for text in record["hands"]]
-    blind = parse_cards(record.get("blind") or "")
-    deal = fixed_deal(ruleset, int(record["dealer"]), hands, blind)
-    actions = []
-    for decision in decisions:
-        try:
-            actions.append(parse_action(str(decision["action"])))
-        except EngineError:
-            break
+def engine_deal(log: MatchLog, logged: LoggedDeal) -> tuple[Ruleset, Deal, list[Action]]:
+    """One deal of ``log`` as :func:`logged_deal` gives it."""
+    ruleset = log.ruleset()
+    deal, actions = logged.engine(ruleset)
     return ruleset, deal, actions

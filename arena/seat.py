@@ -13,24 +13,13 @@ from typing import Protocol
 from arena.mailbox import Mailbox
 from arena.timecontrol import SeatClock
 from brandeln.v1 import bot_pb2
+from protocol.statuses import SeatOutcome
 
 __all__ = ["Outgoing", "Seat", "SeatOutcome", "SeatSink", "Signal"]
 
 # What a session sends: a RefereeMessage, or one already serialized (arena.server passes bytes
 # through to the wire as they are).
 Outgoing = bot_pb2.RefereeMessage | bytes
-
-
-class SeatOutcome(enum.StrEnum):
-    """How a decision ended (a closed set; the detail goes in a separate field)."""
-
-    OK = "ok"
-    TIMEOUT = "timeout"
-    ILLEGAL = "illegal"
-    MALFORMED = "malformed"
-    PROTOCOL_ERROR = "protocol_error"
-    DISCONNECTED = "disconnected"
-    FORFEITED = "forfeited"
 
 
 class Signal(enum.Enum):

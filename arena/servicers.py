@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import DecodeError
 
+from arena import codec
 from arena.errors import (
     ArenaError,
     CloseReason,
@@ -32,6 +33,7 @@ from arena.seat import Outgoing
 from arena.session import SeatSession
 from arena.summaries import summary_of
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
+from protocol.statuses import session_state_to_pb
 
 __all__ = ["MAX_BOT_MESSAGE_BYTES", "AdminServicer", "RefereeServicer"]
 
@@ -80,7 +82,9 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             self._check_size(first)
             if first.WhichOneof("kind") != "hello":
                 raise ProtocolError("the first message of a session must be hello")
-            session = await self.referee.open_session(first.hello, context.peer())
+            session = await self.referee.open_session(
+                codec.hello_from_pb(first.hello), context.peer()
+            )
         except ArenaError as error:
             await _abort(context, error)
             return
@@ -214,7 +218,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
                     admin_pb2.BotInfo(
                         bot_id=b.bot_id, name=b.name, created_at=b.created_at, revoked=b.revoked
                     )
-                    for b in self.referee.store.bots()
+                    for b in self.referee.bots()
                 ]
             )
 
@@ -237,20 +241,18 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         context: grpc.aio.ServicerContext[object, object],
     ) -> admin_pb2.ListSessionsResponse:
         async def call() -> admin_pb2.ListSessionsResponse:
-            infos = []
-            for session in self.referee.lobby.sessions():
-                # Only a seat of a running table counts (a finished table releases its seats).
-                match_id = session.match_id if session.match_id in self.referee.tables else ""
-                infos.append(
-                    admin_pb2.SessionInfo(
-                        session_id=session.session_id,
-                        bot_id=session.bot_id,
-                        bot_name=session.bot_name,
-                        state=str(session.state),
-                        match_id=match_id,
-                        hello_name=self.referee.hello_names.get(session.session_id, ""),
-                    )
+            infos = [
+                admin_pb2.SessionInfo(
+                    session_id=session.session_id,
+                    bot_id=session.bot_id,
+                    bot_name=session.bot_name,
+                    state=str(session.state),  # the word, for clients before the enum
+                    session_state=session_state_to_pb(session.state),
+                    match_id=session.match_id,
+                    hello_name=session.hello_name,
                 )
+                for session in self.referee.sessions()
+            ]
             return admin_pb2.ListSessionsResponse(sessions=infos)
 
         return await self._guard(context, call)
@@ -263,7 +265,8 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         updates: asyncio.Queue[admin_pb2.MatchUpdate] = asyncio.Queue()
 
         async def call() -> None:
-            await self.referee.start_match(request, updates.put_nowait)
+            order = codec.match_order_from_pb(request)
+            await self.referee.start_match(order, updates.put_nowait)
 
         await self._guard(context, call)
         # The match runs on its own task: a caller that goes away does not abort it.
@@ -279,14 +282,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         context: grpc.aio.ServicerContext[object, object],
     ) -> AsyncIterator[cards_pb2.GameEvent]:
         async def call() -> asyncio.Queue[cards_pb2.GameEvent | None]:
-            table = self.referee.tables.get(request.match_id)
-            if table is None:
-                raise NotFoundError(f"no running match with id {request.match_id!r}")
-            queue: asyncio.Queue[cards_pb2.GameEvent | None] = asyncio.Queue()
-            for event in table.audience.history():
-                queue.put_nowait(event)
-            table.audience.watchers.append(queue)
-            return queue
+            return self.referee.watch(request.match_id)
 
         queue = await self._guard(context, call)
         while True:
@@ -302,7 +298,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
     ) -> admin_pb2.ListMatchesResponse:
         async def call() -> admin_pb2.ListMatchesResponse:
             limit = request.limit or 50
-            records = self.referee.store.matches(request.bot_id, limit, request.match_id_prefix)
+            records = self.referee.matches(request.bot_id, limit, request.match_id_prefix)
             return admin_pb2.ListMatchesResponse(matches=[summary_of(r) for r in records])
 
         return await self._guard(context, call)
@@ -313,7 +309,7 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
         context: grpc.aio.ServicerContext[object, object],
     ) -> admin_pb2.GetMatchResponse:
         async def call() -> admin_pb2.GetMatchResponse:
-            record = self.referee.store.match(request.match_id)
+            record = self.referee.match(request.match_id)
             try:
                 # A running match's log only up to its last finished deal (Referee.match_log).
                 data = await self.referee.match_log(record)

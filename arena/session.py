@@ -8,7 +8,6 @@ table, nor hold the referee's memory).
 from __future__ import annotations
 
 import asyncio
-import enum
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,18 +18,13 @@ from arena.errors import CloseReason, SeatUnavailableError
 from arena.limits import OUTBOX_LIMIT
 from arena.mailbox import Mailbox
 from arena.seat import Outgoing, Seat
+from protocol.statuses import SessionState
 
 __all__ = ["OUTBOX_LIMIT", "SHUTDOWN_REASON", "Lobby", "Outgoing", "SeatSession", "SessionState"]
 
 # The close reason of the sessions a stopping referee ends (their streams end UNAVAILABLE, the
 # code a client retries on).
 SHUTDOWN_REASON = "the referee is shutting down"
-
-
-class SessionState(enum.StrEnum):
-    LOBBY = "lobby"
-    SEATED = "seated"
-    CLOSED = "closed"
 
 
 # Compiled (setup.py), a class is closed to Python subclasses unless it says otherwise; tests

@@ -1,14 +1,14 @@
 """A match's result both ways: the index row (``MatchRecord``) and the wire ``MatchSummary``.
 
-The referee indexes a running table from its summary, serves index rows as summaries, and the
-CLI reads a remote referee's summaries as rows: one pair of conversions serves all three.
+The referee indexes a running table from its summary and serves index rows as summaries: one
+pair of conversions serves both.
 """
 
 from __future__ import annotations
 
-from arena.logrecords import MatchStatus
 from arena.store import MatchRecord
 from brandeln.v1 import admin_pb2
+from protocol.statuses import match_status_from_pb, match_status_to_pb
 
 __all__ = ["record_of", "summary_of"]
 
@@ -21,7 +21,8 @@ def summary_of(record: MatchRecord) -> admin_pb2.MatchSummary:
         balances=record.balances,
         ranks=record.ranks,
         forfeited=record.forfeited,
-        status=record.status.value,
+        status=record.status.value,  # the word, for clients before the enum
+        match_status=match_status_to_pb(record.status),
         deals_played=record.deals_played,
         started_at=record.started_at,
         ended_at=record.ended_at,
@@ -41,7 +42,7 @@ def record_of(summary: admin_pb2.MatchSummary, log_path: str = "") -> MatchRecor
         ranks=tuple(summary.ranks),
         forfeited=tuple(summary.forfeited),
         strikes=tuple(summary.strikes),
-        status=MatchStatus(summary.status),
+        status=match_status_from_pb(summary.match_status, summary.status),
         deals_played=summary.deals_played,
         started_at=summary.started_at,
         ended_at=summary.ended_at,

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena import codec
 from arena.audience import Audience
 from arena.clock import Clock
-from arena.decision import Decider, Decision
+from arena.decision import Decider, Decision, ask_seat
 from arena.errors import CloseReason, StoreError
-from arena.faults import FaultPolicy, offered_choices
+from arena.faults import FaultPolicy
 from arena.latency import latency_of, was_asked
 from arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
 from arena.logrecords import (
@@ -34,17 +34,17 @@ from arena.logrecords import (
     MatchStatus,
     Penalty,
 )
-from arena.matchlog import MatchLogWriter, event_record
+from arena.matchlog import MatchLogWriter
 from arena.seat import Seat, SeatOutcome, Signal
 from arena.session import SeatSession
 from arena.spec import MatchSpec
 from arena.store import RefereeStore, now_ms
 from arena.summaries import record_of
 from arena.timecontrol import SeatClock
-from engine.actions import Action
 from engine.events import DealEnded, Event
 from engine.match import MatchState
 from engine.state import DealState
+from protocol.events import EventRecord
 
 __all__ = ["PROTOCOL_VERSION", "Table"]
 
@@ -115,7 +115,7 @@ class Table:
         self.done = asyncio.Event()
         self._state: DealState | None = None
         self._decision: DecisionRecord | None = None  # the decision awaiting its event's seq
-        self.header: dict[str, object] = {}  # the log's header record, once written
+        self.header: HeaderRecord | None = None  # the log's header record, once written
         self._announced = False  # MatchStarted sent to the seats
 
     @property
@@ -185,9 +185,10 @@ class Table:
         if decision is not None:
             # The decision's record stands for the event it caused (a bid, the trump, a card):
             # one line instead of two keeps a deal's log small (see arena.matchlog).
-            self.log.write_line(decision.to_line(seq))
+            decision.seq = seq
+            self.log.write_line(decision.to_line())
         else:
-            self.log.write(event_record(event, seq, self.deal_number))
+            self.log.write(EventRecord.of(event, seq, self.deal_number).to_json())
         self._fan_out(data, codec.event_kind(event), is_deal_end)
 
     def _fan_out(self, event: bytes, kind: str, to_snapshot_only: bool) -> None:
@@ -306,35 +307,15 @@ class Table:
 
     async def _decide(self, seat: Seat, state: DealState) -> Decision:
         """Ask a seat for its decision under time control (arena.decision)."""
-        legal = state.legal_actions()
-        illegal_reason: Callable[[Action], str | None] = state.illegal_reason
-        if self.faults is not None:
-            legal, illegal_reason = offered_choices(
-                self.faults, self.spec.match_id, seat.index, self.deal_number, state, legal
-            )
-        if seat.forfeited:
-            return await self.decider.decide(seat, state.phase, legal, illegal_reason, _none)
-        view = state.view(seat.index)
-        # The match layer's part of the view, filled in by the codec (cheaper than a replace).
-        match_balances = self.match.balances
-        deal_number = self.deal_number
-        phase = state.phase
-
-        def build(request_id: int, move_ms: int, bank_ms: int) -> bytes:
-            return codec.decision_request_bytes(
-                request_id,
-                phase,
-                legal,
-                view,
-                move_ms,
-                bank_ms,
-                seat.strikes,
-                seat.last_rtt_ms,
-                match_balances=match_balances,
-                deal_number=deal_number,
-            )
-
-        return await self.decider.decide(seat, phase, legal, illegal_reason, build)
+        return await ask_seat(
+            self.decider,
+            seat,
+            state,
+            match_balances=self.match.balances,
+            deal_number=self.deal_number,
+            faults=self.faults,
+            match_id=self.spec.match_id,
+        )
 
     # --- the end ---------------------------------------------------------------------------
     def forfeited_seats(self) -> list[int]:
@@ -407,9 +388,5 @@ class Table:
     def _write_header(self) -> None:
         self.header = HeaderRecord.of(
             self.spec, self.seats, self.server_version, PROTOCOL_VERSION, self.started_at
-        ).to_json()
-        self.log.write(self.header)
-
-
-def _none(request_id: int, move_ms: int, bank_ms: int) -> bytes:
-    raise AssertionError("a forfeited seat is sent no request")
+        )
+        self.log.write(self.header.to_json())

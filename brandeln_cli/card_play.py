@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from rich.table import Table
 
-from arena.matchlog import MatchLogError, Record, iter_deals, read_log
+from arena.logreader import MatchLog, MatchLogError, read_log
 from arena.replay import engine_deal
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import plain
@@ -69,23 +69,23 @@ def season_card_play(
     for match in matches:
         try:
             text, name = read(match.match_id)
-            records = read_log(text, name)
+            log = read_log(text, name)
         except (SourceError, MatchLogError) as error:
             found.unread.append(f"{match.match_id}: {error}")
         else:
-            judge_match(found, match, records)
+            judge_match(found, match, log)
         progress()
     return found
 
 
-def judge_match(found: CardPlay, match: Seated, records: Sequence[Record]) -> None:
-    """Add every card of the match's validated log (``records``) to ``found``, each seat's to
-    the bot ``match.bots`` seats there."""
-    for record, decisions in iter_deals(records):  # one pass over the log
+def judge_match(found: CardPlay, match: Seated, log: MatchLog) -> None:
+    """Add every card of the match's log to ``found``, each seat's to the bot ``match.bots``
+    seats there."""
+    for logged in log.deals():
         try:
-            analysis = analyse_play(*engine_deal(records[0], record, decisions))
+            analysis = analyse_play(*engine_deal(log, logged))
         except (EngineError, ValueError) as error:
-            found.unread.append(f"{match.match_id} deal {record['deal_number']}: {error}")
+            found.unread.append(f"{match.match_id} deal {logged.number}: {error}")
             continue
         found.deals += 1
         for verdict in analysis.verdicts:

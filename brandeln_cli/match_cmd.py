@@ -159,7 +159,7 @@ def _play(
     import asyncio  # noqa: PLC0415
 
     from arena.errors import StoreError  # noqa: PLC0415
-    from arena.matchlog import read_log  # noqa: PLC0415
+    from arena.logreader import read_log  # noqa: PLC0415
     from brandeln_cli.match_view import match_overview, match_overview_json  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
 
@@ -180,12 +180,12 @@ def _play(
         raise fail(str(error)) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
-    records = read_log(log_text, "the match log")
+    log = read_log(log_text, "the match log")
     if as_json:
-        typer.echo(json_text(match_overview_json(records) | {"seed": match.seed}))
+        typer.echo(json_text(match_overview_json(log) | {"seed": match.seed}))
     else:
-        console.print(match_overview(records), soft_wrap=False)
-    return str(records[0]["match_id"])
+        console.print(match_overview(log), soft_wrap=False)
+    return log.header.match_id
 
 
 async def _run(
@@ -249,8 +249,8 @@ async def _run_on(
         if watcher is not None and not watcher.done():
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
-    reply = await admin.get_match(result.match_id)
-    return reply.log_jsonl
+    _, log_text = await admin.get_match(result.match_id)
+    return log_text
 
 
 def _print_hints(match_id: str, data: Path | None, referee: str | None, ca: Path | None) -> None:

@@ -4,29 +4,40 @@ Every view fits 80 columns (see :mod:`brandeln_cli.layout`): ids, contracts and 
 never cut, and a long bot name folds onto a second line. Each view also exists as plain data
 for ``--json`` (:func:`match_overview_json`, :func:`deal_detail_json`, :func:`bot_log_json`).
 
-The records come validated (``arena.matchlog.read_log``), but their text is the bots' and the
-log's: every string from a record reaches the terminal through ``brandeln_cli.terminal_text``
+The log comes read and validated (``arena.logreader.read_log``), but its text is the bots' and
+the log's: every string from a record reaches the terminal through ``brandeln_cli.terminal_text``
 (``plain`` for cells, ``_wrapping`` for lines, ``markup`` inside titles, which rich parses).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
 from arena.latency import log_latency
-from arena.matchlog import public_events
+from arena.logreader import LoggedDeal, MatchLog
+from arena.logrecords import BotLogRecord, DecisionRecord, FooterRecord, HeaderRecord, SeatEntry
 from arena.replay import ReplayReport
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import markup, plain, safe
 from engine.cards import format_cards
 from engine.play_analysis import PlayAnalysis
+from protocol.events import (
+    BidMadeRecord,
+    ContractSetRecord,
+    DealEndedRecord,
+    EventRecord,
+    TrickTakenRecord,
+    TrumpNamedRecord,
+)
 
 Record = dict[str, Any]
+Body = TypeVar("Body")
 
 _SUIT_STYLE = {"C": "green", "S": "blue", "H": "red", "D": "yellow"}
 _SUIT_NAME = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds"}
@@ -51,22 +62,18 @@ def _wrapping(text: str, style: str = "") -> Text:
     return Text(safe(text), style=style, no_wrap=False, overflow="fold")
 
 
-def seat_names(header: Record) -> list[str]:
+def seat_names(header: HeaderRecord) -> list[str]:
     """``seat:registered name`` per seat (raw: escape where printed)."""
-    return [f"{s['seat']}:{s['bot_name']}" for s in header["seats"]]
+    return [f"{s.seat}:{s.bot_name}" for s in header.seats]
 
 
-def _bot_cell(entry: Record) -> Text:
+def _bot_cell(entry: SeatEntry) -> Text:
     """The registered name, and beside it what the bot's Hello called it, if that differs."""
-    cell = plain(entry["bot_name"])
-    hello = entry.get("hello_name") or ""
-    if hello and hello != entry["bot_name"]:
+    cell = plain(entry.bot_name)
+    hello = entry.hello_name
+    if hello and hello != entry.bot_name:
         cell.append(f" (hello: {safe(hello)})", style="dim")
     return cell
-
-
-def _footer(records: Sequence[Record]) -> Record | None:
-    return next((r for r in records if r["type"] == "footer"), None)
 
 
 def _trick_seats(leader: int, cards: str, players: int) -> list[int]:
@@ -74,37 +81,41 @@ def _trick_seats(leader: int, cards: str, players: int) -> list[int]:
     return [(leader + n) % players for n in range(len(cards.split()))]
 
 
-def _deal_rows(records: Sequence[Record]) -> list[Record]:
-    return [r for r in records if r["type"] == "event" and r["kind"] == "deal_ended"]
+def _deal_rows(log: MatchLog) -> list[tuple[LoggedDeal, DealEndedRecord]]:
+    """Each deal that ended, with its result."""
+    return [
+        (logged, event.body)
+        for logged in log.deals()
+        for event in logged.events
+        if isinstance(event.body, DealEndedRecord)
+    ]
 
 
-def _shown_result(records: Sequence[Record], report: ReplayReport | None) -> Record | None:
+def _shown_result(log: MatchLog, report: ReplayReport | None) -> FooterRecord | None:
     """The result to show: the replay's figures when there is a replay, the footer's else
     (``None`` for a log without a footer)."""
-    footer = _footer(records)
+    footer = log.footer
     if footer is None or report is None:
         return footer
-    return {
-        **footer,
-        "balances": list(report.replayed_balances),
-        "ranks": list(report.replayed_ranks),
-        "strikes": list(report.replayed_strikes),
-        "forfeited": list(report.replayed_forfeited),
-    }
+    return dataclasses.replace(
+        footer,
+        balances=report.replayed_balances,
+        ranks=report.replayed_ranks,
+        strikes=report.replayed_strikes,
+        forfeited=report.replayed_forfeited,
+    )
 
 
-def match_overview(records: Sequence[Record], report: ReplayReport | None = None) -> RenderableType:
+def match_overview(log: MatchLog, report: ReplayReport | None = None) -> RenderableType:
     """The match: seats and result (with each seat's decision time), and one row per deal.
 
     With ``report`` (the log's replay) the chips, ranks, strikes and forfeits are the replay's.
     """
-    header = records[0]
+    header = log.header
     names = seat_names(header)
-    footer = _shown_result(records, report)
-    latency = log_latency(records, len(names))
-    result = compact_table(
-        title=f"match {markup(header['match_id'])} ({markup(header['ruleset'])})"
-    )
+    footer = _shown_result(log, report)
+    latency = log_latency(_decisions(log), len(names))
+    result = compact_table(title=f"match {markup(header.match_id)} ({markup(header.ruleset_id)})")
     fixed(result, "seat", right=True)
     folding(result, "bot")
     for column in ("chips", "rank", "strikes", "forfeited"):
@@ -119,21 +130,21 @@ def match_overview(records: Sequence[Record], report: ReplayReport | None = None
         else:
             figures = ("-", "-", "-")
         timing.add_row(str(seat), str(times.decisions), *figures)
-    for seat, entry in enumerate(header["seats"]):
+    for seat, entry in enumerate(header.seats):
         name = _bot_cell(entry)
         if footer is None:
             result.add_row(str(seat), name, "-", "-", "-", "-")
             continue
-        ranks = footer.get("ranks") or []
+        ranks = footer.ranks
         result.add_row(
             str(seat),
             name,
-            f"{footer['balances'][seat]:+d}",
+            f"{footer.balances[seat]:+d}",
             str(ranks[seat]) if ranks else "-",
-            str(footer["strikes"][seat]),
-            "yes" if seat in footer["forfeited"] else "",
+            str(footer.strikes[seat]),
+            "yes" if seat in footer.forfeited else "",
         )
-    status = footer["status"] if footer else "incomplete (no footer)"  # escaped as a Text
+    status = footer.status.value if footer else "incomplete (no footer)"  # escaped as a Text
     # Eleven columns of short values: one space between them keeps the widest contract
     # ("all-no-trump") and a soloist's name inside 80 columns.
     deals = compact_table(title="deals (tricks and chips by seat)", gap=1)
@@ -146,35 +157,35 @@ def match_overview(records: Sequence[Record], report: ReplayReport | None = None
     fixed(deals, "made")
     for seat in range(len(names)):
         fixed(deals, str(seat), right=True)
-    for ended in _deal_rows(records):
-        soloist = ended["soloist"]
+    for logged, ended in _deal_rows(log):
+        soloist = ended.soloist
         deals.add_row(
-            str(ended["deal"]),
-            str(_dealer_of(records, ended["deal"])),
+            str(logged.number),
+            str(logged.record.dealer),
             "-" if soloist is None else plain(names[soloist]),
-            plain(ended["contract"] or ("passed out" if ended["passed_out"] else "-")),
-            plain(ended["trump"] or "-"),
-            " ".join(str(t) for t in ended["tricks_won"]),
-            _MADE[ended["made"]],
-            *(f"{p:+d}" for p in ended["payments"]),
+            plain(ended.contract or ("passed out" if ended.passed_out else "-")),
+            plain(ended.trump or "-"),
+            " ".join(str(t) for t in ended.tricks_won),
+            _MADE[ended.made],
+            *(f"{p:+d}" for p in ended.payments),
         )
     return Group(result, _wrapping(f"status: {status}"), timing, deals)
 
 
-def match_overview_json(records: Sequence[Record], report: ReplayReport | None = None) -> Record:
+def match_overview_json(log: MatchLog, report: ReplayReport | None = None) -> Record:
     """The overview as data: the seats with their result (the replay's, with ``report``), and
     one entry per deal."""
-    header = records[0]
-    footer = _shown_result(records, report)
-    latency = log_latency(records, len(header["seats"]))
+    header = log.header
+    footer = _shown_result(log, report)
+    latency = log_latency(_decisions(log), len(header.seats))
     seats = []
-    for seat, entry in enumerate(header["seats"]):
+    for seat, entry in enumerate(header.seats):
         times = latency[seat]
         row: Record = {
             "seat": seat,
-            "bot_id": entry["bot_id"],
-            "bot_name": entry["bot_name"],
-            "hello_name": entry.get("hello_name", ""),
+            "bot_id": entry.bot_id,
+            "bot_name": entry.bot_name,
+            "hello_name": entry.hello_name,
             "latency": {
                 "decisions": times.decisions,
                 "p50_ms": times.p50_ms,
@@ -183,77 +194,65 @@ def match_overview_json(records: Sequence[Record], report: ReplayReport | None =
             },
         }
         if footer is not None:
-            ranks = footer.get("ranks") or []
+            ranks = footer.ranks
             row |= {
-                "chips": footer["balances"][seat],
+                "chips": footer.balances[seat],
                 "rank": ranks[seat] if ranks else None,
-                "strikes": footer["strikes"][seat],
-                "forfeited": seat in footer["forfeited"],
+                "strikes": footer.strikes[seat],
+                "forfeited": seat in footer.forfeited,
             }
         seats.append(row)
     return {
-        "match_id": header["match_id"],
-        "ruleset": header["ruleset"],
-        "status": footer["status"] if footer else "incomplete",
+        "match_id": header.match_id,
+        "ruleset": header.ruleset_id,
+        "status": footer.status.value if footer else "incomplete",
         "seats": seats,
         "deals": [
             {
-                "deal": ended["deal"],
-                "dealer": _dealer_of(records, ended["deal"]),
-                "soloist": ended["soloist"],
-                "contract": ended["contract"] or None,
-                "passed_out": ended["passed_out"],
-                "trump": ended["trump"] or None,
-                "tricks_won": ended["tricks_won"],
-                "made": ended["made"],
-                "payments": ended["payments"],
+                "deal": logged.number,
+                "dealer": logged.record.dealer,
+                "soloist": ended.soloist,
+                "contract": ended.contract or None,
+                "passed_out": ended.passed_out,
+                "trump": ended.trump or None,
+                "tricks_won": list(ended.tricks_won),
+                "made": ended.made,
+                "payments": list(ended.payments),
             }
-            for ended in _deal_rows(records)
+            for logged, ended in _deal_rows(log)
         ],
     }
 
 
-def _dealer_of(records: Sequence[Record], deal: int) -> int:
-    for record in records:
-        if record["type"] == "deal" and record["deal_number"] == deal:
-            return int(record["dealer"])
-    return -1
+def _decisions(log: MatchLog) -> list[DecisionRecord]:
+    return [decision for logged in log.deals() for decision in logged.decisions]
 
 
-def _dealt(records: Sequence[Record], deal: int) -> Record:
-    dealt = next((r for r in records if r["type"] == "deal" and r["deal_number"] == deal), None)
-    if dealt is None:
-        played = [r["deal_number"] for r in records if r["type"] == "deal"]
-        raise KeyError(f"match has no deal {deal}; deals: {', '.join(map(str, played))}")
-    return dealt
-
-
-def deal_detail(
-    records: Sequence[Record], deal: int, analysis: PlayAnalysis | None = None
-) -> RenderableType:
+def deal_detail(log: MatchLog, deal: int, analysis: PlayAnalysis | None = None) -> RenderableType:
     """One deal: the hands, the auction, trump, every trick as ``seat:card``, settlement; with
     ``analysis`` (``--double-dummy``), each trick's cards that gave their side's goal away."""
-    header = records[0]
+    header = log.header
     names = seat_names(header)
-    dealt = _dealt(records, deal)
-    events = [e for e in public_events(records) if e["deal"] == deal]
-    hands = compact_table(title=f"deal {deal}: hands (dealer {markup(names[dealt['dealer']])})")
+    logged = log.deal(deal)
+    dealt = logged.record
+    events = logged.events
+    hands = compact_table(title=f"deal {deal}: hands (dealer {markup(names[dealt.dealer])})")
     folding(hands, "seat")
     fixed(hands, "cards")
-    for seat, cards in enumerate(dealt["hands"]):
+    for seat, cards in enumerate(dealt.hands):
         hands.add_row(plain(names[seat]), card_text(cards))
-    if dealt.get("blind"):
-        hands.add_row("blind", card_text(dealt["blind"]))
-    bids = [f"{names[e['seat']]} {e['bid']}" for e in events if e["kind"] == "bid_made"]
+    if dealt.blind:
+        hands.add_row("blind", card_text(dealt.blind))
+    bids = [f"{names[bid.seat]} {bid.bid}" for bid in _bodies(events, BidMadeRecord)]
     lines: list[RenderableType] = [hands, _wrapping("auction: " + ", ".join(bids))]
     for event in events:
-        if event["kind"] == "contract_set":
-            soloist = event["soloist"]
-            who = "nobody" if soloist is None else names[soloist]
-            note = " (passed out)" if event["passed_out"] else ""
-            lines.append(_wrapping(f"contract: {event['contract'] or '-'} by {who}{note}"))
-        elif event["kind"] == "trump_named":
-            lines.append(_wrapping(f"trump: {_SUIT_NAME.get(event['suit'], event['suit'])}"))
+        body = event.body
+        if isinstance(body, ContractSetRecord):
+            who = "nobody" if body.soloist is None else names[body.soloist]
+            note = " (passed out)" if body.passed_out else ""
+            lines.append(_wrapping(f"contract: {body.contract or '-'} by {who}{note}"))
+        elif isinstance(body, TrumpNamedRecord):
+            lines.append(_wrapping(f"trump: {_SUIT_NAME.get(body.suit, body.suit)}"))
     if analysis is not None:
         lines.append(_wrapping(double_dummy_line(analysis)))
     tricks = compact_table(title="tricks (seat:card)")
@@ -262,39 +261,40 @@ def deal_detail(
     folding(tricks, "winner")
     if analysis is not None:
         folding(tricks, "double dummy")
-    for event in events:
-        if event["kind"] == "trick_taken":
-            seats = _trick_seats(event["leader"], event["cards"], len(names))
-            row: list[Text | str] = [
-                str(event["trick"]),
-                card_text(event["cards"], seats),
-                plain(names[event["winner"]]),
-            ]
-            if analysis is not None:
-                row.append(_errors_cell(analysis, int(event["trick"]), names))
-            tricks.add_row(*row)
+    for trick in _bodies(events, TrickTakenRecord):
+        seats = _trick_seats(trick.leader, trick.cards, len(names))
+        row: list[Text | str] = [
+            str(trick.trick),
+            card_text(trick.cards, seats),
+            plain(names[trick.winner]),
+        ]
+        if analysis is not None:
+            row.append(_errors_cell(analysis, trick.trick, names))
+        tricks.add_row(*row)
     lines.append(tricks)
-    penalties = [r for r in records if r["type"] == "penalty" and r["deal"] == deal]
-    for penalty in penalties:
+    for penalty in logged.penalties:
         lines.append(
             _wrapping(
-                f"penalty: {names[penalty['seat']]} {penalty['code']}: {penalty['reason']}",
+                f"penalty: {names[penalty.seat]} {penalty.code.value}: {penalty.reason}",
                 style="red",
             )
         )
-    ended = next((e for e in events if e["kind"] == "deal_ended"), None)
+    ended = next(iter(_bodies(events, DealEndedRecord)), None)
     if ended is not None:
         settle = compact_table(title="settlement")
         folding(settle, "seat")
         for column in ("tricks", "chips"):
             fixed(settle, column, right=True)
         for seat, name in enumerate(names):
-            settle.add_row(
-                plain(name), str(ended["tricks_won"][seat]), f"{ended['payments'][seat]:+d}"
-            )
-        made = {True: "made", False: "failed", None: "no soloist"}[ended["made"]]
+            settle.add_row(plain(name), str(ended.tricks_won[seat]), f"{ended.payments[seat]:+d}")
+        made = {True: "made", False: "failed", None: "no soloist"}[ended.made]
         lines.extend([settle, Text(f"result: {made}")])
-    return Panel(Group(*lines), title=f"{markup(header['match_id'])} deal {deal}", expand=False)
+    return Panel(Group(*lines), title=f"{markup(header.match_id)} deal {deal}", expand=False)
+
+
+def _bodies(events: Sequence[EventRecord], kind: type[Body]) -> list[Body]:
+    """The events of one kind, in order, as their records."""
+    return [event.body for event in events if isinstance(event.body, kind)]
 
 
 def double_dummy_line(analysis: PlayAnalysis) -> str:
@@ -348,84 +348,83 @@ def double_dummy_json(analysis: PlayAnalysis) -> Record:
     }
 
 
-def deal_detail_json(records: Sequence[Record], deal: int) -> Record:
+def deal_detail_json(log: MatchLog, deal: int) -> Record:
     """One deal as data: hands, every bid, contract, trump, tricks by seat, penalties, result."""
-    header = records[0]
-    players = len(header["seats"])
-    dealt = _dealt(records, deal)
-    events = [e for e in public_events(records) if e["deal"] == deal]
-    contract = next((e for e in events if e["kind"] == "contract_set"), None)
-    trump = next((e["suit"] for e in events if e["kind"] == "trump_named"), None)
-    ended = next((e for e in events if e["kind"] == "deal_ended"), None)
+    header = log.header
+    players = len(header.seats)
+    logged = log.deal(deal)
+    dealt = logged.record
+    events = logged.events
+    contract = next(iter(_bodies(events, ContractSetRecord)), None)
+    trump = next((named.suit for named in _bodies(events, TrumpNamedRecord)), None)
+    ended = next(iter(_bodies(events, DealEndedRecord)), None)
     tricks = []
-    for event in events:
-        if event["kind"] == "trick_taken":
-            seats = _trick_seats(event["leader"], event["cards"], players)
-            tricks.append(
-                {
-                    "trick": event["trick"],
-                    "leader": event["leader"],
-                    "cards": [
-                        {"seat": seat, "card": card}
-                        for seat, card in zip(seats, event["cards"].split(), strict=True)
-                    ],
-                    "winner": event["winner"],
-                }
-            )
+    for trick in _bodies(events, TrickTakenRecord):
+        seats = _trick_seats(trick.leader, trick.cards, players)
+        tricks.append(
+            {
+                "trick": trick.trick,
+                "leader": trick.leader,
+                "cards": [
+                    {"seat": seat, "card": card}
+                    for seat, card in zip(seats, trick.cards.split(), strict=True)
+                ],
+                "winner": trick.winner,
+            }
+        )
     return {
-        "match_id": header["match_id"],
+        "match_id": header.match_id,
         "deal": deal,
-        "dealer": dealt["dealer"],
-        "hands": [hand.split() for hand in dealt["hands"]],
-        "blind": dealt.get("blind", "").split(),
-        "auction": [
-            {"seat": e["seat"], "bid": e["bid"]} for e in events if e["kind"] == "bid_made"
-        ],
-        "contract": None if contract is None else contract["contract"] or None,
-        "soloist": None if contract is None else contract["soloist"],
-        "passed_out": None if contract is None else contract["passed_out"],
+        "dealer": dealt.dealer,
+        "hands": [hand.split() for hand in dealt.hands],
+        "blind": dealt.blind.split(),
+        "auction": [{"seat": bid.seat, "bid": bid.bid} for bid in _bodies(events, BidMadeRecord)],
+        "contract": None if contract is None else contract.contract or None,
+        "soloist": None if contract is None else contract.soloist,
+        "passed_out": None if contract is None else contract.passed_out,
         "trump": trump,
         "tricks": tricks,
         "penalties": [
-            {"seat": r["seat"], "code": r["code"], "reason": r["reason"]}
-            for r in records
-            if r["type"] == "penalty" and r["deal"] == deal
+            {"seat": penalty.seat, "code": penalty.code.value, "reason": penalty.reason}
+            for penalty in logged.penalties
         ],
         "result": None
         if ended is None
         else {
-            "made": ended["made"],
-            "tricks_won": ended["tricks_won"],
-            "payments": ended["payments"],
+            "made": ended.made,
+            "tricks_won": list(ended.tricks_won),
+            "payments": list(ended.payments),
         },
     }
 
 
-def seat_of(header: Record, who: str) -> int:
+def seat_of(header: HeaderRecord, who: str) -> int:
     """The seat named by ``who``: its number, or its bot's name or id (KeyError otherwise)."""
-    seats = header["seats"]
+    seats = header.seats
     if who.isdigit() and int(who) < len(seats):
         return int(who)
     for entry in seats:
-        if who in (entry["bot_name"], entry["bot_id"]):
-            return int(entry["seat"])
+        if who in (entry.bot_name, entry.bot_id):
+            return entry.seat
     choices = ", ".join(safe(name) for name in seat_names(header))
     raise KeyError(f"no seat {safe(who)!r} in this match; seats: {choices}")
 
 
-def _bot_log(records: Sequence[Record], seat: int, deal: int | None) -> list[Record]:
+def _bot_log(log: MatchLog, seat: int, deal: int | None) -> list[BotLogRecord]:
     return [
-        r
-        for r in records
-        if r["type"] == "bot_log" and r["seat"] == seat and (deal is None or r["deal"] == deal)
+        record
+        for record in log.records
+        if isinstance(record, BotLogRecord)
+        and record.seat == seat
+        and (deal is None or record.deal == deal)
     ]
 
 
-def bot_log_view(records: Sequence[Record], seat: int, deal: int | None = None) -> RenderableType:
+def bot_log_view(log: MatchLog, seat: int, deal: int | None = None) -> RenderableType:
     """What the bot at ``seat`` logged (all deals, or one), each line made inert."""
-    name = seat_names(records[0])[seat]
+    name = seat_names(log.header)[seat]
     where = "" if deal is None else f", deal {deal}"
-    entries = _bot_log(records, seat, deal)
+    entries = _bot_log(log, seat, deal)
     if not entries:
         return _wrapping(f"bot log of seat {name}{where}: nothing logged")
     table = compact_table(title=f"bot log of seat {markup(name)}{where}")
@@ -433,11 +432,11 @@ def bot_log_view(records: Sequence[Record], seat: int, deal: int | None = None) 
     folding(table, "text", min_width=20)
     for entry in entries:
         # Line by line: a bot's traceback stays readable, each line escaped on its own.
-        text = "\n".join(safe(line) for line in entry["text"].splitlines()) or ""
-        table.add_row(str(entry["deal"]), Text(text))
+        text = "\n".join(safe(line) for line in entry.text.splitlines()) or ""
+        table.add_row(str(entry.deal), Text(text))
     return table
 
 
-def bot_log_json(records: Sequence[Record], seat: int, deal: int | None = None) -> list[Record]:
+def bot_log_json(log: MatchLog, seat: int, deal: int | None = None) -> list[Record]:
     """The bot log of ``seat`` as data (the text as the bot sent it; JSON escapes it)."""
-    return [{"deal": r["deal"], "text": r["text"]} for r in _bot_log(records, seat, deal)]
+    return [{"deal": r.deal, "text": r.text} for r in _bot_log(log, seat, deal)]

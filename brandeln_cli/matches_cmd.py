@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ from brandeln_cli.terminal_text import json_text, markup, plain, safe
 from services.sources import LocalSource, SourceError, open_source
 
 if TYPE_CHECKING:
+    from arena.logreader import MatchLog
     from arena.replay import ReplayReport
     from brandeln_cli.card_play import CardPlay
     from engine.play_analysis import PlayAnalysis
@@ -237,7 +239,7 @@ def _load(
 ) -> LoadedLog:
     """The match's log (by id or unique prefix), read and validated: a one-line error (exit 1)
     when it cannot be."""
-    from arena.matchlog import MatchLogError, read_log  # noqa: PLC0415 - keep --help fast
+    from arena.logreader import MatchLogError, read_log  # noqa: PLC0415 - keep --help fast
 
     try:
         source = open_source(data, referee, ca, db=db)
@@ -246,10 +248,6 @@ def _load(
         return LoadedLog(name, text, read_log(text, name), dataclasses.asdict(record))
     except (SourceError, MatchLogError) as error:
         raise fail(str(error)) from None
-
-
-def _footer_of(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    return records[-1] if records and records[-1]["type"] == "footer" else None
 
 
 def _warn_not_reproduced(match_id: str, problems: Sequence[str]) -> None:
@@ -269,15 +267,15 @@ def _warn_not_reproduced(match_id: str, problems: Sequence[str]) -> None:
 class LoadedLog:
     name: str  # how errors name it: its file (and the referee it came from)
     text: str
-    records: list[dict[str, Any]]
+    log: MatchLog
     indexed: dict[str, Any]  # the match index's row: what lists, ratings and leaderboards show
 
     def replay(self) -> tuple[ReplayReport, list[str]]:
         """The replay of this log and every result it (or its index row) shows that the
         replay does not give."""
-        from arena.replay import replay_log  # noqa: PLC0415 - keep --help fast
+        from arena.replay import replay  # noqa: PLC0415 - keep --help fast
 
-        report = replay_log(self.text, self.name)
+        report = replay(self.log)
         return report, [*report.problems, *report.index_problems(self.indexed)]
 
 
@@ -325,20 +323,18 @@ def matches_show(
     )
 
     loaded = _load(match_id, data, referee, ca, db)
-    records = loaded.records
-    full_id = records[0]["match_id"]
+    log = loaded.log
+    full_id = log.header.match_id
     # The result shown is the replay's, never the footer's word for it (an edited log would
     # otherwise show edited ranks); a log that does not reproduce says so first.
     report, problems = loaded.replay()
     try:
-        seat = None if logs is None else seat_of(records[0], logs)
-        analysis = None if deal is None or not double_dummy else _analysis(records, deal)
-        play = _seats_card_play(full_id, records) if double_dummy and deal is None else None
+        seat = None if logs is None else seat_of(log.header, logs)
+        analysis = None if deal is None or not double_dummy else _analysis(log, deal)
+        play = _seats_card_play(full_id, log) if double_dummy and deal is None else None
         if as_json:
             document = (
-                match_overview_json(records, report)
-                if deal is None
-                else deal_detail_json(records, deal)
+                match_overview_json(log, report) if deal is None else deal_detail_json(log, deal)
             )
             document["reproduced"] = not problems
             document["problems"] = problems
@@ -349,17 +345,13 @@ def matches_show(
 
                 document["double_dummy"] = card_play_json(play)
             if seat is not None:
-                document["bot_log"] = {"seat": seat, "lines": bot_log_json(records, seat, deal)}
+                document["bot_log"] = {"seat": seat, "lines": bot_log_json(log, seat, deal)}
             typer.echo(json_text(document))
             return
-        view = (
-            match_overview(records, report)
-            if deal is None
-            else deal_detail(records, deal, analysis)
-        )
+        view = match_overview(log, report) if deal is None else deal_detail(log, deal, analysis)
     except KeyError as error:
         raise fail(str(error.args[0])) from None
-    if problems and _footer_of(records) is not None:
+    if problems and log.footer is not None:
         _warn_not_reproduced(full_id, problems)
     console.print(view, soft_wrap=False)
     if play is not None:
@@ -369,7 +361,7 @@ def matches_show(
         for line in play.unread:
             console.print(plain(f"not judged: {line}", style="yellow"), soft_wrap=True)
     if seat is not None:
-        console.print(bot_log_view(records, seat, deal), soft_wrap=False)
+        console.print(bot_log_view(log, seat, deal), soft_wrap=False)
     if deal is None:
         from brandeln_cli import hints  # noqa: PLC0415
 
@@ -381,15 +373,15 @@ def matches_show(
         )
 
 
-def _seats_card_play(match_id: str, records: list[dict[str, Any]]) -> CardPlay:
+def _seats_card_play(match_id: str, log: MatchLog) -> CardPlay:
     """Each seat's card play over the match, judged double dummy (brandeln_cli.card_play)."""
     from brandeln_cli.card_play import CardPlay, judge_match  # noqa: PLC0415
     from brandeln_cli.match_view import seat_names  # noqa: PLC0415
     from engine.play_analysis import SeatPlay  # noqa: PLC0415
 
-    seats = tuple(seat_names(records[0]))
+    seats = tuple(seat_names(log.header))
     play = CardPlay({seat: SeatPlay() for seat in seats})
-    judge_match(play, _Seated(match_id, seats), records)
+    judge_match(play, _Seated(match_id, seats), log)
     return play
 
 
@@ -399,7 +391,7 @@ class _Seated:
     bots: tuple[str, ...]
 
 
-def _analysis(records: list[dict[str, Any]], deal: int) -> PlayAnalysis:
+def _analysis(log: MatchLog, deal: int) -> PlayAnalysis:
     """The double-dummy analysis of one deal of a validated log; a one-line error (exit 1)
     when its recorded play does not replay."""
     from arena.replay import logged_deal  # noqa: PLC0415 - keep --help fast
@@ -407,7 +399,7 @@ def _analysis(records: list[dict[str, Any]], deal: int) -> PlayAnalysis:
     from engine.play_analysis import analyse_play  # noqa: PLC0415
 
     try:
-        ruleset, dealt, actions = logged_deal(records, deal)
+        ruleset, dealt, actions = logged_deal(log, deal)
         return analyse_play(ruleset, dealt, actions)
     except (EngineError, ValueError) as error:
         raise fail(f"deal {deal} cannot be replayed for its analysis: {error}") from None
@@ -441,9 +433,9 @@ def matches_export(
     if html:
         from web.export_html import export_html  # noqa: PLC0415 - keep --help fast
 
-        text = export_html(loaded.records)
+        text = export_html(loaded.log)
     else:
-        text = terminal_safe_jsonl(loaded.text, loaded.records) if output is None else loaded.text
+        text = terminal_safe_jsonl(loaded.text) if output is None else loaded.text
     if output is None:
         typer.echo(text, nl=False)
         return
@@ -453,25 +445,24 @@ def matches_export(
         raise fail(f"cannot write {output}: {error.strerror or error}") from None
     what = "the replay (HTML)" if html else "the log (JSON Lines)"
     console.print(
-        f"wrote {what} of match {markup(loaded.records[0]['match_id'])} to {markup(str(output))}"
+        f"wrote {what} of match {markup(loaded.log.header.match_id)} to {markup(str(output))}"
     )
 
 
-def terminal_safe_jsonl(text: str, records: list[dict[str, Any]]) -> str:
-    """The log as written, except that a line holding a raw control or format character (only
-    a damaged or edited log has one: the writer escapes them) is printed re-encoded with JSON
-    escapes, which mean the same and cannot act on the terminal."""
+def terminal_safe_jsonl(text: str) -> str:
+    """The log as written (already read and validated: every line parses), except that a line
+    holding a raw control or format character (only a damaged or edited log has one: the
+    writer escapes them) is printed re-encoded with JSON escapes, which mean the same and
+    cannot act on the terminal."""
     if text.isascii() and all(line.isprintable() for line in text.splitlines()):
         return text
-    parsed = iter(records)
     out = []
     for line in text.splitlines(keepends=True):
-        if not line.strip():
+        body = line.rstrip("\r\n")
+        if not line.strip() or body.isprintable():
             out.append(line)
             continue
-        record = next(parsed)
-        body = line.rstrip("\r\n")
-        out.append(line if body.isprintable() else json_text(record, None) + line[len(body) :])
+        out.append(json_text(json.loads(body), None) + line[len(body) :])
     return "".join(out)
 
 

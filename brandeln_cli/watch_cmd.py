@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,9 +19,10 @@ from brandeln_cli.output import console, fail
 from services import data_folder
 
 if TYPE_CHECKING:
-    from brandeln.v1 import admin_pb2
+    from arena.logreader import MatchLog
     from brandeln_cli.watch_view import WatchPrinter
     from ladder.admin_client import AdminClient
+    from ladder.referee_records import RefereeMatch
 
 AdminTokenOption = Annotated[
     str | None,
@@ -34,43 +35,39 @@ AdminTokenOption = Annotated[
 ]
 
 
-async def follow(
-    admin: AdminClient, match_id: str, printer: WatchPrinter
-) -> admin_pb2.MatchSummary:
+async def follow(admin: AdminClient, match_id: str, printer: WatchPrinter) -> RefereeMatch:
     """Print match ``match_id``: live while it runs, else from its log; then its result."""
-    from arena.matchlog import read_log  # noqa: PLC0415 - grpc and the arena load slowly
-    from brandeln_cli.watch_view import event_record_of, logged_events  # noqa: PLC0415
-    from ladder.admin_client import MatchStatus  # noqa: PLC0415
+    from arena.logreader import read_log  # noqa: PLC0415 - the arena loads slowly
+    from brandeln_cli.watch_view import logged_events  # noqa: PLC0415
     from ladder.errors import RefereeNotFoundError  # noqa: PLC0415
+    from protocol.statuses import MatchStatus  # noqa: PLC0415
     from services.sources import get_match  # noqa: PLC0415
 
-    reply = await get_match(admin, match_id)
-    match_id = reply.summary.match_id
-    records = read_log(reply.log_jsonl, f"the log of match {match_id}")
-    _start(printer, records)
-    if reply.summary.status == MatchStatus.RUNNING:
+    summary, text = await get_match(admin, match_id)
+    match_id = summary.match_id
+    log = read_log(text, f"the log of match {match_id}")
+    _start(printer, log)
+    if summary.status is MatchStatus.RUNNING:
         try:
-            async for event in admin.watch_match(reply.summary.match_id):
-                record = event_record_of(event)
-                if record is not None:
-                    printer.event(record)
+            async for event in admin.watch_match(match_id):
+                printer.event(event)
         except RefereeNotFoundError:
             # It ended between the two calls: what it played is in its log now.
-            reply = await admin.get_match(match_id)
-            for record in logged_events(read_log(reply.log_jsonl, f"match {match_id}")):
-                printer.event(record)
-        reply = await admin.get_match(match_id)
+            summary, text = await admin.get_match(match_id)
+            for event in logged_events(read_log(text, f"match {match_id}")):
+                printer.event(event)
+        summary, _ = await admin.get_match(match_id)
     else:
-        for record in logged_events(records):
-            printer.event(record)
-    printer.result(reply.summary)
-    return reply.summary
+        for event in logged_events(log):
+            printer.event(event)
+    printer.result(summary)
+    return summary
 
 
-def _start(printer: WatchPrinter, records: list[dict[str, Any]]) -> None:
-    header = records[0]
-    printer.names = [str(seat["bot_name"]) for seat in header["seats"]]
-    printer.header(str(header["match_id"]), str(header["ruleset"]), int(header["deals"]))
+def _start(printer: WatchPrinter, log: MatchLog) -> None:
+    header = log.header
+    printer.names = [seat.bot_name for seat in header.seats]
+    printer.header(header.match_id, header.ruleset_id, header.deals)
 
 
 def watch(
@@ -131,18 +128,16 @@ def _local_referee_of(
 ) -> str | None:
     """Replay a finished local match (None), or the address of the local referee running it."""
     from arena.datalock import current_holder  # noqa: PLC0415
-    from arena.logrecords import MatchStatus  # noqa: PLC0415
-    from arena.logschema import MatchLogError  # noqa: PLC0415
-    from arena.matchlog import read_log  # noqa: PLC0415
-    from arena.summaries import summary_of  # noqa: PLC0415
+    from arena.logreader import MatchLogError, read_log  # noqa: PLC0415
     from brandeln_cli.watch_view import logged_events  # noqa: PLC0415
+    from protocol.statuses import MatchStatus  # noqa: PLC0415
     from services.sources import LocalSource, SourceError  # noqa: PLC0415
 
     try:
         source = LocalSource(data)
         store, full_id = source.resolve_match(match_id)
         record, text = source.match(full_id)
-        records = read_log(text, record.log_path)
+        log = read_log(text, record.log_path)
     except (SourceError, MatchLogError) as error:
         raise fail(str(error)) from None
     if record.status == MatchStatus.RUNNING:
@@ -164,8 +159,8 @@ def _local_referee_of(
                 f"with its admin token (--admin-token or ${data_folder.ADMIN_TOKEN_ENV})"
             )
         return holder.address
-    _start(printer, records)
-    for event in logged_events(records):
+    _start(printer, log)
+    for event in logged_events(log):
         printer.event(event)
-    printer.result(summary_of(record))
+    printer.result(record)
     return None

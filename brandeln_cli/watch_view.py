@@ -2,122 +2,81 @@
 
 Public information only: every bid, the contract, the trump, each trick as it falls (each
 card beside its seat), every penalty, and each deal's settlement. Hands appear only when a
-deal has ended, and only if its ``DealEnded`` carries them (the protocol reveals them there).
+deal has ended, and only if its ``deal_ended`` carries them (the protocol reveals them there).
 
-The lines come from one form of public event, the match log's (``arena.matchlog``: a dict with
-``kind``): a live ``GameEvent`` is put in that form by :func:`event_record_of`, and a finished
-match's log gives it as it is (:func:`logged_events`). Every line fits 80 columns: fixed fields
-first, a bot's name (made inert by ``terminal_text``) folding at the width.
+One renderer for both sources: the lines come from the protocol's records of the public events
+(:mod:`protocol.events`), as a live stream yields them (``AdminClient.watch_match``) and as a
+finished match's log gives them (:func:`logged_events`). Every line fits 80 columns: fixed
+fields first, a bot's name (made inert by ``terminal_text``) folding at the width.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
 from rich.text import Text
 
+from arena.logreader import MatchLog, decision_event
+from arena.logrecords import DealRecord, DecisionRecord
 from brandeln_cli.match_view import card_text
 from brandeln_cli.terminal_text import safe
+from protocol.decode import LiveEvent, LivePenalty
+from protocol.events import (
+    BidMadeRecord,
+    ContractSetRecord,
+    DealEndedRecord,
+    EventRecord,
+    Penalty,
+    TrickTakenRecord,
+    TrumpNamedRecord,
+)
 
 if TYPE_CHECKING:
-    from brandeln.v1 import admin_pb2, cards_pb2
-
-Record = dict[str, Any]
+    from protocol.statuses import MatchStatus
 
 _SUIT_NAME = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds"}
 
 
-def event_record_of(event: cards_pb2.GameEvent) -> Record | None:
-    """A live public event in the log's form (None for a kind this view does not show).
+class MatchResult(Protocol):
+    """How a match ended, as a referee's summary or the local index tells it."""
 
-    ``deal_ended`` also carries the match ``balances`` and the revealed ``hands`` (by seat, the
-    blind last, as the event gives them); a penalty is a ``seat_penalized`` record.
-    """
-    from arena.codec import card_from_pb, suit_from_pb  # noqa: PLC0415 - grpc loads slowly
-
-    def cards(values: Sequence[cards_pb2.Card]) -> str:
-        return " ".join(str(card_from_pb(card)) for card in values)
-
-    record: Record = {"seq": event.seq, "deal": event.deal_number}
-    kind = event.WhichOneof("kind")
-    if kind == "bid_made":
-        record.update(kind=kind, seat=event.bid_made.seat, bid=event.bid_made.bid.contract)
-    elif kind == "contract_set":
-        contract = event.contract_set
-        soloist = contract.soloist if contract.HasField("soloist") else None
-        record.update(
-            kind=kind, soloist=soloist, contract=contract.contract, passed_out=contract.passed_out
-        )
-    elif kind == "trump_named":
-        record.update(kind=kind, suit=suit_from_pb(event.trump_named.suit).letter)
-    elif kind == "card_played":
-        played = event.card_played
-        record.update(kind=kind, seat=played.seat, card=str(card_from_pb(played.card)))
-    elif kind == "trick_taken":
-        trick = event.trick_taken
-        record.update(
-            kind=kind,
-            trick=trick.trick_number,
-            leader=trick.leader,
-            cards=cards(trick.cards),
-            winner=trick.winner,
-        )
-    elif kind == "deal_ended":
-        ended = event.deal_ended
-        soloist = ended.soloist if ended.HasField("soloist") else None
-        record.update(
-            kind=kind,
-            deal=ended.deal_number or event.deal_number,
-            soloist=soloist,
-            contract=ended.contract,
-            trump=suit_from_pb(ended.trump).letter if ended.trump else None,
-            tricks_won=list(ended.tricks_won),
-            made=ended.made if soloist is not None else None,
-            payments=list(ended.payments),
-            balances=list(ended.balances),
-            hands=[cards(hand.cards) for hand in ended.hands],
-        )
-    elif kind == "seat_penalized":
-        penalty = event.seat_penalized
-        record.update(
-            kind=kind,
-            seat=penalty.seat,
-            code=penalty.code,
-            reason=penalty.reason,
-            strikes=penalty.strikes,
-        )
-    else:
-        return None
-    return record
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def status(self) -> MatchStatus: ...
+    @property
+    def balances(self) -> tuple[int, ...]: ...
+    @property
+    def ranks(self) -> tuple[int, ...]: ...
+    @property
+    def forfeited(self) -> tuple[int, ...]: ...
 
 
-def logged_events(records: Sequence[Record]) -> Iterator[Record]:
-    """A match log's public events in the order they happened, in the live form: penalties
-    as ``seat_penalized``, and each ``deal_ended`` with the balances and the hands (from the
-    deal's record, revealed now that it has ended)."""
-    from arena.matchlog import action_event  # noqa: PLC0415
-
-    players = len(records[0]["seats"]) if records else 0
-    balances = [0] * players
-    hands: list[str] = []
+def logged_events(log: MatchLog) -> Iterator[LiveEvent]:
+    """A match log's public events in the order they happened, as a live stream gives them:
+    each penalty (without a number: a log does not keep one), and each ``deal_ended`` with the
+    balances and the hands (from the deal's record, revealed now that it has ended)."""
+    balances = [0] * len(log.header.seats)
+    hands: tuple[str, ...] = ()
     deal = 0
-    for record in records:
-        kind = record["type"]
-        if kind == "deal":
-            deal = int(record["deal_number"])
-            hands = [*record["hands"], *([record["blind"]] if record.get("blind") else [])]
-        elif kind == "decision" and "seq" in record:
-            yield action_event(record, deal)
-        elif kind == "penalty":
-            yield {"kind": "seat_penalized", "deal": record["deal"]} | {
-                key: record[key] for key in ("seat", "code", "reason", "strikes")
-            }
-        elif kind == "event":
-            if record["kind"] == "deal_ended":
-                balances = [b + p for b, p in zip(balances, record["payments"], strict=True)]
-                yield record | {"balances": list(balances), "hands": hands}
+    for record in log.records:
+        if isinstance(record, DealRecord):
+            deal = record.deal_number
+            hands = (*record.hands, *((record.blind,) if record.blind else ()))
+        elif isinstance(record, DecisionRecord):
+            event = decision_event(record, deal)
+            if event is not None:
+                yield event
+        elif isinstance(record, Penalty):
+            yield LivePenalty(0, record)
+        elif isinstance(record, EventRecord):
+            if isinstance(record.body, DealEndedRecord):
+                balances = [b + p for b, p in zip(balances, record.body.payments, strict=True)]
+                body = dataclasses.replace(record.body, balances=tuple(balances), hands=hands)
+                yield dataclasses.replace(record, body=body)
             else:
                 yield record
 
@@ -146,65 +105,65 @@ class WatchPrinter:
         for seat in range(len(self.names)):
             self.line(f"  seat {self.who(seat)}")
 
-    def event(self, record: Record) -> None:
-        """One public event (the log's form: :func:`event_record_of`, :func:`logged_events`)."""
-        deal = int(record.get("deal") or 0)
+    def event(self, event: LiveEvent) -> None:
+        """One public event, live or from a log (:func:`logged_events`)."""
+        deal = event.penalty.deal if isinstance(event, LivePenalty) else event.deal
         if deal and deal != self.deal:
             self.deal = deal
             self.line(Text(f"deal {deal}", style="bold"))
-        kind = record.get("kind")
-        if kind == "bid_made":
-            self.line(f"  bid      {self.who(record['seat'])}: {safe(record['bid'])}")
-        elif kind == "contract_set":
-            soloist = record["soloist"]
-            if soloist is None:
-                self.line(
-                    "  contract none: passed out" if record["passed_out"] else "  no contract"
-                )
-            else:
-                forced = " (passed out: forced)" if record["passed_out"] else ""
-                self.line(
-                    f"  contract {safe(record['contract'] or '-')} by {self.who(soloist)}{forced}"
-                )
-        elif kind == "trump_named":
-            self.line(f"  trump    {_SUIT_NAME.get(record['suit'], safe(record['suit']))}")
-        elif kind == "trick_taken":
-            players = len(self.names)
-            seats = [(record["leader"] + n) % players for n in range(len(record["cards"].split()))]
-            text = Text(f"  trick {record['trick']:>2} ")
-            text.append_text(card_text(record["cards"], seats))
-            text.append(f"  won by {self.who(record['winner'])}")
-            self.line(text)
-        elif kind == "seat_penalized":
+        if isinstance(event, LivePenalty):
+            penalty = event.penalty
             self.line(
-                f"  penalty  {self.who(record['seat'])}: {safe(record['code'])} "
-                f"(strikes {record['strikes']}): {safe(record['reason'])}",
+                f"  penalty  {self.who(penalty.seat)}: {safe(penalty.code.value)} "
+                f"(strikes {penalty.strikes}): {safe(penalty.reason)}",
                 style="red",
             )
-        elif kind == "deal_ended":
-            self._deal_ended(record)
+            return
+        body = event.body
+        if isinstance(body, BidMadeRecord):
+            self.line(f"  bid      {self.who(body.seat)}: {safe(body.bid)}")
+        elif isinstance(body, ContractSetRecord):
+            if body.soloist is None:
+                self.line("  contract none: passed out" if body.passed_out else "  no contract")
+            else:
+                forced = " (passed out: forced)" if body.passed_out else ""
+                self.line(
+                    f"  contract {safe(body.contract or '-')} by {self.who(body.soloist)}{forced}"
+                )
+        elif isinstance(body, TrumpNamedRecord):
+            self.line(f"  trump    {_SUIT_NAME.get(body.suit, safe(body.suit))}")
+        elif isinstance(body, TrickTakenRecord):
+            players = len(self.names)
+            seats = [(body.leader + n) % players for n in range(len(body.cards.split()))]
+            text = Text(f"  trick {body.trick:>2} ")
+            text.append_text(card_text(body.cards, seats))
+            text.append(f"  won by {self.who(body.winner)}")
+            self.line(text)
+        elif isinstance(body, DealEndedRecord):
+            self._deal_ended(body)
 
-    def _deal_ended(self, record: Record) -> None:
-        soloist = record["soloist"]
-        if soloist is None:
+    def _deal_ended(self, ended: DealEndedRecord) -> None:
+        if ended.soloist is None:
             result = "no soloist"
         else:
-            made = "made" if record["made"] else "failed"
-            result = f"{safe(record['contract'] or '-')} by {self.who(soloist)} {made}"
+            made = "made" if ended.made else "failed"
+            result = f"{safe(ended.contract or '-')} by {self.who(ended.soloist)} {made}"
         self.line(f"  settled  {result}")
-        self.line(f"  tricks   {' '.join(str(t) for t in record['tricks_won'])}")
-        self.line(f"  chips    {' '.join(f'{p:+d}' for p in record['payments'])}")
-        if record.get("balances"):
-            self.line(f"  balances {' '.join(f'{b:+d}' for b in record['balances'])}")
-        for seat, cards in enumerate(record.get("hands") or []):
+        self.line(f"  tricks   {' '.join(str(t) for t in ended.tricks_won)}")
+        self.line(f"  chips    {' '.join(f'{p:+d}' for p in ended.payments)}")
+        if ended.balances:
+            self.line(f"  balances {' '.join(f'{b:+d}' for b in ended.balances)}")
+        for seat, cards in enumerate(ended.hands):
             label = f"seat {seat}" if seat < len(self.names) else "blind "
             text = Text(f"  hand {label} ")
             text.append_text(card_text(cards))
             self.line(text)
 
-    def result(self, summary: admin_pb2.MatchSummary) -> None:
+    def result(self, summary: MatchResult) -> None:
         """The match's end: each seat's balance and rank (its status if it did not finish)."""
-        self.line(Text(f"match {safe(summary.match_id)} {safe(summary.status)}", style="bold"))
+        self.line(
+            Text(f"match {safe(summary.match_id)} {safe(summary.status.value)}", style="bold")
+        )
         ranks = list(summary.ranks)
         for seat, balance in enumerate(summary.balances):
             rank = f"rank {ranks[seat]}" if seat < len(ranks) else ""

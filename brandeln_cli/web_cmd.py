@@ -126,7 +126,7 @@ def _listen(host: str, port: int) -> socket.socket:
 def _serve(app: object, listener: socket.socket) -> None:
     import uvicorn  # noqa: PLC0415
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")  # type: ignore[arg-type]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[listener])

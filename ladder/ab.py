@@ -25,17 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from brandeln.v1 import admin_pb2, cards_pb2
-from ladder.admin_client import (
-    AdminClient,
-    suit_permutation_message,
-    time_control_message,
-)
+from ladder.admin_client import AdminClient, run_match_request
 from ladder.bot_processes import BotProcess, start_bot, stop_bots
 from ladder.config import BotSpec, CommandBot, ExternalBot, TimeControl
 from ladder.duplicate import MatchPlan, plan_block
 from ladder.runner import wait_for_sessions
 from ladder.sprt import Sprt, Verdict
+from protocol.decode import LiveEvent
+from protocol.events import DealEndedRecord, EventRecord
 
 __all__ = ["AbConfig", "AbProgress", "AbResult", "candidate_seat", "run_ab"]
 
@@ -221,22 +218,20 @@ async def _deal_payments(
     bot_ids: dict[str, str],
 ) -> dict[int, tuple[int, ...]]:
     """Each deal's payments by seat in the match ``plan`` with the bots ``names`` by label."""
-    request = admin_pb2.RunMatchRequest(
-        summary_updates=True,  # deal ends are all this needs
-        bot_ids=[bot_ids[names[label]] for label in plan.bots],
+    request = run_match_request(
+        [bot_ids[names[label]] for label in plan.bots],
         ruleset=config.ruleset,
         deals=config.deals_per_match,
         seed=plan.seed,
-        first_dealer=0,
-        time_control=time_control_message(config.time_control),
-        suit_permutation=suit_permutation_message(plan.suit_permutation),
+        time_control=config.time_control,
+        suit_permutation=plan.suit_permutation,
+        summary_updates=True,  # deal ends are all this needs
     )
     payments: dict[int, tuple[int, ...]] = {}
 
-    def on_event(event: cards_pb2.GameEvent) -> None:
-        if event.WhichOneof("kind") == "deal_ended":
-            ended = event.deal_ended
-            payments[ended.deal_number] = tuple(ended.payments)
+    def on_event(event: LiveEvent) -> None:
+        if isinstance(event, EventRecord) and isinstance(event.body, DealEndedRecord):
+            payments[event.deal] = event.body.payments
 
     await admin.play(request, on_event)
     return payments

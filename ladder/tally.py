@@ -1,18 +1,19 @@
 """Per-seat counts of one match, folded from the public events of its ``RunMatch`` stream.
 
-The stream carries every :class:`GameEvent`, so the ladder needs neither the match log nor its
-format: ``SeatPenalized`` gives timeouts and illegal actions (code ``timeout``; ``illegal`` or
-``malformed``), ``ContractSet`` says whether the auction produced a soloist (a pass-out's forced
-soloist under the Muss-Spiel did not bid) and ``DealEnded`` whether the soloist made it.
+The stream carries every public event (read into the protocol's records by
+``ladder.admin_client``), so the ladder needs neither the match log nor its format: a
+penalty gives timeouts and illegal actions (code ``timeout``; ``illegal`` or ``malformed``),
+``contract_set`` says whether the auction produced a soloist (a pass-out's forced soloist under
+the Muss-Spiel did not bid) and ``deal_ended`` whether the soloist made it.
 
->>> from brandeln.v1 import cards_pb2
+>>> from protocol.events import ContractSetRecord, DealEndedRecord, EventRecord, Penalty
+>>> from protocol.decode import LivePenalty
+>>> from protocol.statuses import SeatOutcome
 >>> tally = MatchTally(players=4)
->>> tally.add(cards_pb2.GameEvent(deal_number=1, contract_set=cards_pb2.ContractSet(
-...     soloist=2, contract="brand")))
->>> tally.add(cards_pb2.GameEvent(deal_number=1, deal_ended=cards_pb2.DealEnded(
-...     deal_number=1, soloist=2, contract="brand", made=True)))
->>> tally.add(cards_pb2.GameEvent(seat_penalized=cards_pb2.SeatPenalized(
-...     seat=0, code="timeout", strikes=1)))
+>>> tally.add(EventRecord(1, 1, ContractSetRecord(2, "brand", False)))
+>>> tally.add(EventRecord(9, 1, DealEndedRecord(2, "brand", "H", False, (4, 0, 3, 0), True,
+...     (0, 0, 0, 0))))
+>>> tally.add(LivePenalty(10, Penalty(1, 0, SeatOutcome.TIMEOUT, "late", 1)))
 >>> tally.seats()[2].contracts_made, tally.seats()[0].timeouts, tally.deals_ended
 (1, 1, 1)
 """
@@ -22,13 +23,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from brandeln.v1 import cards_pb2
 from ladder.duplicate import SeatTally
+from protocol.decode import LiveEvent, LivePenalty
+from protocol.events import ContractSetRecord, DealEndedRecord
+from protocol.statuses import SeatOutcome
 
-__all__ = ["ILLEGAL_CODES", "TIMEOUT_CODE", "MatchTally"]
+__all__ = ["ILLEGAL_CODES", "MatchTally"]
 
-TIMEOUT_CODE: Final = "timeout"
-ILLEGAL_CODES: Final = frozenset({"illegal", "malformed"})
+ILLEGAL_CODES: Final = frozenset({SeatOutcome.ILLEGAL, SeatOutcome.MALFORMED})
 
 
 class MatchTally:
@@ -44,30 +46,29 @@ class MatchTally:
         self._made = [0] * players
         self._bid_deals: set[int] = set()  # deals whose soloist won the auction
 
-    def add(self, event: cards_pb2.GameEvent) -> None:
+    def add(self, event: LiveEvent) -> None:
         """Fold one public event in (events of other kinds are ignored)."""
-        kind = event.WhichOneof("kind")
-        if kind == "contract_set":
-            contract = event.contract_set
-            if contract.HasField("soloist") and not contract.passed_out:
-                self._bid_deals.add(event.deal_number)
-        elif kind == "deal_ended":
-            ended = event.deal_ended
-            self.deals_ended += 1
-            deal = ended.deal_number or event.deal_number
-            if ended.HasField("soloist") and deal in self._bid_deals and self._seat(ended.soloist):
-                self._bid[ended.soloist] += 1
-                self._made[ended.soloist] += int(ended.made)
-        elif kind == "seat_penalized":
-            penalty = event.seat_penalized
+        if isinstance(event, LivePenalty):
+            penalty = event.penalty
             if not self._seat(penalty.seat):
                 return
-            if penalty.code == TIMEOUT_CODE:
+            if penalty.code is SeatOutcome.TIMEOUT:
                 self._timeouts[penalty.seat] += 1
             elif penalty.code in ILLEGAL_CODES:
                 self._illegal[penalty.seat] += 1
             # `strikes` is the seat's running total in the match, as the referee counts it.
             self._strikes[penalty.seat] = max(self._strikes[penalty.seat], penalty.strikes)
+            return
+        body = event.body
+        if isinstance(body, ContractSetRecord):
+            if body.soloist is not None and not body.passed_out:
+                self._bid_deals.add(event.deal)
+        elif isinstance(body, DealEndedRecord):
+            self.deals_ended += 1
+            soloist = body.soloist
+            if soloist is not None and event.deal in self._bid_deals and self._seat(soloist):
+                self._bid[soloist] += 1
+                self._made[soloist] += int(bool(body.made))
 
     def seats(self, strikes: Sequence[int] = ()) -> tuple[SeatTally, ...]:
         """The counts by seat; ``strikes`` (the summary's, when it has them) overrides ours."""

@@ -53,7 +53,7 @@ if str(ROOT) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from arena.matchlog import read_log  # noqa: E402
+from arena.logreader import read_log  # noqa: E402
 from tests.faults.fleet import (  # noqa: E402
     CONTROL,
     DEALS,
@@ -245,14 +245,13 @@ def deal_books(suite: Suite) -> dict[str, DealBook]:
         rows = db.execute("SELECT match_id, log_path FROM matches").fetchall()
     for match_id, log_path in rows:
         text = Path(log_path).read_text(encoding="utf-8") if Path(log_path).exists() else ""
-        records = read_log(text) if text else []
-        header = next((r for r in records if r["type"] == "header"), None)
-        footer = next((r for r in records if r["type"] == "footer"), None)
-        seed = footer.get("seed") if footer is not None else None
+        log = read_log(text, str(log_path)) if text else None
+        footer = log.footer if log is not None else None
+        seed = footer.seed if footer is not None else None
         if seed is None and match_id in seeds:
             seed = seeds[match_id][0]
-        if header is not None and seed is not None:
-            books[match_id] = DealBook.build(int(seed), int(header["deals"]), text)
+        if log is not None and seed is not None:
+            books[match_id] = DealBook.build(seed, log.header.deals, text)
         elif match_id in seeds:
             books[match_id] = DealBook.build(*seeds[match_id], None)
     return books

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from services import data_folder
 
-if TYPE_CHECKING:  # the arena and the stubs load inside the calls: `brandeln --help` stays fast
+if TYPE_CHECKING:  # the arena and the ladder load inside the calls: `brandeln --help` stays fast
     from arena.store import MatchRecord, RefereeStore
-    from brandeln.v1 import admin_pb2
     from ladder.admin_client import AdminClient
+    from ladder.referee_records import RefereeMatch
 
 T = TypeVar("T")
 
@@ -215,7 +215,7 @@ def _store_errors() -> Iterator[None]:
         raise SourceError(str(error)) from None
 
 
-async def get_match(admin: AdminClient, id_or_prefix: str) -> admin_pb2.GetMatchResponse:
+async def get_match(admin: AdminClient, id_or_prefix: str) -> tuple[RefereeMatch, str]:
     """The match ``id_or_prefix`` names at a referee (its id, or a unique prefix of one): its
     summary and log. A prefix several matches start with raises :class:`SourceError` naming
     them; none, the referee's own ``RefereeNotFoundError``."""
@@ -234,10 +234,25 @@ async def get_match(admin: AdminClient, id_or_prefix: str) -> admin_pb2.GetMatch
         return await admin.get_match(found)
 
 
-def _record_of(summary: admin_pb2.MatchSummary) -> MatchRecord:
-    from arena.summaries import record_of  # noqa: PLC0415 - keep --help fast
+def record_of(match: RefereeMatch) -> MatchRecord:
+    """A referee's match as an index row (no log path: it was read from afar)."""
+    from arena.store import MatchRecord  # noqa: PLC0415 - keep --help fast
 
-    return record_of(summary)
+    return MatchRecord(
+        match_id=match.match_id,
+        ruleset=match.ruleset,
+        bot_ids=match.bot_ids,
+        bot_names=match.bot_names,
+        balances=match.balances,
+        ranks=match.ranks,
+        forfeited=match.forfeited,
+        strikes=match.strikes,
+        status=match.status,
+        deals_played=match.deals_played,
+        started_at=match.started_at,
+        ended_at=match.ended_at,
+        log_path="",
+    )
 
 
 class RemoteSource:
@@ -288,12 +303,12 @@ class RemoteSource:
 
     def matches(self, bot_id: str, limit: int) -> list[MatchRecord]:
         listed = self._call(lambda admin: admin.list_matches(bot_id=bot_id, limit=limit))
-        return [_record_of(m) for m in listed]
+        return [record_of(m) for m in listed]
 
     def match(self, match_id: str) -> tuple[MatchRecord, str]:
         """The match ``match_id`` names (an id or a unique prefix) and its log."""
-        reply = self._call(lambda admin: get_match(admin, match_id))
-        return _record_of(reply.summary), reply.log_jsonl
+        match, log = self._call(lambda admin: get_match(admin, match_id))
+        return record_of(match), log
 
     def log_name(self, record: MatchRecord) -> str:
         """How errors name the log of ``record``: the referee and its file there."""

@@ -44,6 +44,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "web",
             "cluster",
             "services",
+            "protocol",
             "ray",
         }
     ),
@@ -61,6 +62,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "web",
             "cluster",
             "services",
+            "protocol",
         }
     ),
     "arena": frozenset(
@@ -99,7 +101,37 @@ FORBIDDEN: dict[str, frozenset[str]] = {
         {"arena", "ladder", "brandeln_cli", "bench", "web", "cluster", "services"}
     ),
     "brandeln": frozenset(
-        {"engine", "arena", "ladder", "brandeln_cli", "sample_bots", "bench", "web", "services"}
+        {
+            "engine",
+            "arena",
+            "ladder",
+            "brandeln_cli",
+            "sample_bots",
+            "bench",
+            "web",
+            "services",
+            "protocol",
+        }
+    ),
+    # The public contract's values both sides of the wire share (statuses, event records, the
+    # reading of a streamed event): the engine's values and the stubs, nothing else of ours,
+    # so the arena and the ladder may both import it without importing each other.
+    "protocol": frozenset(
+        {
+            "arena",
+            "ladder",
+            "datastore",
+            "brandeln_cli",
+            "sample_bots",
+            "bench",
+            "web",
+            "cluster",
+            "services",
+            "grpc",
+            "typer",
+            "rich",
+            "ray",
+        }
     ),
     # What the CLI and the web front both compose: below them, it never imports either (nor the
     # benchmarks or the cluster executor), and it prints nothing, so no typer, no rich.
@@ -200,6 +232,7 @@ PACKAGES = (
     "web",
     "cluster",
     "services",
+    "protocol",
 )
 
 

@@ -15,15 +15,19 @@ with vendored libraries):
 - ``/bots/BOT_ID``: its seasons, matches, chips as soloist and defender, contracts, latency;
 - ``/matches/MATCH_ID``: seats, result, one row per deal (and the replay, where plugged in).
 
-Each request opens the stores in the thread that serves it (:func:`web.data.open_stores`).
-What a request asks for is checked first (:mod:`web.inputs`: a bad ``?page=`` is a 400, an
-id of no form the referee gives a 404), and every request passes :mod:`web.guard` (a 414 for
-an overlong address, the security headers on every response).
+The app owns its stores (:class:`web.stores.AppStores`): each request takes them in the thread
+that serves it, and the app's lifespan closes what stays open (a PostgreSQL database) when it
+shuts down, so a server (``brandeln web`` runs uvicorn with the lifespan on) or a test client
+leaves no engine or connection behind. What a request asks for is checked first
+(:mod:`web.inputs`: a bad ``?page=`` is a 400, an id of no form the referee gives a 404, a
+match id prefix several matches start with a 400), and every request passes :mod:`web.guard`
+(a 414 for an overlong address, the security headers on every response).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from http import HTTPStatus
 from typing import Any, Final
 
@@ -37,11 +41,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from arena.logrecords import MatchStatus
-from web import data, inputs
+from web import bots, inputs, listing, matches, seasons
+from web.bot_figures import FiguresCache
 from web.data import BadRequestError, DataError, NotFoundError, StorageLocation
 from web.guard import Guard
 from web.live import RefereeLiveSource, live_routes
 from web.replay_model import match_model
+from web.stores import AppStores
 from web.stream_cap import MAX_STREAMS, StreamSlots
 from web.templating import STATIC_DIR, environment
 
@@ -53,11 +59,14 @@ Handler = Callable[[Request], Response]
 
 
 class _Pages:
-    """The page handlers, sharing the storage location and the templates."""
+    """The page handlers, sharing the app's stores, the figures read from logs, and the
+    templates."""
 
-    def __init__(self, location: StorageLocation, referee: data.RefereeLink | None) -> None:
-        self.location = location
+    def __init__(self, stores: AppStores, referee: matches.RefereeLink | None) -> None:
+        self.stores = stores
+        self.location = stores.location
         self.referee = referee
+        self.figures = FiguresCache()
         self.templates = Jinja2Templates(env=environment())
 
     def render(
@@ -78,20 +87,22 @@ class _Pages:
 
     def index(self, request: Request) -> Response:
         page = inputs.page_number(request.query_params)
-        with data.open_stores(self.location) as stores:
-            seasons = data.seasons(stores)
-            matches, paging = data.recent_matches(stores, page)
+        with self.stores.open() as stores:
+            season_rows = seasons.seasons(stores)
+            match_rows, paging = listing.recent_matches(stores, page)
         return self.render(
-            request, "index.html", {"seasons": seasons, "matches": matches, "paging": paging}
+            request,
+            "index.html",
+            {"seasons": season_rows, "matches": match_rows, "paging": paging},
         )
 
     def season(self, request: Request) -> Response:
         name = inputs.season_name(request.path_params["name"])
         page = inputs.page_number(request.query_params)
-        with data.open_stores(self.location) as stores:
-            info = data.season_info(stores, name)
-            blocks, paging = data.schedule(stores, name, page)
-            links = data.bot_links(stores, name)
+        with self.stores.open() as stores:
+            info = seasons.season_info(stores, name)
+            blocks, paging = seasons.schedule(stores, name, page)
+            links = seasons.bot_links(stores, name)
         return self.render(
             request,
             "season.html",
@@ -108,11 +119,11 @@ class _Pages:
         name = inputs.season_name(request.path_params["name"])
         side_a = inputs.single(request.query_params, "a") or ""
         side_b = inputs.single(request.query_params, "b") or ""
-        with data.open_stores(self.location) as stores:
-            info = data.season_info(stores, name)
-            rows = data.leaderboard(stores, name)
-            links = data.bot_links(stores, name)
-            versus = data.versus(stores, name, [row.bot for row in rows], side_a, side_b)
+        with self.stores.open() as stores:
+            info = seasons.season_info(stores, name)
+            rows = seasons.leaderboard(stores, name)
+            links = seasons.bot_links(stores, name)
+            versus = seasons.versus(stores, name, [row.bot for row in rows], side_a, side_b)
         return self.render(
             request,
             "leaderboard.html",
@@ -122,40 +133,40 @@ class _Pages:
 
     def ratings(self, request: Request) -> Response:
         name = inputs.season_name(request.path_params["name"])
-        with data.open_stores(self.location) as stores:
-            info = data.season_info(stores, name)
-            series = data.rating_series(stores, name)
-            links = data.bot_links(stores, name)
+        with self.stores.open() as stores:
+            info = seasons.season_info(stores, name)
+            series = seasons.rating_series(stores, name)
+            links = seasons.bot_links(stores, name)
         return self.render(
             request,
             "ratings.html",
-            {"season": info, "chart": data.chart_data(series), "links": links},
+            {"season": info, "chart": seasons.chart_data(series), "links": links},
         )
 
     def bot(self, request: Request) -> Response:
         bot_id = inputs.bot_id(request.path_params["bot_id"])
         page = inputs.page_number(request.query_params)
-        with data.open_stores(self.location) as stores:
-            view = data.bot_view(stores, bot_id, page)
-            series = data.bot_rating_series(stores, view.seasons)
+        with self.stores.open() as stores:
+            view = bots.bot_view(stores, bot_id, page, self.figures)
+            series = bots.bot_rating_series(stores, view.seasons)
         return self.render(
             request,
             "bot.html",
             {
                 "bot": view,
-                "chart": data.chart_data(series),
-                "stats_matches": data.BOT_STATS_MATCHES,
+                "chart": seasons.chart_data(series),
+                "stats_matches": bots.BOT_STATS_MATCHES,
             },
         )
 
     def match(self, request: Request) -> Response:
         match_id = inputs.match_id(request.path_params["match_id"])
-        with data.open_stores(self.location) as stores:
-            view = data.match_view(stores, match_id, self.referee)
+        with self.stores.open() as stores:
+            view = matches.match_view(stores, match_id, self.referee)
         # The replay steps through the deals the log holds (a running match: those that have
-        # ended, web.data.finished_deals); the live table follows a running match when the app
-        # watches a referee.
-        replay = match_model(view.records) if view.records else None
+        # ended, web.match_logs.finished_deals); the live table follows a running match when
+        # the app watches a referee.
+        replay = match_model(view.log) if view.log is not None else None
         live = self.referee is not None and view.record.status is MatchStatus.RUNNING
         return self.render(request, "match.html", {"match": view, "replay": replay, "live": live})
 
@@ -200,12 +211,23 @@ def create_app(
     a match the local stores do not hold, and the pages that watch it (``extra_routes``, e.g.
     the live table's) are mounted beside the pages. ``max_streams``: the live tables' event
     streams open at once (:mod:`web.stream_cap`).
+
+    The app's stores are ``app.state.stores``; its lifespan closes them (run it: a server
+    with its lifespan on, ``with TestClient(app)``; or call ``app.state.stores.close()``).
     """
-    data.check_location(location)
+    stores = AppStores(location)
     if referee is not None and not admin_token:
         raise DataError("a referee needs its admin token")
-    link = None if referee is None or not admin_token else data.RefereeLink(referee, admin_token)
-    pages = _Pages(location, link)
+    link = None if referee is None or not admin_token else matches.RefereeLink(referee, admin_token)
+    pages = _Pages(stores, link)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            stores.close()
+
     slots = StreamSlots(max_streams)
     if referee is not None and admin_token:
         source = RefereeLiveSource(referee, admin_token)
@@ -223,6 +245,7 @@ def create_app(
     app = Starlette(
         debug=debug,
         routes=routes,
+        lifespan=lifespan,
         middleware=[Middleware(Guard)],
         exception_handlers={
             NotFoundError: pages.not_found,
@@ -232,6 +255,7 @@ def create_app(
         },
     )
     app.state.location = location
+    app.state.stores = stores
     app.state.referee = referee
     app.state.admin_token = admin_token
     app.state.stream_slots = slots

@@ -7,11 +7,9 @@ request, so a mistake that adds one shows in the browser's console instead of le
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from markupsafe import Markup
 
+from arena.logreader import MatchLog
 from web.replay_model import match_model
 from web.templating import STATIC_DIR, environment
 
@@ -26,12 +24,12 @@ def _inline(name: str, closing: str) -> Markup:
     return Markup(text)  # our own file, checked above: no bot text in it
 
 
-def export_html(records: Sequence[dict[str, Any]]) -> str:
-    """The replay page of a match from its validated log records (``arena.matchlog.read_log``)."""
+def export_html(log: MatchLog) -> str:
+    """The replay page of a match from its validated log (``arena.logreader.read_log``)."""
     assets = {
         "css": _inline("replay.css", "</style"),
         "site_css": _inline("style.css", "</style"),
         "js": _inline("replay.js", "</script"),
     }
     template = environment().get_template("replay_export.html")
-    return template.render(replay=match_model(records), replay_assets=assets)
+    return template.render(replay=match_model(log), replay_assets=assets)

@@ -4,7 +4,8 @@
 live mode) and its server-sent events ``/live/{match_id}/events``. The stream carries only
 what a spectator may know (docs/RULES.md R12.1): while a deal is live no hand, only the cards
 already played; at ``DealEnded`` the whole deal, every hand revealed, rebuilt through the
-engine (:func:`web.replay_model.deal_model`).
+engine (:func:`web.replay_model.deal_model`). The events come decoded: the protocol's records
+(:mod:`protocol.decode`) that ``AdminClient.watch_match`` yields, never a protobuf message.
 
 Each message's SSE ``id`` is the event's ``seq`` (from 1 per match, without gaps, and
 ``WatchMatch`` sends a late spectator the whole history first), so a browser that reconnects
@@ -32,14 +33,14 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from arena.codec.values import card_from_pb, suit_from_pb
-from arena.matchlog import Record
-from brandeln.v1 import cards_pb2
-from engine.actions import Bid
-from engine.cards import Card
-from engine.events import BidMade, CardPlayed, ContractSet, Event, TrickTaken, TrumpNamed
+from arena.logreader import MatchLogError, read_log
+from arena.logrecords import HeaderRecord
+from engine.cards import Card, parse_cards
 from ladder.admin_client import AdminClient
 from ladder.errors import RefereeError, RefereeNotFoundError
+from protocol.decode import LiveEvent, LivePenalty
+from protocol.events import DealEndedRecord
+from protocol.statuses import MatchStatus
 from web.inputs import ID_PATTERN
 from web.replay_model import Json, LiveDeal, deal_model, match_shell, new_match_state
 from web.stream_cap import Capped, StreamPlace, StreamSlots
@@ -53,17 +54,18 @@ KEEPALIVE: Final = ": keep-alive\n\n"  # an SSE comment: EventSource ignores it
 
 
 class LiveSource(Protocol):
-    """Where the live table reads a running match (a referee's Admin service)."""
+    """Where the live table reads a running match (a referee's Admin service), as values."""
 
-    async def header(self, match_id: str) -> Record:
+    async def header(self, match_id: str) -> HeaderRecord:
         """The match log's header; raises RefereeNotFoundError for an unknown match."""
         ...
 
-    def watch(self, match_id: str) -> AsyncGenerator[cards_pb2.GameEvent, None]:
-        """The match's public events from seq 1; RefereeNotFoundError when it is not running."""
+    def watch(self, match_id: str) -> AsyncGenerator[LiveEvent, None]:
+        """The match's public events from seq 1, read off the wire
+        (``AdminClient.watch_match``); RefereeNotFoundError when it is not running."""
         ...
 
-    async def status(self, match_id: str) -> tuple[str, list[int]]:
+    async def status(self, match_id: str) -> tuple[MatchStatus, list[int]]:
         """The match's status and balances (once it ended)."""
         ...
 
@@ -79,85 +81,63 @@ class RefereeLiveSource:
     def _client(self) -> AdminClient:
         return AdminClient(self.address, self.admin_token, root_certificates=self.root_certificates)
 
-    async def header(self, match_id: str) -> Record:
+    async def header(self, match_id: str) -> HeaderRecord:
         async with self._client() as admin:
-            reply = await admin.get_match(match_id)
-        first = reply.log_jsonl.split("\n", 1)[0]
-        header: Record = json.loads(first)
-        if header.get("type") != "header":
-            raise RefereeError(f"match {match_id}: its log does not start with a header")
-        return header
+            _, log_text = await admin.get_match(match_id)
+        # The header alone: the deals that follow are the stream's to tell.
+        first = log_text.split("\n", 1)[0]
+        try:
+            return read_log(first, f"referee {self.address}: {match_id}").header
+        except MatchLogError as error:
+            raise RefereeError(
+                f"match {match_id}: its log does not start with a header: {error}"
+            ) from None
 
-    async def watch(self, match_id: str) -> AsyncGenerator[cards_pb2.GameEvent, None]:
+    async def watch(self, match_id: str) -> AsyncGenerator[LiveEvent, None]:
         async with self._client() as admin:
             async for event in admin.watch_match(match_id):
                 yield event
 
-    async def status(self, match_id: str) -> tuple[str, list[int]]:
+    async def status(self, match_id: str) -> tuple[MatchStatus, list[int]]:
         async with self._client() as admin:
-            reply = await admin.get_match(match_id)
-        return reply.summary.status, list(reply.summary.balances)
-
-
-def _engine_event(event: cards_pb2.GameEvent) -> Event | None:
-    """A spectator's event as the engine's (the referee's engine derived it: winners, counts)."""
-    kind = event.WhichOneof("kind")
-    if kind == "bid_made":
-        return BidMade(event.bid_made.seat, Bid(event.bid_made.bid.contract))
-    if kind == "contract_set":
-        c = event.contract_set
-        soloist = c.soloist if c.HasField("soloist") else None
-        return ContractSet(soloist, c.contract or None, c.passed_out)
-    if kind == "trump_named":
-        return TrumpNamed(suit_from_pb(event.trump_named.suit))
-    if kind == "card_played":
-        return CardPlayed(event.card_played.seat, card_from_pb(event.card_played.card))
-    if kind == "trick_taken":
-        t = event.trick_taken
-        cards = tuple(card_from_pb(card) for card in t.cards)
-        return TrickTaken(t.trick_number, t.leader, cards, t.winner)
-    return None
+            match, _ = await admin.get_match(match_id)
+        return match.status, list(match.balances)
 
 
 class LiveMatch:
     """A running match folded from its public events: one SSE message per event at most."""
 
-    def __init__(self, header: Record) -> None:
+    def __init__(self, header: HeaderRecord) -> None:
         self.match = new_match_state(header)
         self.players = self.match.ruleset.players
         self.deal: LiveDeal | None = None
 
-    def add(self, event: cards_pb2.GameEvent) -> tuple[str, Json] | None:
+    def add(self, event: LiveEvent) -> tuple[str, Json] | None:
         """The message an event gives: ``("deal", model)`` when a deal starts (its live model,
         no hand) or ends (every hand revealed), ``("step", {"deal", "step"})`` otherwise."""
-        kind = event.WhichOneof("kind")
-        if kind == "seat_penalized":
+        if isinstance(event, LivePenalty):
             return None
-        number = event.deal_number or self.match.deal_number + 1
+        number = event.deal or self.match.deal_number + 1
         starting = self.deal is None or self.deal.number != number
         if starting:
             self.deal = LiveDeal(self.match, number)
         deal = self.deal
         assert deal is not None
-        if kind == "deal_ended":
-            return "deal", self._ended(deal, event.deal_ended)
-        engine_event = _engine_event(event)
-        step = None if engine_event is None else deal.add(engine_event)
+        if isinstance(event.body, DealEndedRecord):
+            return "deal", self._ended(deal, event.body)
+        step = deal.add(event.body)
         if starting:
             return "deal", deal.model()
         if step is None:
             return None
         return "step", {"deal": number, "step": step}
 
-    def _ended(self, deal: LiveDeal, ended: cards_pb2.DealEnded) -> Json:
+    def _ended(self, deal: LiveDeal, ended: DealEndedRecord) -> Json:
+        # Read off the wire, the hands are by seat, the blind (three-player) after them.
+        dealt = [parse_cards(hand) for hand in ended.hands]
         hands: list[list[Card]] = [[] for _ in range(self.players)]
-        blind: list[Card] = []
-        for hand in ended.hands:
-            cards = [card_from_pb(card) for card in hand.cards]
-            if hand.seat < self.players:
-                hands[hand.seat] = cards
-            else:
-                blind = cards
+        hands[: len(dealt)] = dealt[: self.players]
+        blind = dealt[self.players] if len(dealt) > self.players else []
         model, self.match = deal_model(self.match, deal.number, hands, blind, deal.actions)
         self.deal = None
         return model
@@ -170,12 +150,12 @@ def sse_message(name: str, data: Any, event_id: int | None = None) -> str:
 
 
 async def _with_keepalive(
-    events: AsyncGenerator[cards_pb2.GameEvent, None], every_s: float, gone: asyncio.Event
-) -> AsyncGenerator[cards_pb2.GameEvent | None, None]:
+    events: AsyncGenerator[LiveEvent, None], every_s: float, gone: asyncio.Event
+) -> AsyncGenerator[LiveEvent | None, None]:
     """``events``, with a None after each ``every_s`` without one, until they end or ``gone``
     is set. The pending read is kept across a silence (cancelling it would end the stream),
     and closing this closes ``events`` (the WatchMatch call with it)."""
-    pending: asyncio.Future[cards_pb2.GameEvent] | None = None
+    pending: asyncio.Future[LiveEvent] | None = None
     stop: asyncio.Future[Any] = asyncio.ensure_future(gone.wait())
     try:
         while True:
@@ -287,7 +267,7 @@ def live_routes(
         return HTMLResponse(html)
 
     async def stream(
-        match_id: str, header: Record, after: int, gone: asyncio.Event, place: StreamPlace
+        match_id: str, header: HeaderRecord, after: int, gone: asyncio.Event, place: StreamPlace
     ) -> AsyncGenerator[str, None]:
         yield f"retry: {RETRY_MS}\n\n"
         live = LiveMatch(header)
@@ -308,7 +288,7 @@ def live_routes(
         status, balances = await source.status(match_id)
         # Free before the last message: a browser that has read it can open the next stream.
         place.give_back()
-        yield sse_message("end", {"status": status, "balances": balances})
+        yield sse_message("end", {"status": status.value, "balances": balances})
 
     async def events(request: Request, place: StreamPlace) -> Response:
         match_id = request.path_params["match_id"]

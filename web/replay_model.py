@@ -1,8 +1,10 @@
 """A match log as a JSON-able model of each deal, for the replay in the browser.
 
-Every deal is replayed through the engine from its recorded hands and decisions (the log's
-layout: :mod:`arena.matchlog`), so nothing the replay shows is re-derived here: bids, the
-contract, the trump, trick winners, trick counts and payments are the engine's events.
+Every deal is replayed through the engine from its recorded hands and decisions (the log as
+:func:`arena.logreader.read_log` reads it), so nothing the replay shows is re-derived here:
+bids, the contract, the trump, trick winners, trick counts and payments are the engine's
+events. A step is described once, from the protocol's record of its event
+(:func:`step_of_event`), whether the engine replayed it or a spectator's stream told it.
 
 The model of a match::
 
@@ -11,7 +13,7 @@ The model of a match::
      "balances" (the footer's, or None), "deals": [DEAL, ...]}
 
 (the live table adds ``"live": {"events": URL}``, web/live.py). A page shows it with
-``{% include "_replay.html" %}`` and ``replay=match_model(records)`` in the context.
+``{% include "_replay.html" %}`` and ``replay=match_model(log)`` in the context.
 
 and of a deal (``hands`` are the dealt hands in display order, ``None`` while a live deal
 keeps them hidden)::
@@ -30,22 +32,33 @@ running trick counts) and ``settlement``. The browser folds the steps up to the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypeAlias
 
-from arena.matchlog import Record, iter_deals
-from engine.actions import Action, NameTrump, PlayCard, parse_action
-from engine.cards import Card, Suit, parse_cards
+from arena.logreader import MatchLog
+from arena.logrecords import DecisionRecord, HeaderRecord
+from engine.actions import Action, Bid, NameTrump, PlayCard, parse_action
+from engine.cards import Card, Suit, parse_card, parse_cards
 from engine.dealing import fixed_deal
 from engine.errors import EngineError
-from engine.events import BidMade, CardPlayed, ContractSet, DealEnded, Event, TrickTaken, TrumpNamed
+from engine.events import BidMade, CardPlayed, DealEnded, TrickTaken, TrumpNamed
 from engine.match import MatchState
 from engine.play_analysis import PlayAnalysis, SeatPlay, analyse_play
-from engine.rulesets import Ruleset, find_ruleset
+from engine.rulesets import Ruleset
 from engine.seats import forehand_of
 from engine.state import DealState
 from engine.trick_rules import canonical_cards
+from protocol.events import (
+    BidMadeRecord,
+    CardPlayedRecord,
+    ContractSetRecord,
+    EventBody,
+    EventRecord,
+    TrickTakenRecord,
+    TrumpNamedRecord,
+)
+from protocol.statuses import SeatOutcome
 
 __all__ = [
     "Json",
@@ -57,6 +70,8 @@ __all__ = [
 ]
 
 Json = dict[str, Any]
+# A decision to replay: its seat (None: whoever is to act), its action and how it was made.
+Decided: TypeAlias = tuple[int | None, Action, SeatOutcome]
 
 
 def display_order(cards: Iterable[Card], trump: Suit | None, ruleset: Ruleset) -> list[str]:
@@ -68,28 +83,29 @@ def display_order(cards: Iterable[Card], trump: Suit | None, ruleset: Ruleset) -
     return [card for suit in by_suit.values() for card in reversed(suit)]
 
 
-def step_of_event(event: Event, tricks_won: Sequence[int]) -> Json | None:
-    """The step a public event shows (None for an event the viewer does not step through).
+def step_of_event(event: EventBody, tricks_won: Sequence[int]) -> Json | None:
+    """The step a public event shows (None for an event the viewer does not step through):
+    the protocol's record of it, as a log or a spectator's stream gives it.
 
     ``tricks_won`` are the counts once the event happened (shown with a trick won).
     """
-    if isinstance(event, BidMade):
-        return {"kind": "bid", "seat": event.seat, "bid": event.bid.contract}
-    if isinstance(event, ContractSet):
+    if isinstance(event, BidMadeRecord):
+        return {"kind": "bid", "seat": event.seat, "bid": event.bid}
+    if isinstance(event, ContractSetRecord):
         return {
             "kind": "contract",
             "soloist": event.soloist,
             "contract": event.contract,
             "passed_out": event.passed_out,
         }
-    if isinstance(event, TrumpNamed):
-        return {"kind": "trump", "suit": event.suit.letter}
-    if isinstance(event, CardPlayed):
-        return {"kind": "card", "seat": event.seat, "card": str(event.card)}
-    if isinstance(event, TrickTaken):
+    if isinstance(event, TrumpNamedRecord):
+        return {"kind": "trump", "suit": event.suit}
+    if isinstance(event, CardPlayedRecord):
+        return {"kind": "card", "seat": event.seat, "card": event.card}
+    if isinstance(event, TrickTakenRecord):
         return {
             "kind": "trick",
-            "number": event.trick_number,
+            "number": event.trick,
             "leader": event.leader,
             "winner": event.winner,
             "tricks_won": list(tricks_won),
@@ -124,14 +140,15 @@ def deal_model(
     number: int,
     hands: Sequence[Sequence[Card]],
     blind: Sequence[Card],
-    actions: Iterable[tuple[int | None, Action, str]],
+    actions: Iterable[Decided],
 ) -> tuple[Json, MatchState]:
     """Replay one deal through the engine: its model, and the match after it.
 
-    ``actions`` are ``(seat, action, status)`` in order (``status`` is the decision's, "ok" or
-    e.g. "timeout", shown beside the step; ``seat`` None: whoever is to act, as for a trump
-    named in a spectator's stream, which does not say by whom). The deal stops at the first
-    action the engine refuses (a damaged log): its model then says ``complete: false``.
+    ``actions`` are ``(seat, action, outcome)`` in order (``outcome`` is the decision's: any
+    but ``ok``, e.g. ``timeout``, is shown beside the step; ``seat`` None: whoever is to act,
+    as for a trump named in a spectator's stream, which does not say by whom). The deal stops
+    at the first action the engine refuses (a damaged log): its model then says
+    ``complete: false``.
     """
     ruleset = match.ruleset
     players = ruleset.players
@@ -157,10 +174,12 @@ def deal_model(
                 settlement = _settlement(event, match)
                 steps.append({"kind": "settlement", **settlement})
                 continue
-            step = step_of_event(event, state.tricks_won)
+            # The step as the log and the live stream record the event: one description.
+            step = step_of_event(EventRecord.of(event, 0, number).body, state.tricks_won)
             if step is not None:
-                if status != "ok" and isinstance(event, BidMade | TrumpNamed | CardPlayed):
-                    step["status"] = status
+                acted = isinstance(event, BidMade | TrumpNamed | CardPlayed)
+                if status is not SeatOutcome.OK and acted:
+                    step["status"] = status.value
                 steps.append(step)
     makes_at_start = None
     card_play: list[Json] | None = None
@@ -228,35 +247,36 @@ def _mark_double_dummy(steps: list[Json], analysis: PlayAnalysis) -> bool | None
     return analysis.makes_at_start
 
 
-def _decision_actions(decisions: Sequence[Record]) -> list[tuple[int | None, Action, str]]:
-    actions: list[tuple[int | None, Action, str]] = []
+def _decision_actions(decisions: Sequence[DecisionRecord]) -> list[Decided]:
+    """The decisions to replay, up to the first whose action does not parse (a damaged log)."""
+    actions: list[Decided] = []
     for decision in decisions:
         try:
-            action = parse_action(str(decision["action"]))
+            action = parse_action(decision.action)
         except EngineError:
             break
-        actions.append((int(decision["seat"]), action, str(decision.get("status", "ok"))))
+        actions.append((decision.seat, action, decision.outcome))
     return actions
 
 
-def match_shell(header: Mapping[str, Any]) -> Json:
+def match_shell(header: HeaderRecord) -> Json:
     """The match's model without deals: what the log's header says (a live table starts so)."""
-    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
+    ruleset = header.ruleset()
     return {
-        "match_id": str(header["match_id"]),
+        "match_id": header.match_id,
         "ruleset": ruleset.id,
         "players": ruleset.players,
         "hand_size": ruleset.hand_size,
         "blind": ruleset.blind,
-        "deals_total": int(header["deals"]),
+        "deals_total": header.deals,
         "status": "running",
         "seats": [
             {
-                "seat": int(seat["seat"]),
-                "name": str(seat.get("bot_name") or seat.get("hello_name") or ""),
-                "version": str(seat.get("bot_version") or ""),
+                "seat": seat.seat,
+                "name": seat.bot_name or seat.hello_name or "",
+                "version": seat.bot_version or "",
             }
-            for seat in header["seats"]
+            for seat in header.seats
         ],
         "balances": None,
         "deals": [],
@@ -264,24 +284,23 @@ def match_shell(header: Mapping[str, Any]) -> Json:
     }
 
 
-def new_match_state(header: Mapping[str, Any]) -> MatchState:
-    ruleset = find_ruleset(str(header["ruleset"]), header.get("options") or {})
-    return MatchState.new(ruleset, int(header["deals"]), int(header.get("first_dealer", 0)))
+def new_match_state(header: HeaderRecord) -> MatchState:
+    return MatchState.new(header.ruleset(), header.deals, header.first_dealer)
 
 
-def match_model(records: Sequence[Record]) -> Json:
-    """The model of a whole match from its validated log records (``arena.matchlog.read_log``)."""
-    header = records[0]
-    model = match_shell(header)
-    match = new_match_state(header)
-    for deal, decisions in iter_deals(records):
+def match_model(log: MatchLog) -> Json:
+    """The model of a whole match from its validated log (``arena.logreader.read_log``)."""
+    model = match_shell(log.header)
+    match = new_match_state(log.header)
+    for logged in log.deals():
         if match.is_over:
             break
+        deal = logged.record
         try:
-            hands = [parse_cards(text) for text in deal["hands"]]
-            blind = parse_cards(deal.get("blind") or "")
+            hands = [parse_cards(text) for text in deal.hands]
+            blind = parse_cards(deal.blind)
             built, match = deal_model(
-                match, int(deal["deal_number"]), hands, blind, _decision_actions(decisions)
+                match, deal.deal_number, hands, blind, _decision_actions(logged.decisions)
             )
         except (EngineError, ValueError):
             break  # a deal the engine cannot deal or record: the replay stops before it
@@ -289,18 +308,18 @@ def match_model(records: Sequence[Record]) -> Json:
         if not built["complete"]:
             break
     model["card_play"] = match_card_play(model["deals"], model["players"])
-    footer = records[-1] if records[-1]["type"] == "footer" else None
-    if footer is not None:
-        model["status"] = str(footer["status"])
-        model["balances"] = list(footer["balances"])
+    if log.footer is not None:
+        model["status"] = log.footer.status.value
+        model["balances"] = list(log.footer.balances)
     return model
 
 
 class LiveDeal:
     """A deal being played, seen as a spectator sees it: public events only, no hand.
 
-    Fed the public events in order (:meth:`add`); its :meth:`model` has ``hands: None`` and
-    the steps so far. At ``DealEnded`` the caller replaces it with the full :func:`deal_model`
+    Fed the public events in order (:meth:`add`: the protocol's records, as
+    ``AdminClient.watch_match`` gives them); its :meth:`model` has ``hands: None`` and the
+    steps so far. At ``DealEnded`` the caller replaces it with the full :func:`deal_model`
     built from the revealed hands and the actions collected here (:attr:`actions`).
     """
 
@@ -309,22 +328,25 @@ class LiveDeal:
         self.number = number
         self.dealer = match.dealer_of_next_deal
         self.steps: list[Json] = [{"kind": "deal"}]
-        self.actions: list[tuple[int | None, Action, str]] = []
+        self.actions: list[Decided] = []
         self.tricks_won = [0] * match.ruleset.players
 
-    def add(self, event: Event) -> Json | None:
-        """Record a public event; returns the step it shows, if any."""
-        if isinstance(event, TrickTaken):
+    def add(self, event: EventBody) -> Json | None:
+        """Record a public event; returns the step it shows, if any (the records of a stream
+        hold cards and suits the engine reads: ``protocol.decode`` checked them)."""
+        if isinstance(event, TrickTakenRecord):
             self.tricks_won[event.winner] += 1
         step = step_of_event(event, self.tricks_won)
         if step is not None:
             self.steps.append(step)
-        if isinstance(event, BidMade):
-            self.actions.append((event.seat, event.bid, "ok"))
-        elif isinstance(event, CardPlayed):
-            self.actions.append((event.seat, PlayCard(event.card), "ok"))
-        elif isinstance(event, TrumpNamed):
-            self.actions.append((None, NameTrump(event.suit), "ok"))  # the soloist names it
+        ok = SeatOutcome.OK  # a spectator is told what was played, not how it was decided
+        if isinstance(event, BidMadeRecord):
+            self.actions.append((event.seat, Bid(event.bid), ok))
+        elif isinstance(event, CardPlayedRecord):
+            self.actions.append((event.seat, PlayCard(parse_card(event.card)), ok))
+        elif isinstance(event, TrumpNamedRecord):
+            # The soloist names it: the stream does not say whose turn it was.
+            self.actions.append((None, NameTrump(Suit.parse(event.suit)), ok))
         return step
 
     def model(self) -> Json:

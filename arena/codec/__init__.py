@@ -10,7 +10,7 @@ a missing oneof raises :class:`CodecError` with a reason fit to send back in an
 - :mod:`arena.codec.snapshots`: events, views and decision requests (the hot path).
 - :mod:`arena.codec.wire`: the hot path's messages written as bytes by hand.
 - :mod:`arena.codec.messages`: the match-level messages a table sends, ``ActionRejected``.
-- :mod:`arena.codec.requests`: a RunMatchRequest validated into a MatchSpec.
+- :mod:`arena.codec.requests`: a Hello and a RunMatchRequest as the referee's orders.
 
 The protocol's enums start at 1 (0 is ``*_UNSPECIFIED``); the engine's start at 0.
 """
@@ -26,14 +26,13 @@ from arena.codec.messages import (
     RefereeMessage,
     Rejection,
     deal_started,
-    fixed_deal_from_pb,
     match_ended,
     match_started,
     match_summary,
     rejected,
     seat_penalized,
 )
-from arena.codec.requests import match_spec_from_request
+from arena.codec.requests import hello_from_pb, match_order_from_pb
 from arena.codec.snapshots import (
     deal_started_bytes,
     decision_request,
@@ -82,10 +81,10 @@ __all__ = [
     "event_kind",
     "event_message_bytes",
     "event_to_pb",
-    "fixed_deal_from_pb",
     "hands_to_pb",
+    "hello_from_pb",
     "match_ended",
-    "match_spec_from_request",
+    "match_order_from_pb",
     "match_started",
     "match_summary",
     "phase_to_pb",

@@ -9,14 +9,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from arena.codec.values import card_from_pb, cards_to_pb, ruleset_to_pb
+from arena.codec.values import cards_to_pb, ruleset_to_pb
 from arena.latency import SeatLatency
-from arena.logrecords import MatchStatus, Penalty
 from arena.timecontrol import TimeControlSettings
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
-from engine.dealing import Deal, fixed_deal
+from engine.dealing import Deal
 from engine.rulesets import Ruleset
 from engine.seats import forehand_of
+from protocol.events import Penalty
+from protocol.statuses import MatchStatus, match_status_to_pb, seat_outcome_to_pb
 
 __all__ = [
     "BotMessage",
@@ -27,7 +28,6 @@ __all__ = [
     "RefereeMessage",
     "Rejection",
     "deal_started",
-    "fixed_deal_from_pb",
     "match_ended",
     "match_started",
     "match_summary",
@@ -103,8 +103,9 @@ def seat_penalized(seq: int, penalty: Penalty) -> cards_pb2.GameEvent:
     message = cards_pb2.GameEvent(seq=seq, deal_number=penalty.deal)
     message.seat_penalized.seat = penalty.seat
     message.seat_penalized.reason = penalty.reason
-    message.seat_penalized.code = penalty.code.value
+    message.seat_penalized.code = penalty.code.value  # the word, for clients before the enum
     message.seat_penalized.strikes = penalty.strikes
+    message.seat_penalized.outcome = seat_outcome_to_pb(penalty.code)
     return message
 
 
@@ -122,6 +123,7 @@ def match_ended(
             ranks=ranks,
             forfeited=forfeited,
             status=status.value,
+            match_status=match_status_to_pb(status),
         )
     )
 
@@ -150,7 +152,9 @@ def match_summary(
         balances=balances,
         ranks=ranks,
         forfeited=forfeited,
-        status=status.value,  # the wire keeps the strings: "running", "finished", "aborted"
+        # The word for clients before the enum ("running", "finished", "aborted"), and the enum.
+        status=status.value,
+        match_status=match_status_to_pb(status),
         deals_played=deals_played,
         started_at=started_at,
         ended_at=ended_at,
@@ -166,11 +170,3 @@ def match_summary(
             for seat in latency
         ],
     )
-
-
-def fixed_deal_from_pb(fixed: admin_pb2.FixedDeal, ruleset: Ruleset) -> Deal:
-    """A RunMatchRequest's fixed deal as an engine deal (CodecError or EngineError if bad)."""
-    by_seat = {hand.seat: [card_from_pb(c) for c in hand.cards] for hand in fixed.hands}
-    hands = [by_seat.get(seat, []) for seat in range(ruleset.players)]
-    blind = by_seat.get(ruleset.players, [])
-    return fixed_deal(ruleset, fixed.dealer, hands, blind)

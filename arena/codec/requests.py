@@ -1,84 +1,65 @@
-"""A RunMatchRequest validated into a MatchSpec (InvalidRequestError says what is wrong)."""
+"""What the servicers read off the wire, as the referee's orders (:mod:`arena.orders`): a
+``Hello``, and a ``RunMatchRequest`` (a card or a suit that does not decode is an
+:class:`InvalidRequestError` naming where it is; the rest is checked by
+:func:`arena.orders.build_spec`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from arena.codec.messages import fixed_deal_from_pb
-from arena.codec.values import CodecError, suit_from_pb
+from arena.codec.values import CodecError, card_from_pb, suit_from_pb
 from arena.errors import InvalidRequestError
-from arena.spec import MatchSpec
-from arena.timecontrol import TimeControlSettings
-from brandeln.v1 import admin_pb2
-from engine.dealing import Deal
-from engine.errors import EngineError
-from engine.permutation import SuitPermutation
-from engine.rulesets import Ruleset, find_ruleset
+from arena.orders import FixedDealOrder, HelloRequest, MatchOrder, TimeControlOrder
+from brandeln.v1 import admin_pb2, bot_pb2
+from engine.cards import Card, Suit
 
-__all__ = ["match_spec_from_request"]
+__all__ = ["hello_from_pb", "match_order_from_pb"]
 
 
-def match_spec_from_request(
-    request: admin_pb2.RunMatchRequest,
-    *,
-    match_id: str,
-    max_deals: int,
-    default_time_control: TimeControlSettings,
-    check_bot: Callable[[str], None],
-) -> MatchSpec:
-    """``check_bot`` raises InvalidRequestError for a bot id the referee does not know."""
-    try:
-        ruleset = find_ruleset(request.ruleset or "standard", dict(request.options))
-    except EngineError as error:
-        raise InvalidRequestError(str(error)) from None
-    bot_ids = tuple(request.bot_ids)
-    if len(bot_ids) != ruleset.players:
-        raise InvalidRequestError(
-            f"ruleset {ruleset.id!r} seats {ruleset.players} bots; got {len(bot_ids)}"
-        )
-    for bot_id in bot_ids:
-        check_bot(bot_id)
-    if request.first_dealer >= ruleset.players:
-        raise InvalidRequestError(f"first_dealer must be a seat 0..{ruleset.players - 1}")
-    fixed = _fixed_deals(request, ruleset)
-    deals = len(fixed) if fixed else request.deals or ruleset.default_deals
-    if deals > max_deals:
-        raise InvalidRequestError(f"deals must be at most {max_deals}")
-    permutation = SuitPermutation.identity()
-    if request.suit_permutation:
-        try:
-            permutation = SuitPermutation([suit_from_pb(s) for s in request.suit_permutation])
-        except (CodecError, ValueError) as error:
-            raise InvalidRequestError(f"suit_permutation: {error}") from None
-    default = default_time_control
-    tc = request.time_control
-    try:
-        time_control = TimeControlSettings(
-            move_ms=tc.move_ms or default.move_ms,
-            bank_ms=tc.bank_ms or default.bank_ms,
-            max_strikes=tc.max_strikes or default.max_strikes,
-            reconnect_ms=tc.reconnect_ms or default.reconnect_ms,
-        )
-    except ValueError as error:
-        raise InvalidRequestError(str(error)) from None
-    return MatchSpec(
-        match_id=match_id,
-        ruleset=ruleset,
-        bot_ids=bot_ids,
-        deals=deals,
-        seed=request.seed,
-        first_dealer=fixed[0].dealer if fixed else request.first_dealer,
-        fixed_deals=tuple(fixed),
-        permutation=permutation,
-        time_control=time_control,
+def hello_from_pb(hello: bot_pb2.Hello) -> HelloRequest:
+    """A Hello as it was sent (the referee checks its fields against their caps)."""
+    return HelloRequest(
+        token=hello.token,
+        protocol_version=hello.protocol_version,
+        bot_name=hello.bot_name,
+        bot_version=hello.bot_version,
+        rulesets=tuple(hello.rulesets),
+        resume_match_id=hello.resume_match_id,
+        snapshot_only=hello.snapshot_only,
     )
 
 
-def _fixed_deals(request: admin_pb2.RunMatchRequest, ruleset: Ruleset) -> list[Deal]:
-    deals = []
-    for number, fixed in enumerate(request.fixed_deals, start=1):
-        try:
-            deals.append(fixed_deal_from_pb(fixed, ruleset))
-        except (EngineError, CodecError) as error:
-            raise InvalidRequestError(f"fixed deal {number}: {error}") from None
-    return deals
+def match_order_from_pb(request: admin_pb2.RunMatchRequest) -> MatchOrder:
+    """A RunMatchRequest as the referee's order (InvalidRequestError for a card or a suit that
+    is not one)."""
+    tc = request.time_control
+    return MatchOrder(
+        bot_ids=tuple(request.bot_ids),
+        ruleset=request.ruleset or "standard",
+        options=dict(request.options),
+        deals=request.deals,
+        seed=request.seed,
+        first_dealer=request.first_dealer,
+        fixed_deals=tuple(
+            _fixed_deal(fixed, number) for number, fixed in enumerate(request.fixed_deals, 1)
+        ),
+        time_control=TimeControlOrder(tc.move_ms, tc.bank_ms, tc.max_strikes, tc.reconnect_ms),
+        suit_permutation=_permutation(request),
+        seat_wait_ms=request.seat_wait_ms,
+        summary_updates=request.summary_updates,
+    )
+
+
+def _fixed_deal(fixed: admin_pb2.FixedDeal, number: int) -> FixedDealOrder:
+    try:
+        hands: dict[int, list[Card]] = {
+            hand.seat: [card_from_pb(card) for card in hand.cards] for hand in fixed.hands
+        }
+    except CodecError as error:
+        raise InvalidRequestError(f"fixed deal {number}: {error}") from None
+    return FixedDealOrder(fixed.dealer, hands)
+
+
+def _permutation(request: admin_pb2.RunMatchRequest) -> tuple[Suit, ...]:
+    try:
+        return tuple(suit_from_pb(suit) for suit in request.suit_permutation)
+    except CodecError as error:
+        raise InvalidRequestError(f"suit_permutation: {error}") from None

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from google.protobuf.descriptor import Descriptor
 
 from arena.codec import wire
+from arena.codec.identity_cache import ByIdentity
 from arena.codec.values import (
     _CARD_TEMPLATES,
     _card_templates,
@@ -58,8 +59,8 @@ def _build_bid_made(event: BidMade) -> cards_pb2.BidMade:
     return cards_pb2.BidMade(seat=event.seat, bid=cards_pb2.Bid(contract=event.bid.contract))
 
 
-_trick_to_pb = wire.ByIdentity(_build_trick)
-_bid_made_to_pb = wire.ByIdentity(_build_bid_made)
+_trick_to_pb = ByIdentity(_build_trick)
+_bid_made_to_pb = ByIdentity(_build_bid_made)
 
 
 def event_to_pb(
@@ -100,6 +101,7 @@ def event_to_pb(
             ended.trump = suit_to_pb(outcome.trump)
         ended.tricks_won.extend(outcome.tricks_won)
         ended.made = bool(outcome.made)
+        ended.passed_out = outcome.passed_out
         ended.payments.extend(outcome.payments)
         ended.balances.extend(balances)
         ended.hands.extend(hands_to_pb(event.hands, event.blind))

@@ -6,18 +6,27 @@ ones ``SerializeToString`` gives for the same message (fields in number order, p
 left out, packed repeated scalars), so a bot sees exactly the protocol's messages
 (tests/arena/test_codec.py holds both to the same bytes on random deals of every ruleset).
 
-The encoding, for the record: a field is its tag (``number << 3 | wire type``, a varint) and
-its value; a varint is 7 bits a byte, low first; a length-delimited value (a message, a
-string, a packed list) is its length as a varint, then its bytes; an ``int64`` below zero is
-its two's complement on 64 bits (ten bytes).
+The encoding's primitives are in :mod:`arena.codec.protowire`; the pieces a deal repeats are
+kept by identity (:mod:`arena.codec.identity_cache`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Sequence
 
+from arena.codec.identity_cache import ByIdentity
+from arena.codec.protowire import (
+    ENUM_OFFSET,
+    WIRE_LENGTH,
+    WIRE_VARINT,
+    length_delimited,
+    packed,
+    string,
+    tag,
+    uint,
+    varint,
+)
 from engine.actions import Action, NameTrump, PlayCard
 from engine.cards import CARDS, Card, CardSet, Suit
 from engine.events import BidMade, ContractSet, DealEnded, TrickTaken
@@ -39,168 +48,115 @@ __all__ = [
     "varint",
 ]
 
-_ENUM_OFFSET = 1  # a proto enum value is the engine's + 1 (0 is *_UNSPECIFIED)
-_WIRE_VARINT = 0
-_WIRE_LENGTH = 2
-
-
-def _encode_varint(value: int) -> bytes:
-    if value < 0:
-        value += 1 << 64  # int64: two's complement
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_SMALL = tuple(_encode_varint(n) for n in range(1 << 14))  # every one- and two-byte varint
-# Larger values recur too: a request's bank (20 s by default) is a three-byte varint that changes
-# only when a move takes more than the move time.
-_larger_varint = functools.lru_cache(maxsize=1024)(_encode_varint)
-
-
-def varint(value: int) -> bytes:
-    """``value`` as a varint (an ``int64`` below zero on ten bytes)."""
-    if 0 <= value < 16384:
-        return _SMALL[value]
-    return _larger_varint(value)
-
-
-def _tag(number: int, wire_type: int) -> bytes:
-    return varint(number << 3 | wire_type)
-
-
-def length_delimited(tag: bytes, payload: bytes) -> bytes:
-    n = len(payload)
-    return tag + (_SMALL[n] if n < 16384 else _encode_varint(n)) + payload
-
-
-def _packed(tag: bytes, values: Sequence[int]) -> bytes:
-    """A packed repeated scalar field (nothing when empty)."""
-    if not values:
-        return b""
-    small = _SMALL
-    payload = b"".join([small[v] if 0 <= v < 16384 else _encode_varint(v) for v in values])
-    return length_delimited(tag, payload)
-
-
-def _uint(tag: bytes, value: int) -> bytes:
-    """A proto3 scalar field: left out at zero."""
-    return tag + varint(value) if value else b""
-
 
 # Card { suit = 1; rank = 2 }: both set on every real card (1-based enums).
 _CARD_BYTES = tuple(
-    bytes((1 << 3, int(card.suit) + _ENUM_OFFSET, 2 << 3, int(card.rank) + _ENUM_OFFSET))
+    bytes((1 << 3, int(card.suit) + ENUM_OFFSET, 2 << 3, int(card.rank) + ENUM_OFFSET))
     for card in CARDS
 )
 
 
 def _card_fields(number: int) -> tuple[bytes, ...]:
     """Each card as a field ``number`` holding a Card, by card index."""
-    tag = _tag(number, _WIRE_LENGTH)
-    return tuple(length_delimited(tag, data) for data in _CARD_BYTES)
+    field = tag(number, WIRE_LENGTH)
+    return tuple(length_delimited(field, data) for data in _CARD_BYTES)
 
 
 # --- PlayerView -------------------------------------------------------------------------------
-_VIEW_SEAT = _tag(1, _WIRE_VARINT)
-_VIEW_DEALER = _tag(2, _WIRE_VARINT)
-_VIEW_FOREHAND = _tag(3, _WIRE_VARINT)
+_VIEW_SEAT = tag(1, WIRE_VARINT)
+_VIEW_DEALER = tag(2, WIRE_VARINT)
+_VIEW_FOREHAND = tag(3, WIRE_VARINT)
 _VIEW_HAND = _card_fields(4)
-_VIEW_AUCTION = _tag(5, _WIRE_LENGTH)
-_VIEW_SOLOIST = _tag(6, _WIRE_VARINT)
-_VIEW_CONTRACT = _tag(7, _WIRE_LENGTH)
-_VIEW_TRUMP = _tag(8, _WIRE_VARINT)
-_VIEW_TRICKS = _tag(9, _WIRE_LENGTH)
-_VIEW_LEADER = _tag(10, _WIRE_VARINT)
+_VIEW_AUCTION = tag(5, WIRE_LENGTH)
+_VIEW_SOLOIST = tag(6, WIRE_VARINT)
+_VIEW_CONTRACT = tag(7, WIRE_LENGTH)
+_VIEW_TRUMP = tag(8, WIRE_VARINT)
+_VIEW_TRICKS = tag(9, WIRE_LENGTH)
+_VIEW_LEADER = tag(10, WIRE_VARINT)
 _VIEW_CURRENT_TRICK = _card_fields(11)
-_VIEW_TRICKS_WON = _tag(12, _WIRE_LENGTH)
-_VIEW_DEAL_PAYMENTS = _tag(13, _WIRE_LENGTH)
-_VIEW_MATCH_BALANCES = _tag(14, _WIRE_LENGTH)
-_VIEW_DEAL_NUMBER = _tag(15, _WIRE_VARINT)
+_VIEW_TRICKS_WON = tag(12, WIRE_LENGTH)
+_VIEW_DEAL_PAYMENTS = tag(13, WIRE_LENGTH)
+_VIEW_MATCH_BALANCES = tag(14, WIRE_LENGTH)
+_VIEW_DEAL_NUMBER = tag(15, WIRE_VARINT)
 
 # --- events ------------------------------------------------------------------------------------
 # BidMade { seat = 1; Bid bid = 2 }, Bid { contract = 1 }
-_BID_CONTRACT = _tag(1, _WIRE_LENGTH)
-_BID_MADE_SEAT = _tag(1, _WIRE_VARINT)
-_BID_MADE_BID = _tag(2, _WIRE_LENGTH)
+_BID_CONTRACT = tag(1, WIRE_LENGTH)
+_BID_MADE_SEAT = tag(1, WIRE_VARINT)
+_BID_MADE_BID = tag(2, WIRE_LENGTH)
 # CardPlayed { seat = 1; Card card = 2 }
-_CARD_PLAYED_SEAT = _tag(1, _WIRE_VARINT)
+_CARD_PLAYED_SEAT = tag(1, WIRE_VARINT)
 _CARD_PLAYED_CARD = _card_fields(2)
 # TrickTaken { trick_number = 1; leader = 2; repeated Card cards = 3; winner = 4 }
-_TRICK_NUMBER = _tag(1, _WIRE_VARINT)
-_TRICK_LEADER = _tag(2, _WIRE_VARINT)
+_TRICK_NUMBER = tag(1, WIRE_VARINT)
+_TRICK_LEADER = tag(2, WIRE_VARINT)
 _TRICK_CARDS = _card_fields(3)
-_TRICK_WINNER = _tag(4, _WIRE_VARINT)
+_TRICK_WINNER = tag(4, WIRE_VARINT)
 # ContractSet { optional uint32 soloist = 1; string contract = 2; bool passed_out = 3 }
-_CONTRACT_SET_SOLOIST = _tag(1, _WIRE_VARINT)
-_CONTRACT_SET_CONTRACT = _tag(2, _WIRE_LENGTH)
-_CONTRACT_SET_PASSED_OUT = _tag(3, _WIRE_VARINT)
+_CONTRACT_SET_SOLOIST = tag(1, WIRE_VARINT)
+_CONTRACT_SET_CONTRACT = tag(2, WIRE_LENGTH)
+_CONTRACT_SET_PASSED_OUT = tag(3, WIRE_VARINT)
 # Hand { seat = 1; repeated Card cards = 2 }
-_HAND_SEAT = _tag(1, _WIRE_VARINT)
+_HAND_SEAT = tag(1, WIRE_VARINT)
 _HAND_CARDS = _card_fields(2)
 # DealEnded { deal_number = 1; optional soloist = 2; contract = 3; trump = 4; tricks_won = 5;
-# made = 6; payments = 7; balances = 8; repeated Hand hands = 9; int64 pool = 10 }
-_ENDED_DEAL_NUMBER = _tag(1, _WIRE_VARINT)
-_ENDED_SOLOIST = _tag(2, _WIRE_VARINT)
-_ENDED_CONTRACT = _tag(3, _WIRE_LENGTH)
-_ENDED_TRUMP = _tag(4, _WIRE_VARINT)
-_ENDED_TRICKS_WON = _tag(5, _WIRE_LENGTH)
-_ENDED_MADE = _tag(6, _WIRE_VARINT)
-_ENDED_PAYMENTS = _tag(7, _WIRE_LENGTH)
-_ENDED_BALANCES = _tag(8, _WIRE_LENGTH)
-_ENDED_HANDS = _tag(9, _WIRE_LENGTH)
-_ENDED_POOL = _tag(10, _WIRE_VARINT)
+# made = 6; payments = 7; balances = 8; repeated Hand hands = 9; int64 pool = 10;
+# bool passed_out = 11 }
+_ENDED_DEAL_NUMBER = tag(1, WIRE_VARINT)
+_ENDED_SOLOIST = tag(2, WIRE_VARINT)
+_ENDED_CONTRACT = tag(3, WIRE_LENGTH)
+_ENDED_TRUMP = tag(4, WIRE_VARINT)
+_ENDED_TRICKS_WON = tag(5, WIRE_LENGTH)
+_ENDED_MADE = tag(6, WIRE_VARINT)
+_ENDED_PAYMENTS = tag(7, WIRE_LENGTH)
+_ENDED_BALANCES = tag(8, WIRE_LENGTH)
+_ENDED_HANDS = tag(9, WIRE_LENGTH)
+_ENDED_POOL = tag(10, WIRE_VARINT)
+_ENDED_PASSED_OUT = tag(11, WIRE_VARINT)
 # GameEvent { seq = 1; oneof kind { bid_made = 2; contract_set = 3; trump_named = 4;
 # card_played = 5; trick_taken = 6; deal_ended = 7 ... }; deal_number = 9 }
-_EVENT_SEQ = _tag(1, _WIRE_VARINT)
-_EVENT_BID_MADE = _tag(2, _WIRE_LENGTH)
-_EVENT_CONTRACT_SET = _tag(3, _WIRE_LENGTH)
-_EVENT_TRUMP_NAMED = _tag(4, _WIRE_LENGTH)
-_EVENT_CARD_PLAYED = _tag(5, _WIRE_LENGTH)
-_EVENT_TRICK_TAKEN = _tag(6, _WIRE_LENGTH)
-_EVENT_DEAL_ENDED = _tag(7, _WIRE_LENGTH)
-_EVENT_DEAL_NUMBER = _tag(9, _WIRE_VARINT)
+_EVENT_SEQ = tag(1, WIRE_VARINT)
+_EVENT_BID_MADE = tag(2, WIRE_LENGTH)
+_EVENT_CONTRACT_SET = tag(3, WIRE_LENGTH)
+_EVENT_TRUMP_NAMED = tag(4, WIRE_LENGTH)
+_EVENT_CARD_PLAYED = tag(5, WIRE_LENGTH)
+_EVENT_TRICK_TAKEN = tag(6, WIRE_LENGTH)
+_EVENT_DEAL_ENDED = tag(7, WIRE_LENGTH)
+_EVENT_DEAL_NUMBER = tag(9, WIRE_VARINT)
 
 # --- DealStarted -------------------------------------------------------------------------------
 # DealStarted { deal_number = 1; dealer = 2; forehand = 3; repeated Card hand = 4 }
-_STARTED_DEAL_NUMBER = _tag(1, _WIRE_VARINT)
-_STARTED_DEALER = _tag(2, _WIRE_VARINT)
-_STARTED_FOREHAND = _tag(3, _WIRE_VARINT)
+_STARTED_DEAL_NUMBER = tag(1, WIRE_VARINT)
+_STARTED_DEALER = tag(2, WIRE_VARINT)
+_STARTED_FOREHAND = tag(3, WIRE_VARINT)
 _STARTED_HAND = _card_fields(4)
 
 # --- DecisionRequest ---------------------------------------------------------------------------
-_REQUEST_ID = _tag(1, _WIRE_VARINT)
-_REQUEST_PHASE = _tag(2, _WIRE_VARINT)
-_REQUEST_LEGAL = _tag(3, _WIRE_LENGTH)
-_REQUEST_VIEW = _tag(4, _WIRE_LENGTH)
-_REQUEST_MOVE_MS = _tag(5, _WIRE_VARINT)
-_REQUEST_BANK_MS = _tag(6, _WIRE_VARINT)
-_REQUEST_STRIKES = _tag(7, _WIRE_VARINT)
-_REQUEST_LAST_RTT_MS = _tag(8, _WIRE_VARINT)
+_REQUEST_ID = tag(1, WIRE_VARINT)
+_REQUEST_PHASE = tag(2, WIRE_VARINT)
+_REQUEST_LEGAL = tag(3, WIRE_LENGTH)
+_REQUEST_VIEW = tag(4, WIRE_LENGTH)
+_REQUEST_MOVE_MS = tag(5, WIRE_VARINT)
+_REQUEST_BANK_MS = tag(6, WIRE_VARINT)
+_REQUEST_STRIKES = tag(7, WIRE_VARINT)
+_REQUEST_LAST_RTT_MS = tag(8, WIRE_VARINT)
 # Phase: PHASE_BID = 1, PHASE_TRUMP = 2, PHASE_CARD = 3 (cards.proto)
 _PHASES = {Phase.AUCTION: 1, Phase.TRUMP: 2, Phase.PLAY: 3}
 # Choice { oneof kind { Bid bid = 1; Suit trump = 2; Card card = 3 } }, each as a legal entry
 _LEGAL_CARDS = tuple(
-    length_delimited(_REQUEST_LEGAL, length_delimited(_tag(3, _WIRE_LENGTH), data))
+    length_delimited(_REQUEST_LEGAL, length_delimited(tag(3, WIRE_LENGTH), data))
     for data in _CARD_BYTES
 )
 _LEGAL_TRUMPS = {
-    suit: length_delimited(_REQUEST_LEGAL, _tag(2, _WIRE_VARINT) + varint(int(suit) + 1))
+    suit: length_delimited(_REQUEST_LEGAL, tag(2, WIRE_VARINT) + varint(int(suit) + 1))
     for suit in Suit
 }
-
-
-def _string(tag: bytes, text: str) -> bytes:
-    return length_delimited(tag, text.encode()) if text else b""
 
 
 @functools.lru_cache(maxsize=256)
 def _legal_bid(contract: str) -> bytes:
     return length_delimited(
-        _REQUEST_LEGAL, length_delimited(_tag(1, _WIRE_LENGTH), _string(_BID_CONTRACT, contract))
+        _REQUEST_LEGAL, length_delimited(tag(1, WIRE_LENGTH), string(_BID_CONTRACT, contract))
     )
 
 
@@ -215,8 +171,8 @@ def _legal(action: Action) -> bytes:
 @functools.lru_cache(maxsize=1024)
 def _bid_made(seat: int, contract: str) -> bytes:
     """A BidMade's fields (not wrapped)."""
-    bid = _string(_BID_CONTRACT, contract)
-    return _uint(_BID_MADE_SEAT, seat) + length_delimited(_BID_MADE_BID, bid)
+    bid = string(_BID_CONTRACT, contract)
+    return uint(_BID_MADE_SEAT, seat) + length_delimited(_BID_MADE_BID, bid)
 
 
 def _trick(trick: TrickTaken) -> bytes:
@@ -224,50 +180,16 @@ def _trick(trick: TrickTaken) -> bytes:
     cards = _TRICK_CARDS
     return b"".join(
         [
-            _uint(_TRICK_NUMBER, trick.trick_number),
-            _uint(_TRICK_LEADER, trick.leader),
+            uint(_TRICK_NUMBER, trick.trick_number),
+            uint(_TRICK_LEADER, trick.leader),
             *[cards[card.index] for card in trick.cards],
-            _uint(_TRICK_WINNER, trick.winner),
+            uint(_TRICK_WINNER, trick.winner),
         ]
     )
 
 
-# The bids and tricks of a deal recur in every later snapshot as the very same (frozen) engine
-# objects, and so do the tuples that hold them (a deal's state keeps its auction, its completed
-# tricks and its tricks won until the next bid or trick, and the match its balances until the
-# deal ends): their view fields are kept, keyed by identity, which is cheaper than hashing the
-# values. Only immutable keys are kept (frozen events, tuples: a list is encoded afresh each
-# time). An entry holds its object, so an id cannot be reused while the entry lives; a cache
-# is emptied when full.
-_CACHE_LIMIT = 8192
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class ByIdentity(Generic[K, V]):
-    """``build(key)``, kept by the key's identity (see above); also the protobuf templates'
-    cache of :mod:`arena.codec.snapshots`."""
-
-    __slots__ = ("_build", "_entries", "_sequences")
-
-    def __init__(self, build: Callable[[K], V], *, sequences: bool = False) -> None:
-        self._build = build
-        self._entries: dict[int, tuple[K, V]] = {}
-        self._sequences = sequences  # keys are sequences: only tuples are kept
-
-    def __call__(self, key: K) -> V:
-        if self._sequences and type(key) is not tuple:
-            return self._build(key)
-        entry = self._entries.get(id(key))
-        if entry is not None and entry[0] is key:
-            return entry[1]
-        data = self._build(key)
-        if len(self._entries) >= _CACHE_LIMIT:
-            self._entries.clear()
-        self._entries[id(key)] = (key, data)
-        return data
-
-
+# Each view field of a deal's bids, tricks and numbers, kept by identity
+# (arena.codec.identity_cache).
 _auction_fragment: ByIdentity[BidMade, bytes] = ByIdentity(
     lambda event: length_delimited(_VIEW_AUCTION, _bid_made(event.seat, event.bid.contract))
 )
@@ -282,10 +204,10 @@ _tricks_field: ByIdentity[tuple[TrickTaken, ...], bytes] = ByIdentity(
     lambda tricks: b"".join([_trick_fragment(trick) for trick in tricks]), sequences=True
 )
 _tricks_won_field: ByIdentity[Sequence[int], bytes] = ByIdentity(
-    lambda values: _packed(_VIEW_TRICKS_WON, values), sequences=True
+    lambda values: packed(_VIEW_TRICKS_WON, values), sequences=True
 )
 _balances_field: ByIdentity[Sequence[int], bytes] = ByIdentity(
-    lambda values: _packed(_VIEW_MATCH_BALANCES, values), sequences=True
+    lambda values: packed(_VIEW_MATCH_BALANCES, values), sequences=True
 )
 
 
@@ -305,9 +227,9 @@ def deal_started(deal_number: int, dealer: int, forehand: int, hand: CardSet) ->
     """A DealStarted's bytes (not wrapped in its RefereeMessage): one seat's hand."""
     return b"".join(
         [
-            _uint(_STARTED_DEAL_NUMBER, deal_number),
-            _uint(_STARTED_DEALER, dealer),
-            _uint(_STARTED_FOREHAND, forehand),
+            uint(_STARTED_DEAL_NUMBER, deal_number),
+            uint(_STARTED_DEALER, dealer),
+            uint(_STARTED_FOREHAND, forehand),
             _cards(_STARTED_HAND, hand),
         ]
     )
@@ -318,27 +240,27 @@ def view(view: PlayerView, match_balances: Sequence[int], deal_number: int) -> b
     current = _VIEW_CURRENT_TRICK
     trump = view.trump
     parts = [
-        _uint(_VIEW_SEAT, view.seat),
-        _uint(_VIEW_DEALER, view.dealer),
-        _uint(_VIEW_FOREHAND, view.forehand),
+        uint(_VIEW_SEAT, view.seat),
+        uint(_VIEW_DEALER, view.dealer),
+        uint(_VIEW_FOREHAND, view.forehand),
         _hand(view.hand.mask, trump, view.trump_order),
         _auction_field(view.auction),
     ]
     if view.soloist is not None:
         parts.append(_VIEW_SOLOIST + varint(view.soloist))
     if view.contract:
-        parts.append(_string(_VIEW_CONTRACT, view.contract))
+        parts.append(string(_VIEW_CONTRACT, view.contract))
     if trump is not None:
-        parts.append(_VIEW_TRUMP + varint(int(trump) + _ENUM_OFFSET))
+        parts.append(_VIEW_TRUMP + varint(int(trump) + ENUM_OFFSET))
     parts.append(_tricks_field(view.tricks))
     if view.current_trick_leader:
         parts.append(_VIEW_LEADER + varint(view.current_trick_leader))
     parts += [current[card.index] for card in view.current_trick]
     parts.append(_tricks_won_field(view.tricks_won))
     if view.deal_payments:
-        parts.append(_packed(_VIEW_DEAL_PAYMENTS, view.deal_payments))
+        parts.append(packed(_VIEW_DEAL_PAYMENTS, view.deal_payments))
     parts.append(_balances_field(match_balances))
-    parts.append(_uint(_VIEW_DEAL_NUMBER, deal_number))
+    parts.append(uint(_VIEW_DEAL_NUMBER, deal_number))
     return b"".join(parts)
 
 
@@ -357,25 +279,25 @@ def decision_request(
     """A DecisionRequest's bytes (not wrapped in its RefereeMessage)."""
     return b"".join(
         [
-            _uint(_REQUEST_ID, request_id),
-            _REQUEST_PHASE + _SMALL[_PHASES[phase]],
+            uint(_REQUEST_ID, request_id),
+            _REQUEST_PHASE + varint(_PHASES[phase]),
             *[_legal(action) for action in legal],
             length_delimited(_REQUEST_VIEW, view(player_view, match_balances, deal_number)),
-            _uint(_REQUEST_MOVE_MS, move_ms),
-            _uint(_REQUEST_BANK_MS, bank_ms),
-            _uint(_REQUEST_STRIKES, strikes),
-            _uint(_REQUEST_LAST_RTT_MS, last_rtt_ms),
+            uint(_REQUEST_MOVE_MS, move_ms),
+            uint(_REQUEST_BANK_MS, bank_ms),
+            uint(_REQUEST_STRIKES, strikes),
+            uint(_REQUEST_LAST_RTT_MS, last_rtt_ms),
         ]
     )
 
 
 def _event(seq: int, kind: bytes, deal_number: int) -> bytes:
-    return b"".join([_uint(_EVENT_SEQ, seq), kind, _uint(_EVENT_DEAL_NUMBER, deal_number)])
+    return b"".join([uint(_EVENT_SEQ, seq), kind, uint(_EVENT_DEAL_NUMBER, deal_number)])
 
 
 @functools.lru_cache(maxsize=1024)
 def _card_played(seat: int, index: int) -> bytes:
-    fields = _uint(_CARD_PLAYED_SEAT, seat) + _CARD_PLAYED_CARD[index]
+    fields = uint(_CARD_PLAYED_SEAT, seat) + _CARD_PLAYED_CARD[index]
     return length_delimited(_EVENT_CARD_PLAYED, fields)
 
 
@@ -392,7 +314,7 @@ def bid_made_event(seq: int, deal_number: int, event: BidMade) -> bytes:
 
 def trump_named_event(seq: int, deal_number: int, suit: Suit) -> bytes:
     """A GameEvent{trump_named}'s bytes."""
-    kind = length_delimited(_EVENT_TRUMP_NAMED, _tag(1, _WIRE_VARINT) + varint(int(suit) + 1))
+    kind = length_delimited(_EVENT_TRUMP_NAMED, tag(1, WIRE_VARINT) + varint(int(suit) + 1))
     return _event(seq, kind, deal_number)
 
 
@@ -406,15 +328,15 @@ def contract_set_event(seq: int, deal_number: int, event: ContractSet) -> bytes:
     fields = b"".join(
         [
             b"" if event.soloist is None else _CONTRACT_SET_SOLOIST + varint(event.soloist),
-            _string(_CONTRACT_SET_CONTRACT, event.contract or ""),
-            _uint(_CONTRACT_SET_PASSED_OUT, int(event.passed_out)),
+            string(_CONTRACT_SET_CONTRACT, event.contract or ""),
+            uint(_CONTRACT_SET_PASSED_OUT, int(event.passed_out)),
         ]
     )
     return _event(seq, length_delimited(_EVENT_CONTRACT_SET, fields), deal_number)
 
 
 def _hand_message(seat: int, cards: CardSet) -> bytes:
-    return length_delimited(_ENDED_HANDS, _uint(_HAND_SEAT, seat) + _cards(_HAND_CARDS, cards))
+    return length_delimited(_ENDED_HANDS, uint(_HAND_SEAT, seat) + _cards(_HAND_CARDS, cards))
 
 
 def deal_ended_event(
@@ -428,16 +350,17 @@ def deal_ended_event(
     trump = event.trump
     fields = b"".join(
         [
-            _uint(_ENDED_DEAL_NUMBER, deal_number),
+            uint(_ENDED_DEAL_NUMBER, deal_number),
             b"" if event.soloist is None else _ENDED_SOLOIST + varint(event.soloist),
-            _string(_ENDED_CONTRACT, event.contract or ""),
-            b"" if trump is None else _ENDED_TRUMP + varint(int(trump) + _ENUM_OFFSET),
-            _packed(_ENDED_TRICKS_WON, event.tricks_won),
-            _uint(_ENDED_MADE, int(bool(event.made))),
-            _packed(_ENDED_PAYMENTS, event.payments),
-            _packed(_ENDED_BALANCES, balances),
+            string(_ENDED_CONTRACT, event.contract or ""),
+            b"" if trump is None else _ENDED_TRUMP + varint(int(trump) + ENUM_OFFSET),
+            packed(_ENDED_TRICKS_WON, event.tricks_won),
+            uint(_ENDED_MADE, int(bool(event.made))),
+            packed(_ENDED_PAYMENTS, event.payments),
+            packed(_ENDED_BALANCES, balances),
             *hands,
-            _uint(_ENDED_POOL, pool),
+            uint(_ENDED_POOL, pool),
+            uint(_ENDED_PASSED_OUT, int(event.passed_out)),
         ]
     )
     return _event(seq, length_delimited(_EVENT_DEAL_ENDED, fields), deal_number)

@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.config import AdminTokenScope, RefereeConfig
+from arena.orders import HelloRequest, MatchOrder
 from arena.referee import Referee
 from arena.session import SeatSession
 from bench.referee.loop_profile import LoopProfile
-from brandeln.v1 import admin_pb2, bot_pb2
+from brandeln.v1 import bot_pb2
 from services import data_folder
 
 __all__ = ["OwnCost", "OwnCostSettings", "main", "run_own_cost"]
@@ -115,7 +116,7 @@ async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
                 bot_ids = []
                 for seat in range(PLAYERS):
                     record, token = referee.register_bot(f"own-{table}-{seat}")
-                    hello = bot_pb2.Hello(
+                    hello = HelloRequest(
                         token=token,
                         protocol_version=PROTOCOL_VERSION,
                         bot_name=record.name,
@@ -130,13 +131,13 @@ async def run_own_cost(settings: OwnCostSettings) -> OwnCost:
 
             async def play(bot_ids: Sequence[str], matches: int) -> None:
                 for match in range(matches):
-                    request = admin_pb2.RunMatchRequest(
-                        bot_ids=bot_ids,
+                    order = MatchOrder(
+                        bot_ids=tuple(bot_ids),
                         ruleset="standard",
                         deals=settings.deals,
                         seed=settings.seed + match,
                     )
-                    table = await referee.start_match(request)
+                    table = await referee.start_match(order)
                     await table.done.wait()
                     penalties[0] += len(table.penalties)
 

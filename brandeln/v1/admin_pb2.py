@@ -26,7 +26,7 @@ from brandeln.v1 import bot_pb2 as brandeln_dot_v1_dot_bot__pb2
 from brandeln.v1 import cards_pb2 as brandeln_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62randeln/v1/admin.proto\x12\x0b\x62randeln.v1\x1a\x15\x62randeln/v1/bot.proto\x1a\x17\x62randeln/v1/cards.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x15\n\x13ListSessionsRequest\"x\n\x0bSessionInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x10\n\x08match_id\x18\x05 \x01(\t\x12\x12\n\nhello_name\x18\x06 \x01(\t\"B\n\x14ListSessionsResponse\x12*\n\x08sessions\x18\x01 \x03(\x0b\x32\x18.brandeln.v1.SessionInfo\"=\n\tFixedDeal\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12 \n\x05hands\x18\x02 \x03(\x0b\x32\x11.brandeln.v1.Hand\"\x8b\x03\n\x0fRunMatchRequest\x12\x0f\n\x07\x62ot_ids\x18\x01 \x03(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\r\n\x05\x64\x65\x61ls\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12+\n\x0b\x66ixed_deals\x18\x06 \x03(\x0b\x32\x16.brandeln.v1.FixedDeal\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.brandeln.v1.TimeControl\x12+\n\x10suit_permutation\x18\x08 \x03(\x0e\x32\x11.brandeln.v1.Suit\x12\x14\n\x0cseat_wait_ms\x18\t \x01(\r\x12:\n\x07options\x18\n \x03(\x0b\x32).brandeln.v1.RunMatchRequest.OptionsEntry\x12\x17\n\x0fsummary_updates\x18\x0b \x01(\x08\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x99\x01\n\x0bMatchUpdate\x12,\n\x07started\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchStartedH\x00\x12\'\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x16.brandeln.v1.GameEventH\x00\x12+\n\x06result\x18\x03 \x01(\x0b\x32\x19.brandeln.v1.MatchSummaryH\x00\x42\x06\n\x04kind\"\x91\x02\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x0f\n\x07\x62ot_ids\x18\x03 \x03(\t\x12\x10\n\x08\x62\x61lances\x18\x04 \x03(\x03\x12\r\n\x05ranks\x18\x05 \x03(\r\x12\x11\n\tforfeited\x18\x06 \x03(\r\x12\x0e\n\x06status\x18\x07 \x01(\t\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x08 \x01(\r\x12\x12\n\nstarted_at\x18\t \x01(\x03\x12\x10\n\x08\x65nded_at\x18\n \x01(\x03\x12\x11\n\tbot_names\x18\x0b \x03(\t\x12\x0f\n\x07strikes\x18\x0c \x03(\r\x12)\n\x07latency\x18\r \x03(\x0b\x32\x18.brandeln.v1.SeatLatency\"P\n\x0bSeatLatency\x12\x11\n\tdecisions\x18\x01 \x01(\r\x12\x0e\n\x06p50_ms\x18\x02 \x01(\r\x12\x0e\n\x06p95_ms\x18\x03 \x01(\r\x12\x0e\n\x06max_ms\x18\x04 \x01(\r\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"L\n\x12ListMatchesRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x17\n\x0fmatch_id_prefix\x18\x03 \x01(\t\"A\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.brandeln.v1.MatchSummary\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Q\n\x10GetMatchResponse\x12*\n\x07summary\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchSummary\x12\x11\n\tlog_jsonl\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"L\n\x07\x42otInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\x03\x12\x0f\n\x07revoked\x18\x04 \x01(\x08\"6\n\x10ListBotsResponse\x12\"\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x14.brandeln.v1.BotInfo\"\'\n\x15RotateBotTokenRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\"7\n\x16RotateBotTokenResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t2\xfb\x04\n\x05\x41\x64min\x12P\n\x0bRegisterBot\x12\x1f.brandeln.v1.RegisterBotRequest\x1a .brandeln.v1.RegisterBotResponse\x12S\n\x0cListSessions\x12 .brandeln.v1.ListSessionsRequest\x1a!.brandeln.v1.ListSessionsResponse\x12\x44\n\x08RunMatch\x12\x1c.brandeln.v1.RunMatchRequest\x1a\x18.brandeln.v1.MatchUpdate0\x01\x12\x46\n\nWatchMatch\x12\x1e.brandeln.v1.WatchMatchRequest\x1a\x16.brandeln.v1.GameEvent0\x01\x12P\n\x0bListMatches\x12\x1f.brandeln.v1.ListMatchesRequest\x1a .brandeln.v1.ListMatchesResponse\x12G\n\x08GetMatch\x12\x1c.brandeln.v1.GetMatchRequest\x1a\x1d.brandeln.v1.GetMatchResponse\x12G\n\x08ListBots\x12\x1c.brandeln.v1.ListBotsRequest\x1a\x1d.brandeln.v1.ListBotsResponse\x12Y\n\x0eRotateBotToken\x12\".brandeln.v1.RotateBotTokenRequest\x1a#.brandeln.v1.RotateBotTokenResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62randeln/v1/admin.proto\x12\x0b\x62randeln.v1\x1a\x15\x62randeln/v1/bot.proto\x1a\x17\x62randeln/v1/cards.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x15\n\x13ListSessionsRequest\"\xaa\x01\n\x0bSessionInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x10\n\x08match_id\x18\x05 \x01(\t\x12\x12\n\nhello_name\x18\x06 \x01(\t\x12\x30\n\rsession_state\x18\x07 \x01(\x0e\x32\x19.brandeln.v1.SessionState\"B\n\x14ListSessionsResponse\x12*\n\x08sessions\x18\x01 \x03(\x0b\x32\x18.brandeln.v1.SessionInfo\"=\n\tFixedDeal\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12 \n\x05hands\x18\x02 \x03(\x0b\x32\x11.brandeln.v1.Hand\"\x8b\x03\n\x0fRunMatchRequest\x12\x0f\n\x07\x62ot_ids\x18\x01 \x03(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\r\n\x05\x64\x65\x61ls\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12+\n\x0b\x66ixed_deals\x18\x06 \x03(\x0b\x32\x16.brandeln.v1.FixedDeal\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.brandeln.v1.TimeControl\x12+\n\x10suit_permutation\x18\x08 \x03(\x0e\x32\x11.brandeln.v1.Suit\x12\x14\n\x0cseat_wait_ms\x18\t \x01(\r\x12:\n\x07options\x18\n \x03(\x0b\x32).brandeln.v1.RunMatchRequest.OptionsEntry\x12\x17\n\x0fsummary_updates\x18\x0b \x01(\x08\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x99\x01\n\x0bMatchUpdate\x12,\n\x07started\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchStartedH\x00\x12\'\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x16.brandeln.v1.GameEventH\x00\x12+\n\x06result\x18\x03 \x01(\x0b\x32\x19.brandeln.v1.MatchSummaryH\x00\x42\x06\n\x04kind\"\xc1\x02\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x0f\n\x07\x62ot_ids\x18\x03 \x03(\t\x12\x10\n\x08\x62\x61lances\x18\x04 \x03(\x03\x12\r\n\x05ranks\x18\x05 \x03(\r\x12\x11\n\tforfeited\x18\x06 \x03(\r\x12\x0e\n\x06status\x18\x07 \x01(\t\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x08 \x01(\r\x12\x12\n\nstarted_at\x18\t \x01(\x03\x12\x10\n\x08\x65nded_at\x18\n \x01(\x03\x12\x11\n\tbot_names\x18\x0b \x03(\t\x12\x0f\n\x07strikes\x18\x0c \x03(\r\x12)\n\x07latency\x18\r \x03(\x0b\x32\x18.brandeln.v1.SeatLatency\x12.\n\x0cmatch_status\x18\x0e \x01(\x0e\x32\x18.brandeln.v1.MatchStatus\"P\n\x0bSeatLatency\x12\x11\n\tdecisions\x18\x01 \x01(\r\x12\x0e\n\x06p50_ms\x18\x02 \x01(\r\x12\x0e\n\x06p95_ms\x18\x03 \x01(\r\x12\x0e\n\x06max_ms\x18\x04 \x01(\r\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"L\n\x12ListMatchesRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x17\n\x0fmatch_id_prefix\x18\x03 \x01(\t\"A\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.brandeln.v1.MatchSummary\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Q\n\x10GetMatchResponse\x12*\n\x07summary\x18\x01 \x01(\x0b\x32\x19.brandeln.v1.MatchSummary\x12\x11\n\tlog_jsonl\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"L\n\x07\x42otInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\x03\x12\x0f\n\x07revoked\x18\x04 \x01(\x08\"6\n\x10ListBotsResponse\x12\"\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x14.brandeln.v1.BotInfo\"\'\n\x15RotateBotTokenRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\"7\n\x16RotateBotTokenResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t*z\n\x0cSessionState\x12\x1d\n\x19SESSION_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13SESSION_STATE_LOBBY\x10\x01\x12\x18\n\x14SESSION_STATE_SEATED\x10\x02\x12\x18\n\x14SESSION_STATE_CLOSED\x10\x03\x32\xfb\x04\n\x05\x41\x64min\x12P\n\x0bRegisterBot\x12\x1f.brandeln.v1.RegisterBotRequest\x1a .brandeln.v1.RegisterBotResponse\x12S\n\x0cListSessions\x12 .brandeln.v1.ListSessionsRequest\x1a!.brandeln.v1.ListSessionsResponse\x12\x44\n\x08RunMatch\x12\x1c.brandeln.v1.RunMatchRequest\x1a\x18.brandeln.v1.MatchUpdate0\x01\x12\x46\n\nWatchMatch\x12\x1e.brandeln.v1.WatchMatchRequest\x1a\x16.brandeln.v1.GameEvent0\x01\x12P\n\x0bListMatches\x12\x1f.brandeln.v1.ListMatchesRequest\x1a .brandeln.v1.ListMatchesResponse\x12G\n\x08GetMatch\x12\x1c.brandeln.v1.GetMatchRequest\x1a\x1d.brandeln.v1.GetMatchResponse\x12G\n\x08ListBots\x12\x1c.brandeln.v1.ListBotsRequest\x1a\x1d.brandeln.v1.ListBotsResponse\x12Y\n\x0eRotateBotToken\x12\".brandeln.v1.RotateBotTokenRequest\x1a#.brandeln.v1.RotateBotTokenResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,48 +35,50 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._loaded_options = None
   _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
+  _globals['_SESSIONSTATE']._serialized_start=2020
+  _globals['_SESSIONSTATE']._serialized_end=2142
   _globals['_REGISTERBOTREQUEST']._serialized_start=88
   _globals['_REGISTERBOTREQUEST']._serialized_end=122
   _globals['_REGISTERBOTRESPONSE']._serialized_start=124
   _globals['_REGISTERBOTRESPONSE']._serialized_end=176
   _globals['_LISTSESSIONSREQUEST']._serialized_start=178
   _globals['_LISTSESSIONSREQUEST']._serialized_end=199
-  _globals['_SESSIONINFO']._serialized_start=201
-  _globals['_SESSIONINFO']._serialized_end=321
-  _globals['_LISTSESSIONSRESPONSE']._serialized_start=323
-  _globals['_LISTSESSIONSRESPONSE']._serialized_end=389
-  _globals['_FIXEDDEAL']._serialized_start=391
-  _globals['_FIXEDDEAL']._serialized_end=452
-  _globals['_RUNMATCHREQUEST']._serialized_start=455
-  _globals['_RUNMATCHREQUEST']._serialized_end=850
-  _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_start=804
-  _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_end=850
-  _globals['_MATCHUPDATE']._serialized_start=853
-  _globals['_MATCHUPDATE']._serialized_end=1006
-  _globals['_MATCHSUMMARY']._serialized_start=1009
-  _globals['_MATCHSUMMARY']._serialized_end=1282
-  _globals['_SEATLATENCY']._serialized_start=1284
-  _globals['_SEATLATENCY']._serialized_end=1364
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1366
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1403
-  _globals['_LISTMATCHESREQUEST']._serialized_start=1405
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1481
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1483
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1548
-  _globals['_GETMATCHREQUEST']._serialized_start=1550
-  _globals['_GETMATCHREQUEST']._serialized_end=1585
-  _globals['_GETMATCHRESPONSE']._serialized_start=1587
-  _globals['_GETMATCHRESPONSE']._serialized_end=1668
-  _globals['_LISTBOTSREQUEST']._serialized_start=1670
-  _globals['_LISTBOTSREQUEST']._serialized_end=1687
-  _globals['_BOTINFO']._serialized_start=1689
-  _globals['_BOTINFO']._serialized_end=1765
-  _globals['_LISTBOTSRESPONSE']._serialized_start=1767
-  _globals['_LISTBOTSRESPONSE']._serialized_end=1821
-  _globals['_ROTATEBOTTOKENREQUEST']._serialized_start=1823
-  _globals['_ROTATEBOTTOKENREQUEST']._serialized_end=1862
-  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_start=1864
-  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_end=1919
-  _globals['_ADMIN']._serialized_start=1922
-  _globals['_ADMIN']._serialized_end=2557
+  _globals['_SESSIONINFO']._serialized_start=202
+  _globals['_SESSIONINFO']._serialized_end=372
+  _globals['_LISTSESSIONSRESPONSE']._serialized_start=374
+  _globals['_LISTSESSIONSRESPONSE']._serialized_end=440
+  _globals['_FIXEDDEAL']._serialized_start=442
+  _globals['_FIXEDDEAL']._serialized_end=503
+  _globals['_RUNMATCHREQUEST']._serialized_start=506
+  _globals['_RUNMATCHREQUEST']._serialized_end=901
+  _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_start=855
+  _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_end=901
+  _globals['_MATCHUPDATE']._serialized_start=904
+  _globals['_MATCHUPDATE']._serialized_end=1057
+  _globals['_MATCHSUMMARY']._serialized_start=1060
+  _globals['_MATCHSUMMARY']._serialized_end=1381
+  _globals['_SEATLATENCY']._serialized_start=1383
+  _globals['_SEATLATENCY']._serialized_end=1463
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1465
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1502
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1504
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1580
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1582
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1647
+  _globals['_GETMATCHREQUEST']._serialized_start=1649
+  _globals['_GETMATCHREQUEST']._serialized_end=1684
+  _globals['_GETMATCHRESPONSE']._serialized_start=1686
+  _globals['_GETMATCHRESPONSE']._serialized_end=1767
+  _globals['_LISTBOTSREQUEST']._serialized_start=1769
+  _globals['_LISTBOTSREQUEST']._serialized_end=1786
+  _globals['_BOTINFO']._serialized_start=1788
+  _globals['_BOTINFO']._serialized_end=1864
+  _globals['_LISTBOTSRESPONSE']._serialized_start=1866
+  _globals['_LISTBOTSRESPONSE']._serialized_end=1920
+  _globals['_ROTATEBOTTOKENREQUEST']._serialized_start=1922
+  _globals['_ROTATEBOTTOKENREQUEST']._serialized_end=1961
+  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_start=1963
+  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_end=2018
+  _globals['_ADMIN']._serialized_start=2145
+  _globals['_ADMIN']._serialized_end=2780
 # @@protoc_insertion_point(module_scope)

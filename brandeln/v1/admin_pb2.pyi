@@ -11,6 +11,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -21,6 +22,34 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _SessionState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SessionStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SessionState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SESSION_STATE_UNSPECIFIED: _SessionState.ValueType  # 0
+    """Not set (a referee older than this enum: read `state`)."""
+    SESSION_STATE_LOBBY: _SessionState.ValueType  # 1
+    """Waiting in the lobby to be seated."""
+    SESSION_STATE_SEATED: _SessionState.ValueType  # 2
+    """Seated at a match."""
+    SESSION_STATE_CLOSED: _SessionState.ValueType  # 3
+    """Ended (never listed by ListSessions; for completeness)."""
+
+class SessionState(_SessionState, metaclass=_SessionStateEnumTypeWrapper):
+    """Where a seat session is (extension; the words of `SessionInfo.state` in upper case)."""
+
+SESSION_STATE_UNSPECIFIED: SessionState.ValueType  # 0
+"""Not set (a referee older than this enum: read `state`)."""
+SESSION_STATE_LOBBY: SessionState.ValueType  # 1
+"""Waiting in the lobby to be seated."""
+SESSION_STATE_SEATED: SessionState.ValueType  # 2
+"""Seated at a match."""
+SESSION_STATE_CLOSED: SessionState.ValueType  # 3
+"""Ended (never listed by ListSessions; for completeness)."""
+Global___SessionState: _TypeAlias = SessionState  # noqa: Y015
 
 @_typing.final
 class RegisterBotRequest(_message.Message):
@@ -99,6 +128,7 @@ class SessionInfo(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     MATCH_ID_FIELD_NUMBER: _builtins.int
     HELLO_NAME_FIELD_NUMBER: _builtins.int
+    SESSION_STATE_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session id."""
     bot_id: _builtins.str
@@ -106,11 +136,13 @@ class SessionInfo(_message.Message):
     bot_name: _builtins.str
     """The bot's registered name."""
     state: _builtins.str
-    """"lobby" (waiting to be seated), "seated" or "disconnected" (waiting for a resume)."""
+    """"lobby" (waiting to be seated) or "seated"; still filled beside `session_state`."""
     match_id: _builtins.str
     """The match the session is seated in; empty in the lobby."""
     hello_name: _builtins.str
     """The name the bot gave in Hello.bot_name (may be empty; extension)."""
+    session_state: Global___SessionState.ValueType
+    """The state as an enum (extension; `state` holds the same as a word)."""
     def __init__(
         self,
         *,
@@ -120,10 +152,11 @@ class SessionInfo(_message.Message):
         state: _builtins.str = ...,
         match_id: _builtins.str = ...,
         hello_name: _builtins.str = ...,
+        session_state: Global___SessionState.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "bot_name", b"bot_name", "hello_name", b"hello_name", "match_id", b"match_id", "session_id", b"session_id", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "bot_name", b"bot_name", "hello_name", b"hello_name", "match_id", b"match_id", "session_id", b"session_id", "session_state", b"session_state", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -333,18 +366,21 @@ class MatchSummary(_message.Message):
     BOT_NAMES_FIELD_NUMBER: _builtins.int
     STRIKES_FIELD_NUMBER: _builtins.int
     LATENCY_FIELD_NUMBER: _builtins.int
+    MATCH_STATUS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match id."""
     ruleset: _builtins.str
     """The ruleset id."""
     status: _builtins.str
-    """"finished", "aborted" or "running"."""
+    """"finished", "aborted" or "running"; still filled beside `match_status`."""
     deals_played: _builtins.int
     """Deals played so far."""
     started_at: _builtins.int
     """Start time, milliseconds since the Unix epoch."""
     ended_at: _builtins.int
     """End time, milliseconds since the Unix epoch; 0 while running."""
+    match_status: _cards_pb2.MatchStatus.ValueType
+    """The status as an enum (extension; `status` holds the same as a word)."""
     @_builtins.property
     def bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bots by seat."""
@@ -391,10 +427,11 @@ class MatchSummary(_message.Message):
         bot_names: _abc.Iterable[_builtins.str] | None = ...,
         strikes: _abc.Iterable[_builtins.int] | None = ...,
         latency: _abc.Iterable[Global___SeatLatency] | None = ...,
+        match_status: _cards_pb2.MatchStatus.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["balances", b"balances", "bot_ids", b"bot_ids", "bot_names", b"bot_names", "deals_played", b"deals_played", "ended_at", b"ended_at", "forfeited", b"forfeited", "latency", b"latency", "match_id", b"match_id", "ranks", b"ranks", "ruleset", b"ruleset", "started_at", b"started_at", "status", b"status", "strikes", b"strikes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["balances", b"balances", "bot_ids", b"bot_ids", "bot_names", b"bot_names", "deals_played", b"deals_played", "ended_at", b"ended_at", "forfeited", b"forfeited", "latency", b"latency", "match_id", b"match_id", "match_status", b"match_status", "ranks", b"ranks", "ruleset", b"ruleset", "started_at", b"started_at", "status", b"status", "strikes", b"strikes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

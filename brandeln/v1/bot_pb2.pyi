@@ -415,10 +415,13 @@ class MatchEnded(_message.Message):
     RANKS_FIELD_NUMBER: _builtins.int
     FORFEITED_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
+    MATCH_STATUS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match id."""
     status: _builtins.str
-    """"finished" or "aborted" (extension)."""
+    """"finished" or "aborted" (extension); still filled beside `match_status`."""
+    match_status: _cards_pb2.MatchStatus.ValueType
+    """The status as an enum (extension; `status` holds the same as a word)."""
     @_builtins.property
     def balances(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Final chip balances by seat."""
@@ -439,10 +442,11 @@ class MatchEnded(_message.Message):
         ranks: _abc.Iterable[_builtins.int] | None = ...,
         forfeited: _abc.Iterable[_builtins.int] | None = ...,
         status: _builtins.str = ...,
+        match_status: _cards_pb2.MatchStatus.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["balances", b"balances", "forfeited", b"forfeited", "match_id", b"match_id", "ranks", b"ranks", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["balances", b"balances", "forfeited", b"forfeited", "match_id", b"match_id", "match_status", b"match_status", "ranks", b"ranks", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -132,6 +132,82 @@ PHASE_CARD: Phase.ValueType  # 3
 """Play a card to the current trick."""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
+class _SeatOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SeatOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEAT_OUTCOME_UNSPECIFIED: _SeatOutcome.ValueType  # 0
+    """Not set (a referee older than this enum: read `code`)."""
+    SEAT_OUTCOME_OK: _SeatOutcome.ValueType  # 1
+    """Answered in time with a legal choice."""
+    SEAT_OUTCOME_TIMEOUT: _SeatOutcome.ValueType  # 2
+    """No legal answer in time: the fallback was played, a strike."""
+    SEAT_OUTCOME_ILLEGAL: _SeatOutcome.ValueType  # 3
+    """An illegal choice: rejected, a strike."""
+    SEAT_OUTCOME_MALFORMED: _SeatOutcome.ValueType  # 4
+    """A choice that does not decode: rejected, a strike."""
+    SEAT_OUTCOME_PROTOCOL_ERROR: _SeatOutcome.ValueType  # 5
+    """A breach of the protocol (a message out of place): a strike."""
+    SEAT_OUTCOME_DISCONNECTED: _SeatOutcome.ValueType  # 6
+    """The stream was gone past `reconnect_ms`: the seat forfeits."""
+    SEAT_OUTCOME_FORFEITED: _SeatOutcome.ValueType  # 7
+    """`max_strikes` reached: the fallback plays for the seat from now on."""
+
+class SeatOutcome(_SeatOutcome, metaclass=_SeatOutcomeEnumTypeWrapper):
+    """How a decision ended: the closed set of a penalty's codes (extension; the words of
+    `SeatPenalized.code` and of the match logs, in upper case).
+    """
+
+SEAT_OUTCOME_UNSPECIFIED: SeatOutcome.ValueType  # 0
+"""Not set (a referee older than this enum: read `code`)."""
+SEAT_OUTCOME_OK: SeatOutcome.ValueType  # 1
+"""Answered in time with a legal choice."""
+SEAT_OUTCOME_TIMEOUT: SeatOutcome.ValueType  # 2
+"""No legal answer in time: the fallback was played, a strike."""
+SEAT_OUTCOME_ILLEGAL: SeatOutcome.ValueType  # 3
+"""An illegal choice: rejected, a strike."""
+SEAT_OUTCOME_MALFORMED: SeatOutcome.ValueType  # 4
+"""A choice that does not decode: rejected, a strike."""
+SEAT_OUTCOME_PROTOCOL_ERROR: SeatOutcome.ValueType  # 5
+"""A breach of the protocol (a message out of place): a strike."""
+SEAT_OUTCOME_DISCONNECTED: SeatOutcome.ValueType  # 6
+"""The stream was gone past `reconnect_ms`: the seat forfeits."""
+SEAT_OUTCOME_FORFEITED: SeatOutcome.ValueType  # 7
+"""`max_strikes` reached: the fallback plays for the seat from now on."""
+Global___SeatOutcome: _TypeAlias = SeatOutcome  # noqa: Y015
+
+class _MatchStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MatchStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MatchStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MATCH_STATUS_UNSPECIFIED: _MatchStatus.ValueType  # 0
+    """Not set (a referee older than this enum: read `status`)."""
+    MATCH_STATUS_RUNNING: _MatchStatus.ValueType  # 1
+    """Being played."""
+    MATCH_STATUS_FINISHED: _MatchStatus.ValueType  # 2
+    """Played to its end."""
+    MATCH_STATUS_ABORTED: _MatchStatus.ValueType  # 3
+    """Stopped before its end (the referee stopped, a store failure, an operator)."""
+
+class MatchStatus(_MatchStatus, metaclass=_MatchStatusEnumTypeWrapper):
+    """A match's state (extension; the words of `MatchSummary.status` and `MatchEnded.status` in
+    upper case).
+    """
+
+MATCH_STATUS_UNSPECIFIED: MatchStatus.ValueType  # 0
+"""Not set (a referee older than this enum: read `status`)."""
+MATCH_STATUS_RUNNING: MatchStatus.ValueType  # 1
+"""Being played."""
+MATCH_STATUS_FINISHED: MatchStatus.ValueType  # 2
+"""Played to its end."""
+MATCH_STATUS_ABORTED: MatchStatus.ValueType  # 3
+"""Stopped before its end (the referee stopped, a store failure, an operator)."""
+Global___MatchStatus: _TypeAlias = MatchStatus  # noqa: Y015
+
 @_typing.final
 class Card(_message.Message):
     """One playing card."""
@@ -578,6 +654,7 @@ class DealEnded(_message.Message):
     BALANCES_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     POOL_FIELD_NUMBER: _builtins.int
+    PASSED_OUT_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
     """The deal's number within the match, from 1."""
     soloist: _builtins.int
@@ -590,6 +667,8 @@ class DealEnded(_message.Message):
     """Whether the soloist made the contract (false when there was no soloist)."""
     pool: _builtins.int
     """The Haferl pool after this deal (0 in other rulesets)."""
+    passed_out: _builtins.bool
+    """True when every seat passed in the auction (extension; as ContractSet.passed_out)."""
     @_builtins.property
     def tricks_won(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Tricks won per seat."""
@@ -619,10 +698,11 @@ class DealEnded(_message.Message):
         balances: _abc.Iterable[_builtins.int] | None = ...,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         pool: _builtins.int = ...,
+        passed_out: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_soloist", b"_soloist", "soloist", b"soloist"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_soloist", b"_soloist", "balances", b"balances", "contract", b"contract", "deal_number", b"deal_number", "hands", b"hands", "made", b"made", "payments", b"payments", "pool", b"pool", "soloist", b"soloist", "tricks_won", b"tricks_won", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_soloist", b"_soloist", "balances", b"balances", "contract", b"contract", "deal_number", b"deal_number", "hands", b"hands", "made", b"made", "passed_out", b"passed_out", "payments", b"payments", "pool", b"pool", "soloist", b"soloist", "tricks_won", b"tricks_won", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__soloist: _TypeAlias = _typing.Literal["soloist"]  # noqa: Y015
     _WhichOneofArgType__soloist: _TypeAlias = _typing.Literal["_soloist", b"_soloist"]  # noqa: Y015
@@ -640,14 +720,19 @@ class SeatPenalized(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     CODE_FIELD_NUMBER: _builtins.int
     STRIKES_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat penalized."""
     reason: _builtins.str
     """Human-readable detail (at most 200 characters)."""
     code: _builtins.str
-    """What happened ("timeout", "illegal", "malformed", "disconnected", "forfeited", ...)."""
+    """What happened ("timeout", "illegal", "malformed", "disconnected", "forfeited", ...).
+    Still filled for clients written before `outcome`; the same value as `outcome`'s name.
+    """
     strikes: _builtins.int
     """The seat's strikes in this match so far."""
+    outcome: Global___SeatOutcome.ValueType
+    """What happened, as an enum (extension; `code` holds the same as a word)."""
     def __init__(
         self,
         *,
@@ -655,10 +740,11 @@ class SeatPenalized(_message.Message):
         reason: _builtins.str = ...,
         code: _builtins.str = ...,
         strikes: _builtins.int = ...,
+        outcome: Global___SeatOutcome.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "reason", b"reason", "seat", b"seat", "strikes", b"strikes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "outcome", b"outcome", "reason", b"reason", "seat", b"seat", "strikes", b"strikes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -10,13 +10,15 @@ from dataclasses import dataclass
 
 from arena.embedded import EmbeddedReferee
 from arena.faults import RequestFault
-from arena.logrecords import MatchStatus
+from arena.orders import MatchOrder, TimeControlOrder
 from arena.referee import Referee
 from arena.session import SeatSession
+from arena.store import MatchRecord
+from arena.summaries import record_of
 from arena.timecontrol import TimeControlSettings
-from brandeln.v1 import admin_pb2, cards_pb2
 from engine.rulesets import find_ruleset
 from ladder.bot_processes import BotProcess, start_bot, stop_bots
+from protocol.statuses import MatchStatus
 from services.bot_check.policy import CheckPolicy, Seen
 from services.bot_check.report import CheckName, CheckResult, CheckStatus
 from services.bot_check.settings import (
@@ -34,7 +36,7 @@ class CheckMatch:
     """A finished (or failed) check match."""
 
     match_id: str
-    summary: admin_pb2.MatchSummary | None
+    summary: MatchRecord | None  # the match's result as its index row holds it
     seen: Seen
     penalties: list[str]  # the bot seat's penalty reasons
     error: str = ""
@@ -171,22 +173,22 @@ class CheckRun:
         """Play one match of ``ruleset``, the bot at its seat against house bots, through the
         policy's script and ``faults``; what the policy saw of it."""
         players = find_ruleset(ruleset).players
-        request = admin_pb2.RunMatchRequest(
-            bot_ids=[self.bot_id] + [self.house_id] * (players - 1),
+        order = MatchOrder(
+            bot_ids=(self.bot_id, *[self.house_id] * (players - 1)),
             ruleset=ruleset,
             deals=players,
             seed=len(self.policy.seen) + 1,  # a different deal set for every match
             first_dealer=(BOT_SEAT - 1) % players,  # the bot is forehand in deal 1
-            time_control=cards_pb2.TimeControl(
-                move_ms=time_control.move_ms,
-                bank_ms=time_control.bank_ms,
-                max_strikes=time_control.max_strikes,
-                reconnect_ms=time_control.reconnect_ms,
+            time_control=TimeControlOrder(
+                time_control.move_ms,
+                time_control.bank_ms,
+                time_control.max_strikes,
+                time_control.reconnect_ms,
             ),
             seat_wait_ms=SEAT_WAIT_MS,
         )
         try:
-            table = await self.referee.start_match(request)
+            table = await self.referee.start_match(order)
         except Exception as error:
             note = await self.exit_note()
             detail = f"{error}" + (f"; {note}" if note else "")
@@ -200,7 +202,8 @@ class CheckRun:
         seen = self.policy.seen[match_id]
         await table.done.wait()
         penalties = [p.reason for p in table.penalties if p.seat == BOT_SEAT]
-        return CheckMatch(match_id, table.summary, seen, penalties, note=await self.exit_note())
+        summary = record_of(table.summary) if table.summary is not None else None
+        return CheckMatch(match_id, summary, seen, penalties, note=await self.exit_note())
 
     def add(self, check: CheckName, ok: bool, reason: str, subject: str = "") -> None:
         """Add a row: passed when ``ok``, else failed, with its reason."""

@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from arena.names import check_name
 from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
@@ -118,8 +118,8 @@ async def test_every_seat_summary_session_and_log_show_the_registered_name(
     got = await admin.stub.GetMatch(
         admin_pb2.GetMatchRequest(match_id=result.match_id), metadata=admin.metadata
     )
-    seats = read_log(got.log_jsonl)[0]["seats"]
-    assert [s["bot_name"] for s in seats] == registered
-    assert [s["hello_name"] for s in seats] == said
+    seats = read_log(got.log_jsonl).header.seats
+    assert [s.bot_name for s in seats] == registered
+    assert [s.hello_name for s in seats] == said
     listed = await admin.stub.ListMatches(admin_pb2.ListMatchesRequest(), metadata=admin.metadata)
     assert list(listed.matches[0].bot_names) == registered

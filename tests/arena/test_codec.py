@@ -13,9 +13,12 @@ from brandeln.v1 import bot_pb2, cards_pb2
 from engine.actions import Bid, NameTrump, PlayCard
 from engine.cards import CARDS, Suit, parse_card
 from engine.dealing import deal_cards
+from engine.events import DealEnded
 from engine.phase import Phase
 from engine.rulesets import RULESET_IDS, find_ruleset
 from engine.state import DealState
+from protocol.decode import event_from_pb
+from protocol.events import DealEndedRecord, EventRecord
 
 
 def test_every_card_round_trips() -> None:
@@ -150,6 +153,65 @@ def test_deal_started_bytes_are_the_message_serialized(seed: int, ruleset_id: st
         # Its own hand only (R12.1).
         hand = [codec.card_from_pb(card) for card in expected.deal_started.hand]
         assert set(hand) == set(deal.hands[seat])
+
+
+def _deal_ended(ruleset_id: str, *, everyone_passes: bool) -> DealEnded:
+    """The DealEnded of a deal where every seat passes in the auction (the Muss-Spiel's
+    forced soloist then plays), or where the first to speak bids and the others pass; the
+    play by the first legal action."""
+    ruleset = find_ruleset(ruleset_id)
+    state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=5))
+    bid = everyone_passes
+    while not state.is_over():
+        legal = state.legal_actions()
+        action = legal[0]
+        if Bid("pass") in legal:
+            bids = [a for a in legal if a != Bid("pass")]
+            action = bids[0] if bids and not bid else Bid("pass")
+            bid = True
+        state, events = state.step(action)
+        for event in events:
+            if isinstance(event, DealEnded):
+                return event
+    raise AssertionError("the deal ended without a DealEnded")
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_a_passed_out_deal_ended_bytes_are_the_message_serialized_with_passed_out(
+    ruleset_id: str,
+) -> None:
+    event = _deal_ended(ruleset_id, everyone_passes=True)
+    assert event.passed_out
+    players = find_ruleset(ruleset_id).players
+    balances, pool = tuple(range(-1, players - 1)), 6
+    message = codec.event_to_pb(event, 9, 2, balances=balances, pool=pool)
+    assert message.deal_ended.passed_out is True
+    data = codec.event_bytes(event, 9, 2, balances=balances, pool=pool)
+    # Byte for byte what protobuf writes for the message, DealEnded.passed_out (11) included.
+    assert data == message.SerializeToString()
+    parsed = cards_pb2.GameEvent.FromString(data)
+    assert parsed.deal_ended.passed_out is True
+    assert parsed == message
+    # Read back, the record says so as the log's would (the wire's field, not a guess from
+    # a missing soloist: a Muss-Spiel's forced soloist plays a passed-out deal).
+    record = event_from_pb(parsed)
+    assert isinstance(record, EventRecord)
+    assert isinstance(record.body, DealEndedRecord)
+    assert record.body.passed_out is True
+    assert record.body.soloist == event.soloist
+
+
+def test_a_deal_ended_that_was_bid_carries_passed_out_false() -> None:
+    event = _deal_ended("standard", everyone_passes=False)
+    assert not event.passed_out
+    data = codec.event_bytes(event, 9, 2, balances=(0, 0, 0, 0))
+    assert data == codec.event_to_pb(event, 9, 2, balances=(0, 0, 0, 0)).SerializeToString()
+    parsed = cards_pb2.GameEvent.FromString(data)
+    assert parsed.deal_ended.passed_out is False
+    record = event_from_pb(parsed)
+    assert isinstance(record, EventRecord)
+    assert isinstance(record.body, DealEndedRecord)
+    assert record.body.passed_out is False
 
 
 def test_event_message_bytes_wrap_the_event_in_a_referee_message() -> None:

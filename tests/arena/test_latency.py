@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from arena.latency import SeatLatency, latency_of, log_latency, percentile, was_asked
+from arena.logrecords import DecisionRecord
 from arena.seat import SeatOutcome
 
 
@@ -24,29 +23,11 @@ def test_the_fallback_of_a_forfeited_seat_was_asked_of_nobody() -> None:
 
 
 def test_log_latency_reads_each_seats_decisions_and_skips_unasked_ones() -> None:
-    records: list[dict[str, Any]] = [
-        {"type": "header"},
-        {"type": "decision", "seq": 1, "seat": 0, "req": 1, "action": "pass", "ms": 3},
-        {"type": "decision", "seq": 2, "seat": 1, "req": 2, "action": "pass", "ms": 9},
-        {
-            "type": "decision",
-            "seq": 3,
-            "seat": 0,
-            "req": 0,
-            "action": "pass",
-            "ms": 200,
-            "status": "timeout",
-        },
-        {
-            "type": "decision",
-            "seq": 4,
-            "seat": 1,
-            "req": 0,
-            "action": "C7",
-            "ms": 0,
-            "status": "forfeited",
-        },
-        {"type": "event", "seq": 5, "kind": "trick_taken"},
+    records = [
+        DecisionRecord(0, 1, "pass", 3, SeatOutcome.OK, 1),
+        DecisionRecord(1, 2, "pass", 9, SeatOutcome.OK, 2),
+        DecisionRecord(0, 0, "pass", 200, SeatOutcome.TIMEOUT, 3),
+        DecisionRecord(1, 0, "C7", 0, SeatOutcome.FORFEITED, 4),
     ]
     assert log_latency(records, 3) == [
         SeatLatency(2, 3, 200, 200),

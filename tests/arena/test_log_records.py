@@ -18,5 +18,6 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))  # the log's (arena.matchlog)
 def test_a_decision_line_is_its_record_encoded(
     outcome: SeatOutcome, action: str, seq: int, request_id: int, ms: int
 ) -> None:
-    record = DecisionRecord(2, request_id, action, ms, outcome)
-    assert record.to_line(seq) == _ENCODER.encode(record.to_json(seq))
+    record = DecisionRecord(2, request_id, action, ms, outcome, seq)
+    assert record.to_line() == _ENCODER.encode(record.to_json())
+    assert DecisionRecord.from_json(record.to_json()) == record

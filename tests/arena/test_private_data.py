@@ -17,7 +17,7 @@ import pytest
 
 from arena.codec import cards_to_pb
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from arena.replay import replay_log
 from brandeln.v1 import admin_pb2, cards_pb2
 from engine.cards import parse_cards
@@ -124,10 +124,9 @@ async def test_no_hand_of_a_live_deal_is_on_disk_or_in_get_match(
         admin_pb2.GetMatchRequest(match_id=match_id), metadata=admin.metadata
     )
     assert final.summary.status == "finished"
-    records = read_log(final.log_jsonl)
+    log = read_log(final.log_jsonl)
     assert replay_log(final.log_jsonl).reproduced
-    deal_2 = next(r for r in records if r["type"] == "deal" and r["deal_number"] == 2)
-    hands_2 = list(deal_2["hands"])
+    hands_2 = list(log.deal(2).record.hands)
     if dealt == "fixed":
         assert [set(h.split()) for h in hands_2] == [set(h.split()) for h in FIXED_HANDS[1]]
 
@@ -135,7 +134,7 @@ async def test_no_hand_of_a_live_deal_is_on_disk_or_in_get_match(
         assert _values_holding_a_hand(text, hands_2) == []
         assert "x" * 1000 not in text  # the live deal's bot log is not there either
         partial = read_log(text)  # whole lines only, each valid
-        assert [r["deal_number"] for r in partial if r["type"] == "deal"] == [1]
+        assert [deal.number for deal in partial.deals()] == [1]
         # Deal 1 is there in full: the log replays as incomplete but valid up to it.
         report = replay_log(text)
         assert report.deals_replayed == 1
@@ -143,10 +142,10 @@ async def test_no_hand_of_a_live_deal_is_on_disk_or_in_get_match(
     # Neither the file nor GetMatch tells a running match's seed (every deal to come follows
     # from it): it is written only in the footer, once the match is over.
     for text in (on_disk, live):
-        assert read_log(text)[0]["seed"] is None
-    footer = read_log(final.log_jsonl)[-1]
-    assert footer["type"] == "footer"
-    assert footer["seed"] == (None if dealt == "fixed" else request.seed)
+        assert read_log(text).header.seed is None
+    footer = log.footer
+    assert footer is not None
+    assert footer.seed == (None if dealt == "fixed" else request.seed)
 
 
 def _modes(root: Path) -> Iterator[tuple[str, int]]:

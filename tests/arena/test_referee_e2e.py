@@ -7,8 +7,9 @@ control, strikes and forfeits, resumes, concurrent matches, spectators and match
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from subprocess import Popen
 
@@ -17,11 +18,14 @@ import pytest
 
 from arena.codec import cards_to_pb
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import public_events, read_log
+from arena.logreader import read_log
 from arena.replay import replay_log
 from arena.store import RefereeStore
 from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc, cards_pb2
 from engine.cards import parse_cards
+from protocol.decode import event_from_pb
+from protocol.events import DealEndedRecord, EventRecord
+from protocol.statuses import MatchStatus, SeatOutcome
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 StartBot = Callable[[str, str], Popen[str]]
@@ -49,14 +53,43 @@ async def _get_log(admin: AdminClient, match_id: str) -> str:
     return reply.log_jsonl
 
 
+# The wire carries each status as an enum beside its word (the word still filled for older
+# clients): the enum's name is the word in upper case, behind the enum's prefix.
+def _assert_match_status_enum(summaries: Iterable[admin_pb2.MatchSummary]) -> None:
+    for summary in summaries:
+        assert summary.status, summary
+        named = cards_pb2.MatchStatus.Name(summary.match_status)
+        assert named == f"MATCH_STATUS_{summary.status.upper()}", (named, summary.status)
+
+
+def _assert_session_state_enum(sessions: Iterable[admin_pb2.SessionInfo]) -> None:
+    for session in sessions:
+        assert session.state, session
+        named = admin_pb2.SessionState.Name(session.session_state)
+        assert named == f"SESSION_STATE_{session.state.upper()}", (named, session.state)
+
+
+def _assert_outcome_enum(penalties: Iterable[cards_pb2.SeatPenalized]) -> None:
+    for penalty in penalties:
+        assert penalty.code, penalty
+        named = cards_pb2.SeatOutcome.Name(penalty.outcome)
+        assert named == f"SEAT_OUTCOME_{penalty.code.upper()}", (named, penalty.code)
+
+
 async def test_full_match_between_four_bot_processes(
     admin: AdminClient, start_minimal_bot: StartBot
 ) -> None:
     ids = await _bots(admin, start_minimal_bot, ["first", "last", "first", "last"])
+    waiting = await admin.stub.ListSessions(
+        admin_pb2.ListSessionsRequest(), metadata=admin.metadata
+    )
+    assert {s.state for s in waiting.sessions} == {"lobby"}
+    _assert_session_state_enum(waiting.sessions)
     updates, result = await admin.run_match(
         admin_pb2.RunMatchRequest(bot_ids=ids, ruleset="standard", deals=8, seed=7)
     )
     assert result.status == "finished"
+    assert result.match_status == cards_pb2.MATCH_STATUS_FINISHED
     assert result.deals_played == 8
     assert sum(result.balances) == 0  # R10.4
     assert sorted(result.ranks)[0] == 1
@@ -69,9 +102,30 @@ async def test_full_match_between_four_bot_processes(
     assert report.reproduced, report.problems
     assert report.replayed_balances == tuple(result.balances)
     # The log holds every public event the operator streamed, in order, of the same kinds.
-    logged = public_events(read_log(text))
-    assert [e["seq"] for e in logged] == [e.seq for e in events]
-    assert [e["kind"] for e in logged] == [e.WhichOneof("kind") for e in events]
+    logged = read_log(text).public_events()
+    assert [e.seq for e in logged] == [e.seq for e in events]
+    assert [e.kind for e in logged] == [e.WhichOneof("kind") for e in events]
+    # And the same records: a streamed deal end has what the log keeps elsewhere on top (the
+    # match balances, the pool, every hand: the deal record has the hands).
+    streamed = [event_from_pb(e) for e in events]
+    assert [_as_logged(e) for e in streamed] == logged
+    # The index says what the result said, the status's enum as its word.
+    got = await admin.stub.GetMatch(
+        admin_pb2.GetMatchRequest(match_id=result.match_id), metadata=admin.metadata
+    )
+    listed = await admin.stub.ListMatches(admin_pb2.ListMatchesRequest(), metadata=admin.metadata)
+    assert got.summary.status == listed.matches[0].status == "finished"
+    _assert_match_status_enum([result, got.summary, *listed.matches])
+
+
+def _as_logged(event: object) -> EventRecord:
+    """A streamed event as the log records it (a deal end without what the log keeps
+    elsewhere)."""
+    assert isinstance(event, EventRecord), event
+    if isinstance(event.body, DealEndedRecord):
+        body = dataclasses.replace(event.body, balances=(), hands=(), pool=None)
+        return dataclasses.replace(event, body=body)
+    return event
 
 
 async def test_a_seat_never_receives_another_seats_cards(
@@ -80,17 +134,20 @@ async def test_a_seat_never_receives_another_seats_cards(
     ids = await _bots(admin, start_minimal_bot, ["first", "first", "last", "last"])
     _, result = await admin.run_match(admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=3))
     log = read_log(await _get_log(admin, result.match_id))
-    dealt = {r["deal_number"]: r["hands"] for r in log if r["type"] == "deal"}
+    dealt = {deal.number: deal.record.hands for deal in log.deals()}
     await asyncio.sleep(0.2)  # the bots flush each line; let the last ones land
     # Every process saw only its own hand outside DealEnded.
     for proc in bot_processes.procs:
         seat = None
+        ended = []
         for line in _received(proc):
             msg = line.get("msg", {})
             assert isinstance(msg, dict)
             if "matchStarted" in msg:
                 seat = msg["matchStarted"].get("seat", 0)
                 continue
+            if "matchEnded" in msg:
+                ended.append(msg["matchEnded"])
             if "event" in msg and "dealEnded" in msg["event"]:
                 continue
             assert "hands" not in json.dumps(msg), msg
@@ -99,9 +156,14 @@ async def test_a_seat_never_receives_another_seats_cards(
                     body = msg[key]
                     hand = body.get("hand") or body.get("view", {}).get("hand", [])
                     number = body.get("dealNumber") or body.get("view", {}).get("dealNumber")
+                    assert seat is not None  # MatchStarted comes first
                     own = dealt[number][seat].split()
                     for card in hand:
                         assert _notation(card) in own
+        # Its MatchEnded says how the match ended twice: as a word and as the enum.
+        assert [(e["status"], e["matchStatus"]) for e in ended] == [
+            ("finished", "MATCH_STATUS_FINISHED")
+        ]
     assert result.status == "finished"
 
 
@@ -201,12 +263,14 @@ async def test_illegal_card_is_rejected_with_a_strike_then_a_legal_one_is_accept
         if u.WhichOneof("kind") == "event" and u.event.WhichOneof("kind") == "seat_penalized"
     ]
     assert [(p.seat, p.code) for p in penalties] == [(0, "illegal")]
+    assert [p.outcome for p in penalties] == [cards_pb2.SEAT_OUTCOME_ILLEGAL]
+    _assert_outcome_enum(penalties)
     proc = _processes_for(bot_processes, "illegal")
     rejected = [line for line in _received(proc) if line["kind"] == "rejected"]
     assert len(rejected) == 1
     assert rejected[0]["msg"]["rejected"]["code"] == "REJECT_CODE_ILLEGAL"  # type: ignore[index]
     log = read_log(await _get_log(admin, result.match_id))
-    assert any(r["type"] == "penalty" and r["code"] == "illegal" for r in log)
+    assert any(p.code is SeatOutcome.ILLEGAL for p in log.penalties())
     assert replay_log(await _get_log(admin, result.match_id)).reproduced
 
 
@@ -231,14 +295,16 @@ async def test_silent_bot_gets_fallbacks_strikes_and_forfeits(
     assert list(result.forfeited) == [0]
     assert result.strikes[0] == 3
     assert result.ranks[0] == max(result.ranks)  # a forfeit ranks last whatever its chips
-    codes = [
-        u.event.seat_penalized.code
+    penalized = [
+        u.event.seat_penalized
         for u in updates
         if u.WhichOneof("kind") == "event"
         and u.event.WhichOneof("kind") == "seat_penalized"
         and u.event.seat_penalized.seat == 0
     ]
+    codes = [p.code for p in penalized]
     assert codes == ["timeout", "timeout", "timeout", "forfeited"]
+    _assert_outcome_enum(penalized)
     assert replay_log(await _get_log(admin, result.match_id)).reproduced
 
 
@@ -269,7 +335,7 @@ async def test_two_matches_at_once_without_cross_talk(
     assert a.status == b.status == "finished"
     for summary, group in ((a, ids[:4]), (b, ids[4:])):
         log = read_log(await _get_log(admin, summary.match_id))
-        assert [s["bot_id"] for s in log[0]["seats"]] == group
+        assert [s.bot_id for s in log.header.seats] == group
         assert replay_log(await _get_log(admin, summary.match_id)).reproduced
     for proc in bot_processes.procs:
         started = [line for line in _received(proc) if line["kind"] == "match_started"]
@@ -353,9 +419,9 @@ async def test_fixed_deals_and_suit_permutation_are_played_as_given(
     )
     assert result.deals_played == 1
     log = read_log(await _get_log(admin, result.match_id))
-    deal = next(r for r in log if r["type"] == "deal")
-    assert deal["hands"][0].split()[0].startswith("S")  # clubs relabelled as spades
-    assert deal["dealer"] == 3
+    deal = log.deals()[0].record
+    assert deal.hands[0].split()[0].startswith("S")  # clubs relabelled as spades
+    assert deal.dealer == 3
     assert replay_log(await _get_log(admin, result.match_id)).reproduced
 
 
@@ -377,6 +443,17 @@ async def test_stopping_the_referee_records_a_running_match_as_aborted(
         first = await stream.read()
         assert isinstance(first, admin_pb2.MatchUpdate)
         match_id = first.started.match_id
+        # The silent seats hold the match running: it and its seats say so, enum and word.
+        seated = await admin.stub.ListSessions(
+            admin_pb2.ListSessionsRequest(), metadata=admin.metadata
+        )
+        assert sorted(s.bot_id for s in seated.sessions if s.state == "seated") == sorted(ids)
+        _assert_session_state_enum(seated.sessions)
+        running = await admin.stub.GetMatch(
+            admin_pb2.GetMatchRequest(match_id=match_id), metadata=admin.metadata
+        )
+        assert running.summary.status == "running"
+        assert running.summary.match_status == cards_pb2.MATCH_STATUS_RUNNING
         await referee.stop()
         stream.cancel()
     finally:
@@ -386,8 +463,8 @@ async def test_stopping_the_referee_records_a_running_match_as_aborted(
     assert record.status == "aborted"
     assert store.integrity_ok()
     log = read_log(Path(record.log_path).read_text())
-    assert log[-1]["type"] == "footer"
-    assert log[-1]["status"] == "aborted"
+    assert log.footer is not None
+    assert log.footer.status is MatchStatus.ABORTED
     store.close()
 
 

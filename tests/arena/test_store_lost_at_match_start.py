@@ -18,9 +18,10 @@ import pytest
 from arena.config import AdminTokenScope, RefereeConfig
 from arena.errors import StoreError
 from arena.match_index import MatchRecord
+from arena.orders import HelloRequest, MatchOrder
 from arena.referee import Referee
 from arena.session import SeatSession
-from brandeln.v1 import admin_pb2, bot_pb2
+from brandeln.v1 import bot_pb2
 
 PLAYERS = 4
 
@@ -42,7 +43,7 @@ async def _seated_bots(referee: Referee) -> tuple[list[str], list[SeatSession]]:
     ids, sessions = [], []
     for seat in range(PLAYERS):
         record, token = referee.register_bot(f"bot-{seat}")
-        hello = bot_pb2.Hello(token=token, protocol_version=1, bot_name=record.name)
+        hello = HelloRequest(token=token, protocol_version=1, bot_name=record.name)
         session = await referee.open_session(hello, "in-process")
         assert _sent(session) == ["welcome"]
         sessions.append(session)
@@ -74,7 +75,7 @@ async def test_a_store_gone_as_a_match_starts_ends_it_aborted_with_a_result(
 
     monkeypatch.setattr(referee.store, "record_match", gone)
     table = await referee.start_match(
-        admin_pb2.RunMatchRequest(bot_ids=ids, ruleset="standard", deals=1, seed=3)
+        MatchOrder(bot_ids=tuple(ids), ruleset="standard", deals=1, seed=3)
     )
     summary = await referee._tasks[table.spec.match_id]
 
@@ -104,7 +105,7 @@ async def test_a_store_gone_mid_match_still_tells_the_seats_it_ended(
     # No bot answers: the match waits on its first request until the referee aborts it, and
     # the index then fails as the match ends.
     table = await referee.start_match(
-        admin_pb2.RunMatchRequest(bot_ids=ids, ruleset="standard", deals=1, seed=3)
+        MatchOrder(bot_ids=tuple(ids), ruleset="standard", deals=1, seed=3)
     )
     # The table runs to its first wait once started: with the first message out, it waits.
     first = await asyncio.wait_for(sessions[0].outbox.get(), 10)

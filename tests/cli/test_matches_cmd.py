@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from arena.replay import logged_deal
 from brandeln.v1 import admin_pb2
 from brandeln_cli.card_play import card_play_json, season_card_play
@@ -92,8 +92,8 @@ async def test_matches_show_double_dummy_judges_every_card_of_a_deal(played: Pla
     result = runner.invoke(app, [*show, "--deal", "1", "--double-dummy", "--json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
-    records = read_log((played.data / "logs" / f"{played.match_id}.jsonl").read_text())
-    expected = double_dummy_json(analyse_play(*logged_deal(records, 1)))
+    log = read_log((played.data / "logs" / f"{played.match_id}.jsonl").read_text())
+    expected = double_dummy_json(analyse_play(*logged_deal(log, 1)))
     assert document["double_dummy"] == expected
     cards = [(c["seat"], c["card"]) for t in document["tricks"] for c in t["cards"]]
     if expected["makes_at_start"] is not None:
@@ -111,7 +111,7 @@ async def test_matches_show_double_dummy_judges_every_card_of_a_deal(played: Pla
     every = [
         verdict
         for deal in (1, 2)
-        for verdict in analyse_play(*logged_deal(records, deal)).verdicts
+        for verdict in analyse_play(*logged_deal(log, deal)).verdicts
         if verdict.could
     ]
     assert sum(t["soloist_cards"] + t["defender_cards"] for t in tallies.values()) == len(every)
@@ -170,10 +170,10 @@ async def test_a_season_s_card_play_tallies_each_bot_and_names_what_it_could_not
     assert found.deals == 2 + 2 + 1  # the tampered log's second deal is still judged
     assert [line.split(":")[0] for line in found.unread] == ["m_missing", "m_tampered deal 1"]
     # Each bot's tally: the good match twice, and deal 2 once more from the tampered log.
-    records = read_log(text)
+    log = read_log(text)
     expected = {bot: SeatPlay() for bot in bots}
     for number, times in ((1, 2), (2, 3)):
-        for verdict in analyse_play(*logged_deal(records, number)).verdicts:
+        for verdict in analyse_play(*logged_deal(log, number)).verdicts:
             for _ in range(times):
                 expected[bots[verdict.seat]].add(verdict)
     assert any(tally.soloist_mattered + tally.defender_mattered for tally in expected.values())

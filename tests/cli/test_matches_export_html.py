@@ -9,7 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner, Result
 
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from brandeln_cli.main import app
 from tests.cli.conftest import MatchCopy
 from tests.web.hostile import HOSTILE_TEXTS, assert_inert
@@ -39,8 +39,7 @@ def test_export_html_writes_one_file_holding_the_replay_and_its_assets(
     assert result.exit_code == 0, result.output
     assert f"to {target}" in " ".join(result.output.split())
     html = target.read_text()
-    records = read_log(match_copy.log.read_text())
-    assert _embedded_model(html) == match_model(records)
+    assert _embedded_model(html) == match_model(read_log(match_copy.log.read_text()))
     assert "function stateAt(" in html  # the replay's script is inline
     assert ".rp-table" in html  # and its styles
     # nothing to fetch: no element with a source or a style sheet to load, and a policy
@@ -88,7 +87,7 @@ def test_export_to_a_folder_that_does_not_exist_is_a_one_line_error(
     assert "Traceback" not in result.output
 
 
-def test_export_html_escapes_every_hostile_name_version_and_status_of_the_log(
+def test_export_html_escapes_every_hostile_name_and_version_of_the_log(
     match_copy: MatchCopy, tmp_path: Path
 ) -> None:
     def hostile(records: list[dict[str, Any]]) -> None:
@@ -97,8 +96,6 @@ def test_export_html_escapes_every_hostile_name_version_and_status_of_the_log(
             name = next(texts)
             seat.update(bot_name=name, hello_name=name, bot_version=next(texts))
         records[0]["match_id"] = HOSTILE_TEXTS[2]
-        assert records[-1]["type"] == "footer"
-        records[-1]["status"] = HOSTILE_TEXTS[1]
 
     match_copy.edit(hostile)
     target = tmp_path / "replay.html"
@@ -115,4 +112,21 @@ def test_export_html_escapes_every_hostile_name_version_and_status_of_the_log(
     model = _embedded_model(html)
     assert isinstance(model, dict)
     assert model["match_id"] == HOSTILE_TEXTS[2]
-    assert model["status"] == HOSTILE_TEXTS[1]
+
+
+def test_a_status_the_log_format_lacks_is_refused_in_one_line_and_exports_nothing(
+    match_copy: MatchCopy, tmp_path: Path
+) -> None:
+    # A status is one of the format's words (a MatchStatus), never text shown as it is: the
+    # log is refused where it is read, before any page is made of it.
+    def hostile(records: list[dict[str, Any]]) -> None:
+        assert records[-1]["type"] == "footer"
+        records[-1]["status"] = HOSTILE_TEXTS[1]
+
+    match_copy.edit(hostile)
+    target = tmp_path / "replay.html"
+    result = _export(match_copy, match_copy.match_id, "--html", "-o", str(target))
+    assert result.exit_code == 1
+    assert "the footer record" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+    assert not target.exists()

@@ -10,20 +10,27 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import public_events, read_log
+from arena.logreader import MatchLog, read_log
 from arena.replay import logged_deal
 from brandeln.v1 import admin_pb2
 from brandeln_cli.main import app
 from engine.play_analysis import analyse_play
+from protocol.events import (
+    BidMadeRecord,
+    CardPlayedRecord,
+    DealEndedRecord,
+    EventRecord,
+    TrickTakenRecord,
+)
 from tests.conftest import ROOT, AdminClient, BotProcesses
 
 LOGGING_BOT = str(ROOT / "tests" / "cli" / "logging_bot.py")
@@ -36,6 +43,7 @@ NAMES = (
 )
 WIDTH = 80
 runner = CliRunner(env={"COLUMNS": str(WIDTH)})
+Body = TypeVar("Body")
 
 
 @dataclass(frozen=True)
@@ -43,8 +51,14 @@ class Played:
     root: Path  # the data folder is root/data; the tests run in root and pass `--data data`
     match_ids: tuple[str, ...]
 
-    def records(self, match_id: str) -> list[dict[str, Any]]:
-        return read_log((self.root / "data" / "logs" / f"{match_id}.jsonl").read_text())
+    def log(self, match_id: str) -> MatchLog:
+        path = self.root / "data" / "logs" / f"{match_id}.jsonl"
+        return read_log(path.read_text(), str(path))
+
+
+def bodies(events: Iterable[EventRecord], kind: type[Body], deal: int | None = None) -> list[Body]:
+    """What the events of one kind say, in order (of one deal, or of every deal)."""
+    return [e.body for e in events if isinstance(e.body, kind) and (deal is None or e.deal == deal)]
 
 
 @pytest.fixture(scope="module")
@@ -107,12 +121,11 @@ def test_the_match_overview_fits_and_shows_every_contract(in_root: Played) -> No
         words = flat(output)
         for name in NAMES:
             assert name in words
-        events = [e for e in public_events(in_root.records(match_id)) if e["type"] == "event"]
-        ended = [e for e in events if e["kind"] == "deal_ended"]
+        ended = bodies(in_root.log(match_id).public_events(), DealEndedRecord)
         assert len(ended) == 6
         for row in ended:
-            contract = row["contract"] or "passed out"
-            payments = " ".join(f"{p:+d}" for p in row["payments"])
+            contract = row.contract or "passed out"
+            payments = " ".join(f"{p:+d}" for p in row.payments)
             assert f"{contract} " in words
             assert payments in words  # every seat's chips of the deal, none cropped
 
@@ -121,22 +134,19 @@ def test_the_deal_view_fits_and_shows_every_bid_and_every_trick_as_seat_card(
     in_root: Played,
 ) -> None:
     match_id = in_root.match_ids[0]
-    events = public_events(in_root.records(match_id))
+    events = in_root.log(match_id).public_events()
     seen_tricks = 0
     for deal in range(1, 7):
         output = cli("matches", "show", match_id, "--deal", str(deal)).output
         assert_fits(output)
         words = flat(output)
-        of_deal = [e for e in events if e["deal"] == deal]
-        bids = [
-            f"{e['seat']}:{NAMES[e['seat']]} {e['bid']}" for e in of_deal if e["kind"] == "bid_made"
-        ]
+        bids = [f"{b.seat}:{NAMES[b.seat]} {b.bid}" for b in bodies(events, BidMadeRecord, deal)]
         assert bids
         assert "auction: " + ", ".join(bids) in words  # the last bids too
-        for trick in (e for e in of_deal if e["kind"] == "trick_taken"):
-            cards = trick["cards"].split()
-            played = " ".join(f"{(trick['leader'] + n) % 4}:{card}" for n, card in enumerate(cards))
-            assert f"{trick['trick']} {played} {trick['winner']}:" in words
+        for trick in bodies(events, TrickTakenRecord, deal):
+            cards = trick.cards.split()
+            played = " ".join(f"{(trick.leader + n) % 4}:{card}" for n, card in enumerate(cards))
+            assert f"{trick.trick} {played} {trick.winner}:" in words
             seen_tricks += 1
     assert seen_tricks > 0
 
@@ -144,14 +154,14 @@ def test_the_deal_view_fits_and_shows_every_bid_and_every_trick_as_seat_card(
 def test_the_double_dummy_view_fits_and_marks_every_card_that_gave_a_goal_away(
     in_root: Played,
 ) -> None:
-    records = in_root.records(in_root.match_ids[0])
+    log = in_root.log(in_root.match_ids[0])
     judged = 0
     for deal in range(1, 7):
         output = cli(
             "matches", "show", in_root.match_ids[0], "--deal", str(deal), "--double-dummy"
         ).output
         assert_fits(output)
-        analysis = analyse_play(*logged_deal(records, deal))
+        analysis = analyse_play(*logged_deal(log, deal))
         marked = re.findall(r"\b([CSHD][AKQJT987])\?", output)
         assert marked == [str(verdict.card) for verdict in analysis.errors]
         judged += len(analysis.verdicts)
@@ -195,23 +205,18 @@ def test_a_seats_bot_log_is_shown_inert_line_by_line(in_root: Played) -> None:
 
 def test_show_json_gives_the_overview_the_deal_and_the_log(in_root: Played) -> None:
     match_id = in_root.match_ids[0]
-    records = in_root.records(match_id)
-    events = public_events(records)
+    events = in_root.log(match_id).public_events()
     overview = json.loads(cli("matches", "show", match_id[:8], "--json").output)
     assert overview["match_id"] == match_id
     assert [s["bot_name"] for s in overview["seats"]] == list(NAMES)
-    ended = [e for e in events if e["kind"] == "deal_ended"]
-    assert [d["payments"] for d in overview["deals"]] == [e["payments"] for e in ended]
+    ended = bodies(events, DealEndedRecord)
+    assert [d["payments"] for d in overview["deals"]] == [list(e.payments) for e in ended]
     deal = json.loads(cli("matches", "show", match_id, "--deal", "1", "--json").output)
     assert deal["auction"] == [
-        {"seat": e["seat"], "bid": e["bid"]}
-        for e in events
-        if e["deal"] == 1 and e["kind"] == "bid_made"
+        {"seat": b.seat, "bid": b.bid} for b in bodies(events, BidMadeRecord, deal=1)
     ]
     played_cards = [
-        {"seat": e["seat"], "card": e["card"]}
-        for e in events
-        if e["deal"] == 1 and e["kind"] == "card_played"
+        {"seat": c.seat, "card": c.card} for c in bodies(events, CardPlayedRecord, deal=1)
     ]
     assert [card for trick in deal["tricks"] for card in trick["cards"]] == played_cards
     logged = json.loads(

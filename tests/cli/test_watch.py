@@ -12,12 +12,14 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from brandeln.v1 import admin_pb2, cards_pb2
 from brandeln_cli.main import app
 from brandeln_cli.watch_cmd import follow
-from brandeln_cli.watch_view import WatchPrinter, event_record_of
+from brandeln_cli.watch_view import WatchPrinter
 from ladder.admin_client import AdminClient as LadderAdmin
+from protocol.decode import LiveEvent, LivePenalty, event_from_pb
+from protocol.statuses import MatchStatus
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 WIDTH = 80
@@ -33,10 +35,10 @@ class RecordingPrinter(WatchPrinter):
         super().__init__(Console(file=self.buffer, width=WIDTH, color_system=None), [])
         self.hook: Any = None
 
-    def event(self, record: dict[str, Any]) -> None:
-        super().event(record)
+    def event(self, event: LiveEvent) -> None:
+        super().event(event)
         if self.hook is not None:
-            self.hook(record)
+            self.hook(event)
 
 
 async def test_a_live_match_is_followed_while_it_plays_and_shows_no_hidden_card(
@@ -79,10 +81,10 @@ async def test_a_live_match_is_followed_while_it_plays_and_shows_no_hidden_card(
             printer = RecordingPrinter()
             seen: dict[str, Any] = {"live": [], "at_stop": None}
 
-            def hook(record: dict[str, Any]) -> None:
+            def hook(event: LiveEvent) -> None:
                 assert referee.referee is not None
                 seen["live"].append(match_id in referee.referee.tables)
-                if record["kind"] == "seat_penalized" and record["deal"] == 2:
+                if isinstance(event, LivePenalty) and event.penalty.deal == 2:
                     # The blabber's illegal bid: deal 2 is live and waits for its release.
                     seen["at_stop"] = printer.buffer.getvalue()
                     release.touch()
@@ -95,7 +97,7 @@ async def test_a_live_match_is_followed_while_it_plays_and_shows_no_hidden_card(
             log = read_log(Path(referee.config.logs_dir / f"{match_id}.jsonl").read_text())
     finally:
         bots.stop()
-    assert summary.status == "finished"
+    assert summary.status is MatchStatus.FINISHED
     # Events arrived while the match was being played, not replayed after it.
     assert seen["live"]
     assert all(seen["live"][:10])
@@ -106,7 +108,7 @@ async def test_a_live_match_is_followed_while_it_plays_and_shows_no_hidden_card(
     assert "penalty  1 blabber-1: illegal" in deal_2
     assert not CARD.findall(deal_2), deal_2  # no card of the live deal: nothing played yet
     # Once a deal has ended its hands are shown, from its DealEnded.
-    hands = [record["hands"] for record in log if record["type"] == "deal"]
+    hands = [deal.record.hands for deal in log.deals()]
     output = printer.buffer.getvalue()
     deal_1 = output.split("\ndeal 2\n", 1)[0]
     for seat, cards in enumerate(hands[0]):
@@ -163,9 +165,9 @@ def test_bot_supplied_text_in_a_watched_event_reaches_the_terminal_inert() -> No
             seat=0, code="illegal", reason="[bold]\x1b[2J", strikes=1
         ),
     )
-    record = event_record_of(penalty)
-    assert record is not None
-    printer.event(record)
+    event = event_from_pb(penalty)
+    assert isinstance(event, LivePenalty)
+    printer.event(event)
     text = buffer.getvalue()
     assert "\x1b" not in text
     assert "\x07" not in text

@@ -8,6 +8,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from brandeln_cli import web_cmd
@@ -74,6 +77,32 @@ def test_a_host_other_than_loopback_is_warned_about(
         result.output
     )
     assert "this machine only" not in result.output
+
+
+def test_web_runs_its_apps_lifespan_which_closes_the_stores_at_shutdown(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    served: list[uvicorn.Config] = []
+
+    def run(server: uvicorn.Server, sockets: list[socket.socket] | None = None) -> None:
+        served.append(server.config)
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    args = ["web", "--data", str(tmp_path), "--port", "0"]
+    result = runner.invoke(app, args, env={"BRANDELN_ADMIN_TOKEN": ""})
+    assert result.exit_code == 0, result.output
+    [config] = served
+    served_app = config.app
+    assert isinstance(served_app, Starlette)
+    # With the lifespan off, uvicorn would never tell the app it shuts down: the stores it
+    # holds open (a PostgreSQL database) would outlive it.
+    assert config.lifespan == "on"
+    stores = served_app.state.stores
+    closed: list[bool] = []
+    monkeypatch.setattr(stores, "close", lambda: closed.append(True))
+    with TestClient(served_app):
+        assert closed == []
+    assert closed == [True]
 
 
 def test_the_cap_of_live_streams_is_the_web_fronts_and_below_one_is_refused() -> None:

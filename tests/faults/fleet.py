@@ -49,12 +49,16 @@ import grpc
 from grpc_health.v1 import health_pb2
 
 from arena.limits import HELLO_TIMEOUT_S, MAX_SESSIONS_PER_BOT
-from arena.matchlog import public_events, read_log
+from arena.logreader import MatchLog, read_log
+from arena.logrecords import DecisionRecord
 from arena.replay import replay_log
 from arena.spec import deal_seed
+from arena.timecontrol import TimeControlSettings
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
 from engine.dealing import deal_cards
 from engine.rulesets import find_ruleset
+from protocol.events import CardPlayedRecord, DealEndedRecord, Penalty
+from protocol.statuses import MatchStatus, SeatOutcome
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 HOSTILE_BOT: Final = Path(__file__).with_name("hostile_bot.py")
@@ -411,22 +415,22 @@ def check_match(run: MatchRun, recorded: admin_pb2.GetMatchResponse) -> list[str
     for name in ("status", "balances", "ranks", "forfeited", "strikes", "deals_played"):
         if list_or_value(getattr(row, name)) != list_or_value(getattr(summary, name)):
             problems.append(f"{where}: index {name} {getattr(row, name)} != result's")
-    records = read_log(recorded.log_jsonl)
-    footer = records[-1] if records else {}
-    if footer.get("type") != "footer":
+    log = read_log(recorded.log_jsonl)
+    footer = log.footer
+    if footer is None:
         return [*problems, f"{where}: the log has no footer"]
     for name in ("balances", "ranks", "forfeited", "strikes"):
-        if footer[name] != list(getattr(summary, name)):
-            problems.append(f"{where}: footer {name} {footer[name]} != result's")
-    if footer["status"] != "finished" or footer["deals_played"] != summary.deals_played:
-        problems.append(f"{where}: footer {footer['status']} {footer['deals_played']} deals")
+        shown = list(getattr(footer, name))
+        if shown != list(getattr(summary, name)):
+            problems.append(f"{where}: footer {name} {shown} != result's")
+    if footer.status is not MatchStatus.FINISHED or footer.deals_played != summary.deals_played:
+        problems.append(f"{where}: footer {footer.status.value} {footer.deals_played} deals")
     report = replay_log(recorded.log_jsonl)
     if not report.reproduced or report.replayed_balances != tuple(summary.balances):
         problems.append(f"{where}: replay not reproduced: {report.problems}")
     strikes = [0] * len(run.seats)
-    for record in records:
-        if record["type"] == "penalty":
-            strikes[record["seat"]] = record["strikes"]
+    for penalty in log.penalties():
+        strikes[penalty.seat] = penalty.strikes
     if strikes != list(summary.strikes):
         problems.append(f"{where}: penalty records say strikes {strikes}")
     return problems
@@ -476,20 +480,19 @@ def handling_problems(
     """
     assert run.summary is not None
     evidence = evidence or SeatEvidence()
-    records = read_log(log_jsonl)
-    header = records[0] if records and records[0]["type"] == "header" else {}
-    time_control = header.get("time_control", {})
+    log = read_log(log_jsonl)
+    time_control = log.header.time_control
     problems = []
     for seat in range(len(run.seats)):
         want = EXPECTED[run.behaviour] if seat in run.hostile else CLEAN
-        penalties = [r for r in records if r["type"] == "penalty" and r["seat"] == seat]
-        codes = tuple(r["code"] for r in penalties)
+        penalties = [p for p in log.penalties() if p.seat == seat]
+        codes = tuple(p.code.value for p in penalties)
         got = Expected(run.summary.strikes[seat], seat in run.summary.forfeited, codes)
         if got == want:
             continue
         who = run.behaviour if seat in run.hostile else run.seats[seat]
         where = f"{run.behaviour} {run.match_id} seat {seat} ({who})"
-        load = _load_explains(records, penalties, (run.match_id, seat), evidence, time_control)
+        load = _load_explains(log, penalties, (run.match_id, seat), evidence, time_control)
         if got.forfeited == bool(_FORFEITS & set(codes)) and _expected_but_for_load(
             codes, load, want.codes
         ):
@@ -503,11 +506,11 @@ def handling_problems(
 
 
 def _load_explains(
-    records: Sequence[dict[str, Any]],
-    penalties: Sequence[dict[str, Any]],
+    log: MatchLog,
+    penalties: Sequence[Penalty],
     key: tuple[str, int],
     evidence: SeatEvidence,
-    time_control: dict[str, int],
+    time_control: TimeControlSettings,
 ) -> list[str]:
     """For each penalty of one seat, why load explains it ("" when it does not):
 
@@ -520,20 +523,20 @@ def _load_explains(
       ``reconnect_ms``: a loaded referee accepts new calls late, and a resume is a new call;
     - the forfeit at max_strikes reached through such a timeout.
     """
-    move_ms = int(time_control.get("move_ms", MOVE_MS))
-    reconnect_ms = int(time_control.get("reconnect_ms", RECONNECT_MS))
+    move_ms = time_control.move_ms
+    reconnect_ms = time_control.reconnect_ms
     away = [a for a in evidence.absences.get(key, []) if a is not None]
     explained: list[str] = []
     load_strike = False
     for penalty in penalties:
         why = ""
-        code = penalty["code"]
-        found = _REQUEST_ID.search(penalty.get("reason", ""))
-        if code == "timeout" and found:
+        code = penalty.code
+        found = _REQUEST_ID.search(penalty.reason)
+        if code is SeatOutcome.TIMEOUT and found:
             request_id = int(found.group(1))
-            late = "after the deadline" in penalty["reason"]
+            late = "after the deadline" in penalty.reason
             late = late or request_id in evidence.late_answers.get(key, set())
-            waited = _waited_ms(records, penalty)
+            waited = _waited_ms(log, penalty)
             if late and waited >= move_ms - CLOCK_SLACK_MS:
                 why = f"the answer to request {request_id} came late ({waited} ms waited)"
                 load_strike = True
@@ -545,23 +548,25 @@ def _load_explains(
                 # reconnection slow (a quiet one takes a few hundred ms).
                 why = f"away {max(away)} ms while request {request_id} waited {waited} ms"
                 load_strike = True
-        elif code == "disconnected" and any(a >= reconnect_ms - CLOCK_SLACK_MS for a in away):
+        elif code is SeatOutcome.DISCONNECTED and any(
+            a >= reconnect_ms - CLOCK_SLACK_MS for a in away
+        ):
             why = f"away {max(away)} ms by the referee's clock (reconnect_ms {reconnect_ms})"
-        elif code == "forfeited" and load_strike:
+        elif code is SeatOutcome.FORFEITED and load_strike:
             why = "max_strikes reached through a late answer"
         explained.append(why)
     return explained
 
 
-def _waited_ms(records: Sequence[dict[str, Any]], penalty: dict[str, Any]) -> int:
+def _waited_ms(log: MatchLog, penalty: Penalty) -> int:
     """How long the referee waited for the decision a timeout penalty ended (its fallback's
     decision record, the next of the seat's after the penalty)."""
     after = False
-    for record in records:
+    for record in log.records:
         if record is penalty:
             after = True
-        elif after and record["type"] == "decision" and record["seat"] == penalty["seat"]:
-            return int(record["ms"]) if record.get("status") == "timeout" else 0
+        elif after and isinstance(record, DecisionRecord) and record.seat == penalty.seat:
+            return record.latency_ms if record.outcome is SeatOutcome.TIMEOUT else 0
     return 0
 
 
@@ -694,19 +699,18 @@ class DealBook:
             deal = deal_cards(ruleset, (number - 1) % ruleset.players, deal_seed(seed, number))
             book.hands[number] = [frozenset(str(card) for card in hand) for hand in deal.hands]
         if log_jsonl:
-            records = read_log(log_jsonl)
-            for record in records:
-                if record["type"] == "deal":
-                    logged = [frozenset(h.split()) for h in record["hands"]]
-                    if logged != book.hands[record["deal_number"]]:
-                        raise AssertionError(f"deal {record['deal_number']}: hands differ")
+            log = read_log(log_jsonl)
+            for deal_logged in log.deals():
+                logged = [frozenset(h.split()) for h in deal_logged.record.hands]
+                if logged != book.hands[deal_logged.number]:
+                    raise AssertionError(f"deal {deal_logged.number}: hands differ")
             # Card plays are logged inside decision records; public_events gives them back.
             current: set[str] = set()
-            for event in public_events(records):
-                if event["kind"] == "card_played":
-                    current.add(event["card"])
-                elif event["kind"] == "deal_ended":
-                    book.played[event["deal"]] = frozenset(current)
+            for event in log.public_events():
+                if isinstance(event.body, CardPlayedRecord):
+                    current.add(event.body.card)
+                elif isinstance(event.body, DealEndedRecord):
+                    book.played[event.deal] = frozenset(current)
                     current = set()
         return book
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from arena.matchlog import public_events, read_log
+from arena.logreader import read_log
+from arena.logrecords import DecisionRecord
 from arena.referee import MAX_RESUMES_PER_MATCH
 from tests.faults.fleet import (
     CLOCK_SLACK_MS,
@@ -146,11 +147,11 @@ def test_the_control_table_gets_every_answer_while_the_fleet_attacks(
 ) -> None:
     control = fleet_round.runs[CONTROL]
     text = fleet_round.recorded[control.match_id].log_jsonl
-    decisions = [r for r in read_log(text) if r["type"] == "decision"]
+    decisions = [r for r in read_log(text).records if isinstance(r, DecisionRecord)]
     assert decisions
     excused: list[str] = []
     assert handling_problems(control, text, _evidence(fleet_round), excused) == []
-    statuses = {r.get("status", "ok") for r in decisions}  # the log omits "ok"
+    statuses = {r.outcome.value for r in decisions}  # the log omits "ok": read as OK
     # Every decision is the bot's answer, unless a loaded machine carried answers late (the
     # referee read them after the deadline, having waited the full move time: excused).
     assert statuses == {"ok"} or (excused and statuses <= {"ok", "timeout", "forfeited"})
@@ -192,8 +193,8 @@ def test_late_answers_are_rejected_as_stale_without_a_second_strike(
     assert set(rejected) <= {"REJECT_CODE_STALE_REQUEST"}
     crossed = [
         r
-        for r in read_log(fleet_round.recorded[run.match_id].log_jsonl)
-        if r["type"] == "penalty" and "came after the deadline" in r["reason"]
+        for r in read_log(fleet_round.recorded[run.match_id].log_jsonl).penalties()
+        if "came after the deadline" in r.reason
     ]
     assert rejected["REJECT_CODE_STALE_REQUEST"] + len(crossed) >= 2
 
@@ -364,7 +365,7 @@ def test_a_slow_reader_is_dropped_before_it_holds_the_referees_memory(
     ]
     # What reached it before the referee gave up: gRPC's buffers, not the match's messages.
     run = fleet_round.runs["slow-reader"]
-    events = len(public_events(read_log(fleet_round.recorded[run.match_id].log_jsonl)))
+    events = len(read_log(fleet_round.recorded[run.match_id].log_jsonl).public_events())
     assert len(_records(fleet_round, "slow-reader", "msg")) < events // 4
 
 

@@ -30,14 +30,16 @@ from typer.testing import CliRunner
 
 from arena import referee as referee_module
 from arena import session as session_module
+from arena.orders import HelloRequest, MatchOrder, TimeControlOrder
 from arena.referee import Referee, RefereeConfig
 from arena.seat import Seat
 from arena.servicers import RefereeServicer
-from arena.session import SeatSession, SessionState
+from arena.session import SeatSession
 from arena.store import RefereeStore
 from arena.timecontrol import SeatClock
-from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
+from brandeln.v1 import bot_pb2
 from brandeln_cli.main import app
+from protocol.statuses import SessionState
 
 
 class AbortedError(Exception):
@@ -76,6 +78,11 @@ def referee(tmp_path: Path) -> Iterator[Referee]:
 
 def _hello(token: str) -> bot_pb2.BotMessage:
     return bot_pb2.BotMessage(hello=bot_pb2.Hello(token=token, protocol_version=1))
+
+
+def _hello_request(token: str, resume_match_id: str = "") -> HelloRequest:
+    """The Hello of :func:`_hello` as the referee takes it in process."""
+    return HelloRequest(token=token, protocol_version=1, resume_match_id=resume_match_id)
 
 
 async def _messages(*messages: bot_pb2.BotMessage) -> AsyncIterator[bot_pb2.BotMessage]:
@@ -187,7 +194,7 @@ async def test_a_restarted_referee_numbers_its_sessions_on(tmp_path: Path) -> No
     config = RefereeConfig(db_path=tmp_path / "referee.db", logs_dir=tmp_path / "logs")
     first = Referee(config)
     _, token = first.register_bot("again")
-    hello = _hello(token).hello
+    hello = _hello_request(token)
     before = [await first.open_session(hello, "peer") for _ in range(3)]
     first.store.close()  # killed: no session was closed
     second = Referee(config)
@@ -206,20 +213,19 @@ async def test_a_restarted_referee_numbers_its_sessions_on(tmp_path: Path) -> No
 async def test_a_resume_takes_its_seat_at_once_while_the_lobby_is_busy(referee: Referee) -> None:
     tokens = [referee.register_bot(f"resume-{n}")[1] for n in range(4)]
     for token in tokens:
-        await referee.open_session(_hello(token).hello, "peer")
+        await referee.open_session(_hello_request(token), "peer")
     # No answer is needed: the first request waits a minute, a dropped seat as long.
-    slow = cards_pb2.TimeControl(move_ms=60_000, bank_ms=1, max_strikes=3, reconnect_ms=60_000)
+    slow = TimeControlOrder(move_ms=60_000, bank_ms=1, max_strikes=3, reconnect_ms=60_000)
     table = await referee.start_match(
-        admin_pb2.RunMatchRequest(
-            bot_ids=[s.bot_id for s in referee.lobby.sessions()], deals=1, time_control=slow
+        MatchOrder(
+            bot_ids=tuple(s.bot_id for s in referee.lobby.sessions()), deals=1, time_control=slow
         )
     )
     match_id = table.spec.match_id
     dropped = table.seats[0].session
     assert isinstance(dropped, SeatSession)
     referee.close_session(dropped)
-    resume = _hello(tokens[0]).hello
-    resume.resume_match_id = match_id
+    resume = _hello_request(tokens[0], resume_match_id=match_id)
     async with referee.lobby._changed:  # held as RunMatch calls hold it while they look
         opening = asyncio.ensure_future(referee.open_session(resume, "peer"))
         for _ in range(3):

@@ -37,11 +37,13 @@ from hypothesis import strategies as st
 
 from arena import referee as referee_module
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log
+from arena.logreader import read_log
+from arena.orders import MatchOrder, TimeControlOrder
 from arena.referee import Referee
 from arena.replay import replay_log
 from arena.table import Table
-from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc, cards_pb2
+from brandeln.v1 import bot_pb2, bot_pb2_grpc, cards_pb2
+from protocol.statuses import MatchStatus
 from tests.faults.fleet import DealBook, leaks
 
 T = TypeVar("T")
@@ -113,17 +115,17 @@ class RefereeThread:
             self._bots.append(asyncio.ensure_future(self._honest(self.tokens[f"honest-{n}"])))
         # The fuzzed seat needs a session to be seated; the first example resumes it.
         placeholder = asyncio.ensure_future(self._placeholder(self.tokens["fuzzed"]))
-        tc = cards_pb2.TimeControl(
+        tc = TimeControlOrder(
             move_ms=MOVE_MS, bank_ms=1, max_strikes=1_000_000, reconnect_ms=600_000
         )
-        request = admin_pb2.RunMatchRequest(
-            bot_ids=[self.bot_ids[n] for n in ("fuzzed", "honest-1", "honest-2", "honest-3")],
+        order = MatchOrder(
+            bot_ids=tuple(self.bot_ids[n] for n in ("fuzzed", "honest-1", "honest-2", "honest-3")),
             deals=DEALS,
             seed=SEED,
             time_control=tc,
             seat_wait_ms=10_000,
         )
-        table = await self.referee.start_match(request)
+        table = await self.referee.start_match(order)
         self.match_id = table.spec.match_id
         placeholder.cancel()
 
@@ -496,7 +498,9 @@ def test_the_fuzzed_match_replays_and_nothing_leaked(fuzz: Fuzz) -> None:
     text = Path(table.log_path).read_text()
     report = replay_log(text)
     assert report.problems == (), report.problems
-    assert read_log(text)[-1]["status"] == "aborted"
+    footer = read_log(text).footer
+    assert footer is not None
+    assert footer.status is MatchStatus.ABORTED
     book = DealBook.build(SEED, table.deal_number, text)
     assert leaks(fuzz.received, {fuzz.referee.match_id: book}, "fuzzed") == []
     assert len(fuzz.received) > 300

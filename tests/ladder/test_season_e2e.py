@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from arena.replay import logged_deal
 from brandeln_cli.main import app
 from engine.play_analysis import SeatPlay, analyse_play
@@ -103,9 +103,9 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
     tallies = {bot: SeatPlay() for bot in ("random-1", "random-2", "random-3", "random-4")}
     for match in matches:
         log = next((data / "embedded" / "logs").rglob(f"{match.match_id}.jsonl"))
-        records = read_log(log.read_text())
+        match_log = read_log(log.read_text(), str(log))
         for deal in range(1, 5):
-            for verdict in analyse_play(*logged_deal(records, deal)).verdicts:
+            for verdict in analyse_play(*logged_deal(match_log, deal)).verdicts:
                 tallies[match.bots[verdict.seat]].add(verdict)
     assert {row["bot"]: row for row in card_play["bots"]} == {
         bot: {

@@ -1,29 +1,39 @@
-"""Per-seat counts folded from a match's public events."""
+"""Per-seat counts folded from a match's public events (as the RunMatch stream's messages
+read into the protocol's records, the way ``ladder.admin_client`` hands them to the tally)."""
 
 from __future__ import annotations
 
 from brandeln.v1 import cards_pb2
 from ladder.duplicate import SeatTally
 from ladder.tally import MatchTally
+from protocol.decode import LiveEvent, event_from_pb
 
 
-def contract(deal: int, soloist: int | None, passed_out: bool = False) -> cards_pb2.GameEvent:
+def _live(event: cards_pb2.GameEvent) -> LiveEvent:
+    decoded = event_from_pb(event)
+    assert decoded is not None
+    return decoded
+
+
+def contract(deal: int, soloist: int | None, passed_out: bool = False) -> LiveEvent:
     contract_set = cards_pb2.ContractSet(contract="brand", passed_out=passed_out)
     if soloist is not None:
         contract_set.soloist = soloist
-    return cards_pb2.GameEvent(deal_number=deal, contract_set=contract_set)
+    return _live(cards_pb2.GameEvent(deal_number=deal, contract_set=contract_set))
 
 
-def ended(deal: int, soloist: int | None, made: bool) -> cards_pb2.GameEvent:
+def ended(deal: int, soloist: int | None, made: bool) -> LiveEvent:
     deal_ended = cards_pb2.DealEnded(deal_number=deal, contract="brand", made=made)
     if soloist is not None:
         deal_ended.soloist = soloist
-    return cards_pb2.GameEvent(deal_number=deal, deal_ended=deal_ended)
+    return _live(cards_pb2.GameEvent(deal_number=deal, deal_ended=deal_ended))
 
 
-def penalty(seat: int, code: str, strikes: int) -> cards_pb2.GameEvent:
-    return cards_pb2.GameEvent(
-        seat_penalized=cards_pb2.SeatPenalized(seat=seat, code=code, strikes=strikes)
+def penalty(seat: int, code: str, strikes: int) -> LiveEvent:
+    return _live(
+        cards_pb2.GameEvent(
+            seat_penalized=cards_pb2.SeatPenalized(seat=seat, code=code, strikes=strikes)
+        )
     )
 
 
@@ -76,3 +86,17 @@ def test_the_summary_strikes_override_the_counted_ones() -> None:
     tally.add(penalty(0, "timeout", 1))
     assert [seat.strikes for seat in tally.seats([4, 2])] == [4, 2]
     assert [seat.strikes for seat in tally.seats([4])] == [1, 0]  # wrong length: ignored
+
+
+def test_a_penalty_counts_the_same_whether_told_by_its_word_or_by_its_enum() -> None:
+    by_word, by_enum = MatchTally(players=2), MatchTally(players=2)
+    told = (
+        ("timeout", cards_pb2.SEAT_OUTCOME_TIMEOUT),
+        ("malformed", cards_pb2.SEAT_OUTCOME_MALFORMED),
+    )
+    for strikes, (code, outcome) in enumerate(told, start=1):
+        by_word.add(penalty(1, code, strikes))
+        enum_only = cards_pb2.SeatPenalized(seat=1, outcome=outcome, strikes=strikes)
+        by_enum.add(_live(cards_pb2.GameEvent(seat_penalized=enum_only)))
+    assert by_word.seats() == by_enum.seats()
+    assert by_enum.seats()[1] == SeatTally(timeouts=1, illegal=1, strikes=2)

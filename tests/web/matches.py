@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.embedded import EmbeddedReferee
-from arena.matchlog import read_log
+from arena.logreader import MatchLog, read_log
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
 from engine.rulesets import find_ruleset
 from sample_bots.heuristic import HeuristicBot
@@ -58,7 +58,8 @@ class PlayedMatch:
     match_id: str
     log: Path
 
-    def records(self) -> list[dict[str, Any]]:
+    def match_log(self) -> MatchLog:
+        """Its log as every reader takes it: typed, validated."""
         return read_log(self.log.read_text(), str(self.log))
 
 

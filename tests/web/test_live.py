@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from tests.web.browser import screenshot_path, serve_asgi
 from tests.web.matches import HOLD_S, BackgroundReferee, RunningMatch, start_match, wait_for
 from web.live import RETRY_MS, RefereeLiveSource, live_routes
@@ -248,13 +248,12 @@ def test_a_browser_watches_a_match_play_and_sees_no_hidden_hand_before_deal_end(
     # DealEnded revealed every hand: the last deal's first step shows them as dealt
     page.keyboard.press("Home")
     log = referee.referee.config.logs_dir / f"{running.match_id}.jsonl"  # type: ignore[union-attr]
-    records = read_log(log.read_text())
-    dealt = [r for r in records if r["type"] == "deal"][-1]
+    dealt = read_log(log.read_text()).deals()[-1].record
     for seat in range(4):
         shown = page.locator(f'.rp-seat[data-seat="{seat}"] .rp-hand [data-card]').evaluate_all(
             "nodes => nodes.map(n => n.dataset.card)"
         )
-        assert sorted(shown) == sorted(dealt["hands"][seat].split())
+        assert sorted(shown) == sorted(dealt.hands[seat].split())
     assert page.locator('.rp-seat[data-seat="1"] .rp-name').inner_text() == HOSTILE
     assert errors == []
     assert dialogs == []  # the name never ran as code

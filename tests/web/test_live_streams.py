@@ -22,9 +22,10 @@ import httpx2 as httpx
 import pytest
 from starlette.applications import Starlette
 
-from arena.matchlog import Record
-from brandeln.v1 import cards_pb2
+from arena.logrecords import HeaderRecord
 from ladder.errors import RefereeNotFoundError
+from protocol.decode import LiveEvent
+from protocol.statuses import MatchStatus
 from tests.web.browser import serve_asgi
 from tests.web.hostile import HOSTILE_TEXTS, assert_inert
 from tests.web.matches import BackgroundReferee, start_match, wait_for
@@ -47,27 +48,31 @@ class SilentReferee:
         for event in self.ended.values():
             event.set()
 
-    async def header(self, match_id: str) -> Record:
+    async def header(self, match_id: str) -> HeaderRecord:
         if not match_id.startswith("m_"):
             raise RefereeNotFoundError(f"no match {match_id}")
         seats = [
-            {"seat": n, "bot_name": HOSTILE_TEXTS[n], "bot_version": HOSTILE_TEXTS[n + 2]}
+            {
+                "seat": n,
+                "bot_id": f"bot_{n}",
+                "bot_name": HOSTILE_TEXTS[n],
+                "bot_version": HOSTILE_TEXTS[n + 2],
+            }
             for n in range(4)
         ]
-        return {"type": "header", "match_id": match_id, "ruleset": "standard", "deals": 4} | {
-            "first_dealer": 0,
-            "seats": seats,
-        }
+        return HeaderRecord.from_json(
+            {"match_id": match_id, "ruleset": "standard", "players": 4, "deals": 4, "seats": seats}
+        )
 
-    async def watch(self, match_id: str) -> AsyncGenerator[cards_pb2.GameEvent, None]:
+    async def watch(self, match_id: str) -> AsyncGenerator[LiveEvent, None]:
         ended = self.ended.setdefault(match_id, threading.Event())
         # Silent for longer than any test waits (the server's teardown ends it).
         await asyncio.to_thread(ended.wait, 10 * WAIT_S)
         return
         yield  # an async generator that ends without an event
 
-    async def status(self, match_id: str) -> tuple[str, list[int]]:
-        return "finished", [0, 0, 0, 0]
+    async def status(self, match_id: str) -> tuple[MatchStatus, list[int]]:
+        return MatchStatus.FINISHED, [0, 0, 0, 0]
 
 
 @dataclass

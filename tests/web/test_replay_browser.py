@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from starlette.applications import Starlette
@@ -18,13 +18,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from arena.matchlog import iter_deals
+from arena.logreader import MatchLog
 from engine.actions import parse_action
-from engine.cards import parse_cards
-from engine.dealing import fixed_deal
 from engine.events import CardPlayed, TrickTaken
 from engine.match import MatchState
-from engine.rulesets import find_ruleset
+from protocol.events import TrickTakenRecord
 from tests.web.browser import screenshot_path, serve_asgi
 from tests.web.matches import Plan, PlayedMatch, play_matches
 from web.export_html import export_html
@@ -36,7 +34,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Dialog, Page
 
 HOSTILE = "<script>alert(1)</script>"
-Record = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -64,7 +61,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlayedMatch]:
 @pytest.fixture(scope="module")
 def pages(played: dict[str, PlayedMatch]) -> dict[str, str]:
     """Each match's exported page (the file `brandeln matches export --html` writes)."""
-    return {name: export_html(match.records()) for name, match in played.items()}
+    return {name: export_html(match.match_log()) for name, match in played.items()}
 
 
 @pytest.fixture(scope="module")
@@ -78,20 +75,17 @@ def served(pages: dict[str, str]) -> Iterator[str]:
         yield base
 
 
-def expected_steps(records: list[Record], deal_number: int) -> list[Shown]:
+def expected_steps(log: MatchLog, deal_number: int) -> list[Shown]:
     """Replay the log's decisions up to and through deal ``deal_number`` on the engine."""
-    header = records[0]
-    ruleset = find_ruleset(header["ruleset"], header.get("options") or {})
-    match = MatchState.new(ruleset, header["deals"], header.get("first_dealer", 0))
-    for record, decisions in iter_deals(records):
-        hands = [parse_cards(text) for text in record["hands"]]
-        deal = fixed_deal(ruleset, record["dealer"], hands, parse_cards(record["blind"]))
-        state = match.start_deal(deal)
+    ruleset = log.ruleset()
+    match = MatchState.new(ruleset, log.header.deals, log.header.first_dealer)
+    for logged in log.deals():
+        state = match.start_deal(logged.record.deal(ruleset))
         table: list[tuple[int, str]] = []
         trick_over = False
         shown = [Shown([Counter(str(c) for c in h) for h in state.hands], [])]
-        for decision in decisions:
-            state, events = state.step(parse_action(decision["action"]))
+        for decision in logged.decisions:
+            state, events = state.step(parse_action(decision.action))
             for event in events:
                 if isinstance(event, CardPlayed):
                     if trick_over:
@@ -103,7 +97,7 @@ def expected_steps(records: list[Record], deal_number: int) -> list[Shown]:
                 shown.append(Shown(hands_now, list(table)))
         outcome = state.outcome()
         assert outcome is not None
-        if record["deal_number"] == deal_number:
+        if logged.number == deal_number:
             return shown
         match = match.record(outcome)
     raise AssertionError(f"no deal {deal_number}")
@@ -140,11 +134,11 @@ def no_dialogs(page: Page) -> Iterator[list[str]]:
 def test_stepping_a_whole_deal_by_keyboard_shows_exactly_the_logged_cards(
     page: Page, served: str, played: dict[str, PlayedMatch], no_dialogs: list[str]
 ) -> None:
-    records = played["standard"].records()
+    log = played["standard"].match_log()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     for deal_number in (1, 2):
-        expected = expected_steps(records, deal_number)
+        expected = expected_steps(log, deal_number)
         page.goto(f"{served}/standard#deal={deal_number}&step=0")
         page.locator("body").press("Home")
         for step, shown in enumerate(expected):
@@ -188,9 +182,13 @@ def test_arrow_keys_home_end_and_page_keys_move_through_deals(
 def test_a_hash_link_opens_that_deal_and_step_and_the_trick_select_jumps(
     page: Page, served: str, played: dict[str, PlayedMatch], no_dialogs: list[str]
 ) -> None:
-    records = played["standard"].records()
+    log = played["standard"].match_log()
     # the last deal with at least two tricks (the heuristic bots play most deals out)
-    played_out = [r["deal"] for r in records if r.get("kind") == "trick_taken" and r["trick"] == 2]
+    played_out = [
+        e.deal
+        for e in log.public_events()
+        if isinstance(e.body, TrickTakenRecord) and e.body.trick == 2
+    ]
     deal = played_out[-1]
     page.goto(f"{served}/standard#deal={deal}&step=9")
     replay = page.locator("#replay")
@@ -198,14 +196,14 @@ def test_a_hash_link_opens_that_deal_and_step_and_the_trick_select_jumps(
         str(deal),
         "9",
     )
-    assert read_table(page, 4) == _sorted(expected_steps(records, deal)[9])
+    assert read_table(page, 4) == _sorted(expected_steps(log, deal)[9])
     assert page.locator(".rp-deal-select").input_value() == str(deal - 1)
     assert page.locator(".rp-link").get_attribute("href") == f"#deal={deal}&step=9"
     # jump to trick 2: the step where it is won, its four cards on the table
     page.locator(".rp-trick-select").select_option(label="trick 2")
     step = int(replay.get_attribute("data-step") or "0")
     assert page.locator(".rp-caption").inner_text().startswith("Trick 2 to ")
-    assert read_table(page, 4) == _sorted(expected_steps(records, deal)[step])
+    assert read_table(page, 4) == _sorted(expected_steps(log, deal)[step])
     assert len(read_table(page, 4).table) == 4
     assert page.evaluate("location.hash") == f"#deal={deal}&step={step}"
 
@@ -216,7 +214,7 @@ def test_a_card_that_gave_its_side_s_goal_away_says_so_double_dummy(
     found = [
         (name, deal, index, step)
         for name, match in played.items()
-        for deal in match_model(match.records())["deals"]
+        for deal in match_model(match.match_log())["deals"]
         for index, step in enumerate(deal["steps"])
         if "dd" in step
     ]
@@ -242,15 +240,14 @@ def _sorted(shown: Shown) -> Shown:
 def test_the_three_player_blind_shows_beside_the_three_seats(
     page: Page, served: str, played: dict[str, PlayedMatch], no_dialogs: list[str]
 ) -> None:
-    records = played["three-player"].records()
+    log = played["three-player"].match_log()
     page.goto(f"{served}/three-player#deal=2&step=0")
     blind = page.locator('.rp-seat[data-seat="blind"] .rp-hand [data-card]')
-    deal = next(r for r in records if r["type"] == "deal" and r["deal_number"] == 2)
     cards = blind.evaluate_all("nodes => nodes.map(n => n.dataset.card)")
-    assert Counter(cards) == Counter(deal["blind"].split())
+    assert Counter(cards) == Counter(log.deal(2).record.blind.split())
     assert len(cards) == 7
     assert page.locator(".rp-seat").count() == 4  # three seats and the blind
-    assert read_table(page, 3) == _sorted(expected_steps(records, 2)[0])
+    assert read_table(page, 3) == _sorted(expected_steps(log, 2)[0])
     page.screenshot(path=str(screenshot_path("replay-three-player")))
 
 

@@ -27,7 +27,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from arena.codec.values import card_from_pb
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from brandeln.v1 import bot_pb2, cards_pb2
 from sample_bots.sdk.bot import Answer
 from tests.web.browser import serve_asgi
@@ -160,11 +160,11 @@ def test_no_page_or_event_of_a_running_match_shows_a_card_of_the_deal_in_play(
     assert summary.status == "finished"
 
     log = running_referee.config.logs_dir / f"{running.match_id}.jsonl"
-    records = read_log(log.read_text())
-    dealt = next(r for r in records if r["type"] == "deal" and r["deal_number"] == gate.deal)
-    hidden = {card for hand in dealt["hands"] for card in hand.split()} - set(gate.played)
+    finished = read_log(log.read_text())
+    dealt = finished.deal(gate.deal).record
+    hidden = {card for hand in dealt.hands for card in hand.split()} - set(gate.played)
     assert len(hidden) > 20  # the held deal's hands, but for the cards already down
-    final = match_model(records)
+    final = match_model(finished)
     for name, page in pages.items():
         assert page.status_code == 200, name
         assert cards_outside_ended_deals(page.text, ended) & hidden == set(), name

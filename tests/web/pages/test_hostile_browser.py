@@ -13,7 +13,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from arena.matchlog import read_log
+from arena.logreader import read_log
 from tests.web.browser import serve_asgi
 from tests.web.hostile import HOSTILE_TEXTS, SLASHLESS_TEXTS
 from tests.web.pages.conftest import HostileData

@@ -20,18 +20,25 @@ from starlette.testclient import TestClient
 import web.app
 import web.data
 import web.inputs
-from arena.matchlog import iter_deals
+import web.listing
+from arena.logreader import LogRecord, MatchLog
+from arena.logrecords import DealRecord, DecisionRecord, HeaderRecord
 from arena.replay import engine_deal
 from engine.play_analysis import SeatPlay, analyse_play
 from ladder.leaderboard import season_leaderboard
 from ladder.ratings import RatingModel
 from ladder.storage import LadderStore
 from ladder.versus import HeadToHead, head_to_head
+from protocol.events import DealEndedRecord, EventRecord
+from protocol.statuses import SeatOutcome
 from tests.ladder.season_helpers import season_config
 from tests.web.pages.conftest import BLOCKS, HOSTILE, SeasonData
 from web.app import StorageLocation, create_app
+from web.bot_figures import log_figures
 from web.data import DataError
+from web.matches import match_view
 from web.replay_model import match_model
+from web.stores import AppStores
 
 
 def client_of(data: Path) -> TestClient:
@@ -54,7 +61,7 @@ def match_links(page: str) -> list[str]:
 
 
 def test_web_modules_doctests_pass() -> None:
-    for module in (web.app, web.data, web.inputs):
+    for module in (web.app, web.data, web.inputs, web.listing):
         assert doctest.testmod(module).failed == 0
 
 
@@ -73,11 +80,10 @@ def test_index_lists_the_seasons_with_status_and_blocks_and_the_newest_matches(
 
 
 def test_matches_are_paged_newest_first(season_data: SeasonData) -> None:
-    location = StorageLocation(data=season_data.data)
-    with web.data.open_stores(location) as stores:
+    with AppStores(StorageLocation(data=season_data.data)).open() as stores:
         pages = []
         for number in (1, 2, 3):
-            rows, paging = web.data.recent_matches(stores, number, per_page=8)
+            rows, paging = web.listing.recent_matches(stores, number, per_page=8)
             pages.append((rows, paging))
         every = [row for store in stores.referees for row in store.matches(limit=100)]
     ids = [row.match_id for rows, _ in pages for row in rows]
@@ -296,38 +302,39 @@ def test_the_index_and_a_bot_page_ask_as_much_however_many_seasons_there_are(
 
 
 def test_bot_figures_count_contracts_and_latency_from_a_log() -> None:
-    header = {
-        "type": "header",
-        "seats": [{"seat": s, "bot_id": f"b{s}"} for s in range(4)],
-    }
-    records: list[dict[str, Any]] = [
+    seats = [{"seat": s, "bot_id": f"b{s}", "bot_name": f"b{s}"} for s in range(4)]
+    header = HeaderRecord.from_json(
+        {"match_id": "m_1", "ruleset": "standard", "players": 4, "deals": 1, "seats": seats}
+    )
+    ok = SeatOutcome.OK
+    records: tuple[LogRecord, ...] = (
         header,
-        {"type": "deal", "deal_number": 1, "dealer": 0},
-        {"type": "decision", "seq": 1, "seat": 1, "req": 1, "action": "brand", "ms": 30},
-        {"type": "decision", "seq": 2, "seat": 2, "req": 2, "action": "pass", "ms": 5},
-        {"type": "decision", "seq": 3, "seat": 1, "req": 3, "action": "brandle", "ms": 10},
-        {"type": "decision", "seq": 4, "seat": 1, "req": 0, "action": "pass", "ms": 0},
+        DealRecord(1, 0, None, ("",) * 4, ""),
+        DecisionRecord(seat=1, request_id=1, action="brand", latency_ms=30, outcome=ok, seq=1),
+        DecisionRecord(seat=2, request_id=2, action="pass", latency_ms=5, outcome=ok, seq=2),
+        DecisionRecord(seat=1, request_id=3, action="brandle", latency_ms=10, outcome=ok, seq=3),
+        DecisionRecord(seat=1, request_id=0, action="pass", latency_ms=0, outcome=ok, seq=4),
         *[
-            {
-                "type": "event",
-                "seq": 9,
-                "deal": 1,
-                "kind": "deal_ended",
-                "soloist": soloist,
-                "contract": "brandle",
-                "trump": None,
-                "passed_out": False,
-                "tricks_won": [0, 3, 0, 0],
-                "made": made,
-                "payments": payments,
-            }
+            EventRecord(
+                9,
+                1,
+                DealEndedRecord(
+                    soloist=soloist,
+                    contract="brandle",
+                    trump=None,
+                    passed_out=False,
+                    tricks_won=(0, 3, 0, 0),
+                    made=made,
+                    payments=payments,
+                ),
+            )
             for soloist, made, payments in (
-                (1, True, [-2, 6, -2, -2]),
-                (3, False, [4, 4, 4, -12]),
+                (1, True, (-2, 6, -2, -2)),
+                (3, False, (4, 4, 4, -12)),
             )
         ],
-    ]
-    figures = web.data.log_figures(records, "b1")
+    )
+    figures = log_figures(MatchLog("test", records, header, None), "b1")
     assert (figures.soloist_chips, figures.soloist_deals) == (6, 1)
     assert (figures.defender_chips, figures.defender_deals) == (4, 1)
     assert dict(figures.bids) == {"brand": 1, "brandle": 1}  # a pass is no bid
@@ -362,9 +369,10 @@ def test_match_page_embeds_the_replay_of_its_log(
     page = client.get(f"/matches/{match_id}")
     embedded = page.text.split('<script type="application/json" id="replay-data">')[1]
     model = json.loads(html.unescape(embedded.split("</script>")[0]))
-    with web.data.open_stores(StorageLocation(data=season_data.data)) as stores:
-        view = web.data.match_view(stores, match_id, None)
-    assert model == match_model(view.records)
+    with AppStores(StorageLocation(data=season_data.data)).open() as stores:
+        view = match_view(stores, match_id, None)
+    assert view.log is not None
+    assert model == match_model(view.log)
     assert model["deals"]
     assert 'src="/static/replay.js"' in page.text
     assert 'id="live-link"' not in page.text  # no referee watched: no live table
@@ -375,12 +383,13 @@ def test_match_page_shows_each_seats_card_play_double_dummy(
 ) -> None:
     match_id = season_data.match_ids(season_data.season)[0]
     page = client.get(f"/matches/{match_id}")
-    with web.data.open_stores(StorageLocation(data=season_data.data)) as stores:
-        records = web.data.match_view(stores, match_id, None).records
+    with AppStores(StorageLocation(data=season_data.data)).open() as stores:
+        log = match_view(stores, match_id, None).log
+    assert log is not None
     # Judged here afresh, deal by deal, from the log.
-    tallies = [SeatPlay() for _ in records[0]["seats"]]
-    for record, decisions in iter_deals(records):
-        for verdict in analyse_play(*engine_deal(records[0], record, decisions)).verdicts:
+    tallies = [SeatPlay() for _ in log.header.seats]
+    for logged in log.deals():
+        for verdict in analyse_play(*engine_deal(log, logged)).verdicts:
             tallies[verdict.seat].add(verdict)
     assert sum(t.soloist_mattered + t.defender_mattered for t in tallies) > 0
     table = page.text.split('id="card-play"')[1].split("</table>")[0]
@@ -388,7 +397,7 @@ def test_match_page_shows_each_seats_card_play_double_dummy(
     assert len(rows) == len(tallies)
     for seat, (row, tally) in enumerate(zip(rows, tallies, strict=True)):
         assert row[0] == str(seat)
-        assert row[1] == f"{records[0]['seats'][seat]['bot_name']}"
+        assert row[1] == log.header.seats[seat].bot_name
         expected = [
             tally.soloist_mattered,
             tally.soloist_errors,
@@ -397,6 +406,44 @@ def test_match_page_shows_each_seats_card_play_double_dummy(
         ]
         assert [int(n) for n in row[-4:]] == expected
     assert f"brandeln matches show {match_id} --double-dummy" in text_of(page.text)
+
+
+def test_a_match_is_named_by_its_id_or_a_unique_prefix_as_on_the_command_line(
+    client: TestClient, season_data: SeasonData
+) -> None:
+    every = season_data.match_ids(season_data.season) + season_data.match_ids(
+        season_data.hostile_season
+    )
+    match_id = every[0]
+    shortest = next(
+        n
+        for n in range(3, len(match_id))
+        if [m for m in every if m.startswith(match_id[:n])] == [match_id]
+    )
+    whole = client.get(f"/matches/{match_id}")
+    by_prefix = client.get(f"/matches/{match_id[:shortest]}")
+    assert whole.status_code == by_prefix.status_code == 200
+    assert by_prefix.text == whole.text
+    # Every id starts so: which one is meant is unknown (the CLI says the same).
+    ambiguous = client.get("/matches/m_")
+    assert ambiguous.status_code == 400
+    assert "Bad request" in ambiguous.text
+    assert "match id prefix 'm_' is ambiguous: " in html.unescape(ambiguous.text)
+
+
+def test_a_damaged_match_index_row_is_a_clear_error_page_not_a_bad_request(
+    data_copy: SeasonData,
+) -> None:
+    match_id = data_copy.match_ids(data_copy.season)[0]
+    with sqlite3.connect(data_copy.data / "embedded" / "referee.db") as db:
+        db.execute("UPDATE matches SET status = 'exploded' WHERE match_id = ?", (match_id,))
+    db.close()
+    with client_of(data_copy.data) as client:
+        page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 500
+    assert "The data cannot be read" in page.text
+    assert "damaged" in page.text
+    assert "Traceback" not in page.text
 
 
 def test_with_a_referee_the_app_mounts_the_live_table(season_data: SeasonData) -> None:

@@ -41,7 +41,13 @@ def running_referee(data: Path) -> Iterator[EmbeddedReferee]:
 def test_a_match_only_the_running_referee_holds_is_read_through_admin(
     data_copy: SeasonData, tmp_path: Path
 ) -> None:
-    match_id = data_copy.match_ids(data_copy.season)[0]
+    every = data_copy.match_ids(data_copy.season) + data_copy.match_ids(data_copy.hostile_season)
+    match_id = every[0]
+    prefix = next(
+        match_id[:n]
+        for n in range(3, len(match_id))
+        if [m for m in every if m.startswith(match_id[:n])] == [match_id]
+    )
     nothing_local = tmp_path / "empty"
     nothing_local.mkdir()
     with running_referee(data_copy.data / "embedded") as referee:
@@ -53,7 +59,15 @@ def test_a_match_only_the_running_referee_holds_is_read_through_admin(
         with TestClient(app, raise_server_exceptions=False) as client:
             page = client.get(f"/matches/{match_id}")
             unknown = client.get("/matches/m_0000000000000000")
+            # The CLI's rule at the referee too: a unique prefix names the match, a shared
+            # one is a 400 naming the matches that start with it.
+            by_prefix = client.get(f"/matches/{prefix}")
+            ambiguous = client.get("/matches/m_")
     assert page.status_code == 200
+    assert by_prefix.status_code == 200
+    assert by_prefix.text == page.text
+    assert ambiguous.status_code == 400
+    assert "match id prefix 'm_' is ambiguous: " in html.unescape(ambiguous.text)
     assert page.text.count('<tr id="deal-') == 4
     assert f"random@{data_copy.season}" in page.text
     assert 'id="log-error"' not in page.text
