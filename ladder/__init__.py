@@ -1,10 +1,11 @@
-"""The ladder: seasons of duplicate blocks between bots, rated with TrueSkill.
+"""The ladder: seasons of duplicate blocks between bots, rated with TrueSkill (and, over a
+whole season, with batch ratings).
 
-It drives a referee only through the Admin gRPC service (``ladder.admin_client``), so a season
-can run against a referee on another machine; it never imports the arena. Modules:
-``config`` (season files), ``schedule`` (who plays which block), ``duplicate`` (a block's
-matches and ranking), ``tally`` (per-seat counts from match events), ``ratings`` (TrueSkill),
-``storage`` (the ladder database, SQLite or PostgreSQL, with its tables in ``schema`` and its
-Alembic revisions in ``migrations``), ``claims`` (which runner plays which block), ``stats``
-and ``leaderboard``, ``bot_processes`` and ``runner`` (playing a season).
+It drives a referee only through the Admin gRPC service (``ladder.admin_client``, its messages
+in ``ladder.admin_wire``), so a season can run against a referee on another machine; it never
+imports the arena. docs/ARCHITECTURE.md lists its modules: season files (``config``), playing
+a season (``runner``, ``season_run``, ``duplicate``, ``schedule``), the bots' processes
+(``bot_processes``, ``bot_output``, ``process_killer``), the store (``storage`` and its parts),
+the ratings (``ratings``, ``rating_order``, ``batch_ratings``) and what is shown
+(``leaderboard``, ``stats``, ``versus``).
 """
