@@ -166,6 +166,12 @@ class ConnectionGuard:
                 len(held),
                 self.cap,
                 closed,
+                extra={
+                    "event": "connections_closed",
+                    "connections": len(held),
+                    "cap": self.cap,
+                    "closed": closed,
+                },
             )
         return closed
 
@@ -176,7 +182,9 @@ class ConnectionGuard:
             try:
                 self.sweep()
             except Exception:  # the guard must not die of one bad reading of /proc
-                _log.exception("the connection guard's sweep failed")
+                _log.exception(
+                    "the connection guard's sweep failed", extra={"event": "guard_failed"}
+                )
 
 
 def _shut(found: AcceptedSocket) -> bool:

@@ -5,25 +5,42 @@ the deadline (the seat's move time and bank, arena.timecontrol) or a drop with n
 time, and returns a :class:`Decision`: the action, how it ended and its latency. Penalties and
 bot log lines go back to the table through the two callbacks. The clock is arena.clock's, so a
 fake clock runs every timeout without sleeping (tests/arena/test_decision.py).
+
+Every table of a referee counts what its decisions did in one :class:`DecisionCounts` (plain
+ints, read by ``arena.metrics`` when Prometheus scrapes): counting is a few native additions
+per decision, where a metrics library's objects (locks, label lookups) would cost the
+per-decision path measurably.
 """
 
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena import codec
 from arena.clock import Clock
 from arena.faults import FAULT_REJECTION_REASON, FaultPolicy, RequestFault, offered_choices
-from arena.limits import MAX_MESSAGES_PER_REQUEST, ProtocolLimits, clip
+from arena.limits import MAX_MESSAGES_PER_REQUEST, ProtocolLimits, as_shown, clip
 from arena.seat import Seat, SeatOutcome, Signal
 from arena.timecontrol import TimeControlSettings
 from engine.actions import Action
 from engine.phase import Phase
 from engine.state import DealState
 
-__all__ = ["Decider", "Decision", "RequestBuilder", "ask_seat"]
+# How much of an illegal action a rejection's reason quotes (it may hold the bot's own text).
+SHOWN_ACTION_CHARS = 80
+
+__all__ = [
+    "LATENCY_BUCKETS_S",
+    "Decider",
+    "Decision",
+    "DecisionCounts",
+    "DecisionCountsSnapshot",
+    "RequestBuilder",
+    "ask_seat",
+]
 
 # Builds the serialized request from its id and the time left (move ms, bank ms): it is built
 # again, with the time then left, when the request is re-sent after a resume.
@@ -31,6 +48,81 @@ RequestBuilder = Callable[[int, int, int], bytes]
 Penalize = Callable[[Seat, SeatOutcome, str, bool], None]
 BotLog = Callable[[Seat, str], None]
 DropStream = Callable[[Seat], None]
+
+# The upper bounds (seconds) of the decision latency histogram's buckets: a bot on the same
+# machine answers in about a millisecond, a search bot in seconds, and no move time is longer
+# than 30 s; a last bucket, unbounded, takes the rest.
+LATENCY_BUCKETS_S: tuple[float, ...] = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+)
+
+# What DecisionCounts.snapshot returns: decisions by outcome, the latency histogram's bucket
+# counts (not cumulative; the last one unbounded) and sum (seconds), rejections by code,
+# penalties by code.
+DecisionCountsSnapshot = tuple[
+    dict[SeatOutcome, int],
+    list[int],
+    float,
+    dict[codec.Rejection, int],
+    dict[SeatOutcome, int],
+]
+
+
+class DecisionCounts:
+    """What a referee's decisions did, counted as they happen (all its tables share one).
+
+    Written on the event loop only. A scrape reads it from another thread through
+    :meth:`snapshot`: copies made by single C calls, so no read sees a dictionary change size,
+    and (compiled, as it is installed) the whole snapshot is taken without a thread switch.
+    Every key is present from the start, so a count never adds one.
+    """
+
+    def __init__(self) -> None:
+        self.outcomes: dict[SeatOutcome, int] = dict.fromkeys(SeatOutcome, 0)
+        self.latency_buckets: list[int] = [0] * (len(LATENCY_BUCKETS_S) + 1)
+        self.latency_sum_s: float = 0.0
+        self.rejections: dict[codec.Rejection, int] = dict.fromkeys(codec.Rejection, 0)
+        self.penalties: dict[SeatOutcome, int] = dict.fromkeys(SeatOutcome, 0)
+
+    def decided(self, outcome: SeatOutcome) -> None:
+        """A decision of no asked seat (a forfeited seat's fallback): no latency."""
+        self.outcomes[outcome] += 1
+
+    def timed(self, outcome: SeatOutcome, elapsed_s: float) -> None:
+        """A decision a seat was asked, ``elapsed_s`` after its request was sent."""
+        self.outcomes[outcome] += 1
+        # bisect_left: the first bucket whose bound is >= the time ("le", as Prometheus has it).
+        self.latency_buckets[bisect_left(LATENCY_BUCKETS_S, elapsed_s)] += 1
+        self.latency_sum_s += elapsed_s
+
+    def rejected(self, rejection: codec.Rejection) -> None:
+        self.rejections[rejection] += 1
+
+    def penalized(self, code: SeatOutcome) -> None:
+        self.penalties[code] += 1
+
+    def snapshot(self) -> DecisionCountsSnapshot:
+        """Copies of the counts (see the class's text)."""
+        return (
+            self.outcomes.copy(),
+            self.latency_buckets.copy(),
+            self.latency_sum_s,
+            self.rejections.copy(),
+            self.penalties.copy(),
+        )
 
 
 # Not frozen: one is made per decision, and a frozen dataclass's __init__ (object.__setattr__
@@ -57,8 +149,11 @@ class Decider:
         faults: FaultPolicy | None = None,
         match_id: str = "",
         drop_stream: DropStream | None = None,
+        counts: DecisionCounts | None = None,
     ) -> None:
         self.clock = clock
+        # The referee's, shared by its tables; a table made on its own counts for itself.
+        self.counts = counts if counts is not None else DecisionCounts()
         # Test-only (arena.faults): None in every referee a peer can reach.
         self.faults = faults
         self.match_id = match_id
@@ -81,6 +176,7 @@ class Decider:
         """The seat's decision; the fallback (R12.3: the first legal choice) when it fails."""
         fallback = legal[0]
         if seat.forfeited:
+            self.counts.decided(SeatOutcome.FORFEITED)
             return Decision(fallback, SeatOutcome.FORFEITED, 0, 0)
         clock = self.clock
         request_id = next(self._request_ids)
@@ -159,9 +255,11 @@ class Decider:
                     )
                     return self._fail(seat, fallback, started, SeatOutcome.TIMEOUT)
                 if action is not None:
-                    elapsed_ms = int((clock.now() - started) * 1000)
+                    elapsed = clock.now() - started
+                    elapsed_ms = int(elapsed * 1000)
                     seat.last_rtt_ms = elapsed_ms
                     seat.clock.charge(elapsed_ms)
+                    self.counts.timed(SeatOutcome.OK, elapsed)
                     return Decision(action, SeatOutcome.OK, request_id, elapsed_ms)
                 if seat.forfeited:
                     return self._fail(seat, fallback, started, SeatOutcome.FORFEITED)
@@ -169,6 +267,7 @@ class Decider:
             seat.pending = None
 
     def _reject(self, seat: Seat, request_id: int, rejection: codec.Rejection, reason: str) -> None:
+        self.counts.rejected(rejection)
         seat.send(codec.rejected(request_id, rejection, reason))
         if self.faults is not None:
             self.faults.rejected(self.match_id, seat.index, request_id, rejection)
@@ -225,7 +324,9 @@ class Decider:
         reason = illegal_reason(action)
         if reason is None:
             return action
-        reject(codec.Rejection.ILLEGAL, SeatOutcome.ILLEGAL, f"{action} is illegal: {reason}", True)
+        # The action may carry the bot's own text (a contract no ruleset has): shown escaped.
+        shown = as_shown(str(action), SHOWN_ACTION_CHARS)
+        reject(codec.Rejection.ILLEGAL, SeatOutcome.ILLEGAL, f"{shown} is illegal: {reason}", True)
         return None
 
     async def _await_resume(self, seat: Seat) -> bool:
@@ -238,7 +339,9 @@ class Decider:
         return True
 
     def _fail(self, seat: Seat, fallback: Action, started: float, outcome: SeatOutcome) -> Decision:
-        elapsed_ms = int((self.clock.now() - started) * 1000)
+        elapsed = self.clock.now() - started
+        elapsed_ms = int(elapsed * 1000)
+        self.counts.timed(outcome, elapsed)
         seat.clock.charge(elapsed_ms)
         seat.last_rtt_ms = elapsed_ms
         if outcome is SeatOutcome.DISCONNECTED and not seat.forfeited:

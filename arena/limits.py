@@ -37,6 +37,7 @@ __all__ = [
     "SEAT_INBOX_LIMIT",
     "ConnectionLimits",
     "ProtocolLimits",
+    "as_shown",
     "clip",
     "quote_prefix",
 ]
@@ -146,6 +147,14 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[: max(0, limit - 3)] + "..."
+
+
+def as_shown(text: str, limit: int) -> str:
+    """``text`` as it is when it is short and printable, else :func:`quote_prefix`'s quotation:
+    a message that names what a bot sent stays readable, and never carries its escapes."""
+    if len(text) <= limit and text.isprintable():
+        return text
+    return quote_prefix(text, limit)
 
 
 def quote_prefix(text: str, limit: int) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import sys
 import uuid
 from collections import Counter
@@ -16,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from arena import codec
 from arena.clock import Clock, SystemClock
 from arena.config import AdminTokenScope, RefereeConfig
+from arena.counters import RefereeCounts, SessionEnd
 from arena.errors import (
     CloseReason,
     InvalidRequestError,
@@ -60,6 +62,11 @@ __all__ = [
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
 
+# The referee's events (sessions, matches, draining) for its operator: each record carries
+# its ``event`` and the ids it is about as ``extra`` fields (services.logging_json writes them
+# as JSON, bot-supplied text escaped).
+_log = logging.getLogger(__name__)
+
 
 class Referee(RefereeViews):
     """State and behaviour behind both services."""
@@ -78,6 +85,8 @@ class Referee(RefereeViews):
             self.store.close()
             raise
         self.tables: dict[str, Table] = {}
+        # What it has done since it started, for its metrics (arena.metrics reads them).
+        self.counts = RefereeCounts()
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)
         # What each open session's Hello called the bot, by session id (the session itself
@@ -177,6 +186,7 @@ class Referee(RefereeViews):
             )
         )
         seat = table.seat_of_bot(bot.bot_id) if table is not None else None
+        resumed: dict[str, object] = {}  # the match and seat taken back, for the log
         if table is not None and seat is not None and self._may_resume(table, seat.index):
             # Seated in the step that found the seat: waiting for the lobby's lock first (busy
             # while RunMatch calls look for seats) let the match end, or the seat's reconnect
@@ -184,10 +194,30 @@ class Referee(RefereeViews):
             session.state = SessionState.SEATED
             self.lobby.add(session)
             table.resume(seat, session)
+            resumed = {"match_id": table.spec.match_id, "seat": seat.index}
         else:
             # A finished match, no seat free to resume, or one resumed too often (its seat
             # forfeits after reconnect_ms): the session simply waits in the lobby.
             await self.lobby.join(session)
+        self.counts.sessions_opened += 1
+        _log.info(
+            "session %s of bot %s (%s) opened%s",
+            session.session_id,
+            bot.bot_id,
+            bot.name,
+            f", resuming seat {resumed['seat']} of {resumed['match_id']}" if resumed else "",
+            extra={
+                "event": "session_opened",
+                "session_id": session.session_id,
+                "bot_id": bot.bot_id,
+                "bot_name": bot.name,
+                # What the bot said of itself (the formatter escapes it).
+                "hello_name": hello_name,
+                "bot_version": bot_version,
+                "peer": peer,
+                **resumed,
+            },
+        )
         return session
 
     def _may_resume(self, table: Table, seat: int) -> bool:
@@ -210,6 +240,7 @@ class Referee(RefereeViews):
             seat.inbox.put_nowait(message)
             return
         if message.WhichOneof("kind") == "action":
+            self.counts.decisions.rejected(codec.Rejection.STALE_REQUEST)
             session.send(
                 codec.rejected(
                     message.action.request_id,
@@ -225,13 +256,32 @@ class Referee(RefereeViews):
         await could be cut short by a second cancellation and leave a ghost in the lobby.
         """
         seat = session.seat
-        table = self.tables.get(session.match_id)
+        match_id = session.match_id
+        table = self.tables.get(match_id)
         if seat is not None and seat.session is session and table is not None:
             table.disconnect(seat)
         session.unseat()
         session.close()
         self.lobby.leave(session)
         self.hello_names.pop(session.session_id, None)
+        # Counted and told before the store's write, which may fail (StoreError).
+        end = SessionEnd.of(session.close_kind)
+        self.counts.session_closed(end)
+        _log.info(
+            "session %s of bot %s closed (%s)%s",
+            session.session_id,
+            session.bot_id,
+            end,
+            f": {session.close_detail}" if session.close_detail else "",
+            extra={
+                "event": "session_closed",
+                "session_id": session.session_id,
+                "bot_id": session.bot_id,
+                "reason": str(end),
+                "detail": session.close_detail,
+                **({"match_id": match_id, "seat": seat.index} if seat is not None else {}),
+            },
+        )
         self.store.session_closed(
             session.session_id, keep_per_bot=self.config.limits.closed_sessions_kept_per_bot
         )
@@ -287,6 +337,7 @@ class Referee(RefereeViews):
             hello_names=[self.hello_names.get(s.session_id, "") for s in sessions],
             limits=self.config.limits,
             faults=self.faults,
+            counts=self.counts.decisions,
         )
         if observer is not None:
             audience = table.audience
@@ -295,6 +346,22 @@ class Referee(RefereeViews):
         self.tables[spec.match_id] = table
         task = asyncio.create_task(self._run_table(table), name=spec.match_id)
         self._tasks[spec.match_id] = task
+        self.counts.matches_started += 1
+        _log.info(
+            "match %s started: %s, %d deals, bots %s",
+            spec.match_id,
+            spec.ruleset.id,
+            spec.deals,
+            ", ".join(spec.bot_ids),
+            extra={
+                "event": "match_started",
+                "match_id": spec.match_id,
+                "ruleset": spec.ruleset.id,
+                "deals": spec.deals,
+                "bots": list(spec.bot_ids),
+                "bot_names": [seat.bot_name for seat in table.seats],
+            },
+        )
         return table
 
     async def _run_table(self, table: Table) -> admin_pb2.MatchSummary:
@@ -309,11 +376,32 @@ class Referee(RefereeViews):
         finally:
             self.tables.pop(table.spec.match_id, None)
             self._tasks.pop(table.spec.match_id, None)
+            self._ended(table)
             for seat in table.seats:
                 self._resumes.pop((table.spec.match_id, seat.index), None)
             # The sessions now at the table (a resumed seat has a new one) go back to the lobby.
             match_id = table.spec.match_id
             await self.lobby.release(s for s in self.lobby.sessions() if s.match_id == match_id)
+
+    def _ended(self, table: Table) -> None:
+        """Count and tell a match's end (its table is off the running ones)."""
+        self.counts.match_ended(table.status)
+        spec = table.spec
+        _log.info(
+            "match %s ended %s after %d deal(s)",
+            spec.match_id,
+            table.status,
+            table.deals_played,
+            extra={
+                "event": "match_ended",
+                "match_id": spec.match_id,
+                "status": str(table.status),
+                "deals_played": table.deals_played,
+                "bots": list(spec.bot_ids),
+                "penalties": len(table.penalties),
+                "forfeited": table.forfeited_seats(),
+            },
+        )
 
     async def abort_all(self) -> None:
         """Abort every running match (each is recorded as aborted, its log closed)."""
@@ -327,6 +415,13 @@ class Referee(RefereeViews):
         match, abort the running matches (recorded as aborted, their bots told so) and end
         every session with UNAVAILABLE once it has sent what was queued."""
         self.draining = True
+        matches, sessions = len(self.tables), len(self.lobby.sessions())
+        _log.info(
+            "draining: %d match(es) to abort, %d session(s) to end",
+            matches,
+            sessions,
+            extra={"event": "draining", "matches": matches, "sessions": sessions},
+        )
         for hook in self.on_drain:
             await hook()
         await self.abort_all()

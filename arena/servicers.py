@@ -73,6 +73,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
         except StopAsyncIteration:
             return
         except TimeoutError:
+            self.referee.counts.hello_timeouts += 1
             await _abort(context, HelloTimeoutError(f"no hello within {HELLO_TIMEOUT_S:g} s"))
             return
         except DecodeError as error:

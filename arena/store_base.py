@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import sqlite3
 import time
 import uuid
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+_log = logging.getLogger(__name__)
 
 # The schema of today's SQLite files (``PRAGMA user_version`` 1), to check a file before it is
 # stamped as Alembic revision 0001 (arena/migrations/versions/0001_schema_version_1.py).
@@ -136,6 +139,7 @@ class RefereeStoreBase:
         self.path = self.url.path or Path(self.where)  # what messages name
         self._sleep = sleep
         self._unreachable = False  # the last transaction gave up: see transact
+        self.errors = 0  # transactions that gave up (StoreError), for the referee's metrics
         # This process's rows (sessions, matches) on a database several referees may share.
         self.referee_id = f"r_{uuid.uuid4().hex[:16]}"
         self._liveness: Connection | None = None
@@ -190,6 +194,13 @@ class RefereeStoreBase:
         def give_up(error: DatabaseError) -> NoReturn:
             if isinstance(error, DatabaseUnavailable):
                 self._unreachable = True
+            self.errors += 1
+            _log.warning(
+                "store error: cannot %s: %s",
+                what,
+                error,
+                extra={"event": "store_error", "what": what, "error": str(error)},
+            )
             raise StoreError(f"cannot {what}: {error}") from None
 
         # Once a transaction has given up on an unreachable database, the next ones try once

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 from arena import codec
 from arena.audience import Audience
 from arena.clock import Clock
-from arena.decision import Decider, Decision, ask_seat
+from arena.decision import Decider, Decision, DecisionCounts, ask_seat
 from arena.errors import CloseReason, StoreError
 from arena.faults import FaultPolicy
 from arena.latency import latency_of, was_asked
@@ -50,6 +51,8 @@ __all__ = ["PROTOCOL_VERSION", "Table"]
 
 PROTOCOL_VERSION = 1
 
+_log = logging.getLogger(__name__)
+
 
 class Table:
     """Runs one match. Create, then ``await run()``; cancel the task to abort the match."""
@@ -66,6 +69,7 @@ class Table:
         *,
         limits: ProtocolLimits | None = None,
         faults: FaultPolicy | None = None,
+        counts: DecisionCounts | None = None,
     ) -> None:
         self.spec = spec
         self.faults = faults  # test-only (arena.faults); None in normal play
@@ -109,6 +113,7 @@ class Table:
             faults=faults,
             match_id=spec.match_id,
             drop_stream=self._drop_stream,
+            counts=counts,
         )
         self.audience = Audience()
         self.summary: codec.MatchSummary | None = None
@@ -208,6 +213,27 @@ class Table:
             seat.strikes += 1
         penalty = Penalty(self.deal_number, seat.index, outcome, reason, seat.strikes)
         self.penalties.append(penalty)
+        self.decider.counts.penalized(outcome)
+        if _log.isEnabledFor(logging.INFO):
+            # The reason may quote what the bot sent: the log's formatter makes it inert.
+            _log.info(
+                "match %s: seat %d (%s) penalized, %s: %s",
+                self.spec.match_id,
+                seat.index,
+                seat.bot_id,
+                outcome,
+                reason,
+                extra={
+                    "event": "penalty",
+                    "match_id": self.spec.match_id,
+                    "seat": seat.index,
+                    "bot_id": seat.bot_id,
+                    "deal": self.deal_number,
+                    "code": str(outcome),
+                    "strikes": seat.strikes,
+                    "reason": reason,
+                },
+            )
         self.log.write(penalty.to_json())
         event = codec.seat_penalized(next(self._seq), penalty).SerializeToString()
         self._fan_out(event, "seat_penalized", to_snapshot_only=False)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import enum
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,10 +19,35 @@ from services import data_folder
 if TYPE_CHECKING:
     import asyncio
 
-    from arena.referee import RefereeConfig
+    from arena.referee import Referee, RefereeConfig
+    from services.metrics_http import MetricsServer
 
 # How long `serve` lets the servers' calls end once its port is closed, before it cancels them.
 STOP_GRACE_S = 2.0
+
+
+class LogLevel(enum.StrEnum):
+    """``--log-level``: the least severe of the referee's log records written."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def number(self) -> int:
+        """The level as the logging module numbers it."""
+        import logging  # noqa: PLC0415
+
+        return int(logging.getLevelName(self.name))
+
+
+@dataclass(frozen=True)
+class MetricsAddress:
+    """Where ``--metrics-port`` serves ``/metrics``."""
+
+    host: str
+    port: int
 
 
 def serve(
@@ -57,6 +84,38 @@ def serve(
             "closes (a second signal stops at once).",
         ),
     ] = 1.0,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=65535,
+            help="Serve Prometheus metrics (brandeln_referee_*, and the process's) at "
+            "http://HOST:PORT/metrics (0: a free port; the address is printed at start) "
+            "[default: off].",
+        ),
+    ] = None,
+    metrics_host: Annotated[
+        str | None,
+        typer.Option(help="Address of --metrics-port [default: the referee's, --host]."),
+    ] = None,
+    log_level: Annotated[
+        LogLevel,
+        typer.Option(
+            case_sensitive=False,
+            help="The least severe of the referee's log records written to stderr (info: "
+            "sessions, matches, penalties; warning: store errors, connections closed by "
+            "the guard).",
+        ),
+    ] = LogLevel.WARNING,
+    log_json: Annotated[
+        bool,
+        typer.Option(
+            "--log-json",
+            help="Write the log records as JSON, one object per line (ts, level, event, "
+            "match_id, bot_id, session_id, seat...), instead of text. The lines above "
+            "them (the address, the admin token) stay as they are.",
+        ),
+    ] = False,
 ) -> None:
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
@@ -98,12 +157,18 @@ def serve(
         admin_token=admin_token,
         database=database,
     )
-    try:
-        asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds))
-    except StoreError as error:
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise fail(f"cannot listen on {host}:{port}: {error}") from None
+    metrics = None
+    if metrics_port is not None:
+        metrics = MetricsAddress(metrics_host if metrics_host is not None else host, metrics_port)
+    from services.log_setup import service_logging  # noqa: PLC0415
+
+    with service_logging(log_level.number, json_lines=log_json):
+        try:
+            asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds, metrics))
+        except StoreError as error:
+            raise fail(str(error)) from None
+        except OSError as error:
+            raise fail(f"cannot listen on {host}:{port}: {error}") from None
 
 
 def _limits_help() -> str:
@@ -176,7 +241,11 @@ def _admin_token_from_env() -> str | None:
 
 
 async def _serve(
-    address: str, config: RefereeConfig, tls: tuple[bytes, bytes] | None, drain_seconds: float
+    address: str,
+    config: RefereeConfig,
+    tls: tuple[bytes, bytes] | None,
+    drain_seconds: float,
+    metrics: MetricsAddress | None = None,
 ) -> None:
     import asyncio  # noqa: PLC0415
 
@@ -185,7 +254,7 @@ async def _serve(
     # Handlers first: a signal that arrives while we start still stops us cleanly.
     stop = asyncio.Event()
     with stop_on_signals(stop):
-        await _serve_until_stopped(stop, address, config, tls, drain_seconds)
+        await _serve_until_stopped(stop, address, config, tls, drain_seconds, metrics)
 
 
 async def _serve_until_stopped(
@@ -194,6 +263,7 @@ async def _serve_until_stopped(
     config: RefereeConfig,
     tls: tuple[bytes, bytes] | None,
     drain_seconds: float,
+    metrics: MetricsAddress | None = None,
 ) -> None:
     import asyncio  # noqa: PLC0415
 
@@ -219,12 +289,25 @@ async def _serve_until_stopped(
             "recorded as aborted"
         )
     server, port = await create_server(address, referee, tls)
+    metrics_server = None
+    if metrics is not None:
+        try:
+            metrics_server = _start_metrics(referee, metrics)
+        except OSError as error:
+            # Refused before anything is announced: the referee never served.
+            await server.stop(None)
+            referee.close()
+            if lock is not None:
+                lock.release()
+            raise fail(f"cannot serve metrics on {metrics.host}:{metrics.port}: {error}") from None
     host = address.rsplit(":", 1)[0]
     if lock is not None:
         lock.announce(f"{host}:{port}")
     console.print(
         f"referee listening on {markup(f'{host}:{port}')} ({'TLS' if tls else 'insecure'})"
     )
+    if metrics_server is not None:
+        console.print(f"metrics on {markup(metrics_server.url)} (Prometheus, plain HTTP)")
     if config.database is None:
         where = f"match logs in {markup(str(config.logs_dir))}"
     else:
@@ -253,9 +336,20 @@ async def _serve_until_stopped(
         pass
     await server.stop(STOP_GRACE_S)
     await _settle(STOP_GRACE_S)
+    if metrics_server is not None:
+        # Before the referee closes: a scrape reads it (and the stop waits out a poll).
+        await asyncio.to_thread(metrics_server.stop)
     referee.close()
     if lock is not None:
         lock.release()
+
+
+def _start_metrics(referee: Referee, metrics: MetricsAddress) -> MetricsServer:
+    """The metrics endpoint (prometheus_client is imported only when it is asked for)."""
+    from arena.metrics import RefereeCollector  # noqa: PLC0415
+    from services.metrics_http import MetricsServer  # noqa: PLC0415
+
+    return MetricsServer([RefereeCollector(referee)], metrics.host, metrics.port)
 
 
 def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:

@@ -29,3 +29,13 @@ def test_serve_help_lists_the_flood_limits_and_the_admin_token_minimum() -> None
     assert f"max_resumes_per_match={limits.MAX_RESUMES_PER_MATCH}" in shown
     assert f"lobby_message_limit={limits.LOBBY_MESSAGE_LIMIT}" in shown
     assert f"at least {limits.MIN_ADMIN_TOKEN_CHARS} characters" in shown
+
+
+def test_serve_help_lists_the_metrics_and_log_options_with_their_choices() -> None:
+    shown = _help()
+    for option in ("--metrics-port", "--metrics-host", "--log-level", "--log-json"):
+        assert option in shown
+    assert "<debug|info|warning|error>" in shown
+    assert "http://HOST:PORT/metrics" in shown
+    assert "[default: off]" in shown  # no endpoint unless asked for
+    assert "[default: warning]" in shown

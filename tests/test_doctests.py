@@ -1,0 +1,27 @@
+"""The docstring examples of the referee's, the ladder's and the services' modules run as
+tests (the engine's: tests/engine/test_doctests.py, which knows its compiled modules)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import arena
+import ladder
+import services
+
+MODULES = sorted(
+    info.name
+    for package in (arena, ladder, services)
+    for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}.")
+)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
