@@ -3,7 +3,7 @@
 Plain ints and dictionaries on the :class:`arena.referee.Referee`, written on its event loop
 where each event happens (a session opens or ends, a match starts or ends); the decisions'
 own counts are :class:`arena.decision.DecisionCounts`, on the per-decision path. Nothing here
-knows Prometheus: ``arena.metrics`` reads these when it is scraped (from its HTTP thread: each
+knows Prometheus: ``services.referee_metrics`` reads these when it is scraped (from its HTTP thread: each
 read is of an int or a copy made by one C call).
 """
 

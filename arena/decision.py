@@ -7,7 +7,7 @@ bot log lines go back to the table through the two callbacks. The clock is arena
 fake clock runs every timeout without sleeping (tests/arena/test_decision.py).
 
 Every table of a referee counts what its decisions did in one :class:`DecisionCounts` (plain
-ints, read by ``arena.metrics`` when Prometheus scrapes): counting is a few native additions
+ints, read by ``services.referee_metrics`` when Prometheus scrapes): counting is a few native additions
 per decision, where a metrics library's objects (locks, label lookups) would cost the
 per-decision path measurably.
 """

@@ -85,7 +85,7 @@ class Referee(RefereeViews):
             self.store.close()
             raise
         self.tables: dict[str, Table] = {}
-        # What it has done since it started, for its metrics (arena.metrics reads them).
+        # What it has done since it started, for its metrics (services.referee_metrics reads them).
         self.counts = RefereeCounts()
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)

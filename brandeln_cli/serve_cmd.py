@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import enum
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -13,6 +11,15 @@ import typer
 from brandeln_cli.db_option import DB_ENV
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
+from brandeln_cli.service_options import (
+    LogJsonOption,
+    LogLevel,
+    MetricsAddress,
+    MetricsHostOption,
+    MetricsPortOption,
+    log_level_option,
+    metrics_address,
+)
 from brandeln_cli.terminal_text import markup
 from services import data_folder
 
@@ -26,28 +33,12 @@ if TYPE_CHECKING:
 STOP_GRACE_S = 2.0
 
 
-class LogLevel(enum.StrEnum):
-    """``--log-level``: the least severe of the referee's log records written."""
-
-    DEBUG = "debug"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-
-    @property
-    def number(self) -> int:
-        """The level as the logging module numbers it."""
-        import logging  # noqa: PLC0415
-
-        return int(logging.getLevelName(self.name))
-
-
-@dataclass(frozen=True)
-class MetricsAddress:
-    """Where ``--metrics-port`` serves ``/metrics``."""
-
-    host: str
-    port: int
+LogLevelOption = Annotated[
+    LogLevel,
+    log_level_option(
+        "info: sessions, matches, penalties; warning: store errors, connections closed by the guard"
+    ),
+]
 
 
 def serve(
@@ -84,38 +75,10 @@ def serve(
             "closes (a second signal stops at once).",
         ),
     ] = 1.0,
-    metrics_port: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            max=65535,
-            help="Serve Prometheus metrics (brandeln_referee_*, and the process's) at "
-            "http://HOST:PORT/metrics (0: a free port; the address is printed at start) "
-            "[default: off].",
-        ),
-    ] = None,
-    metrics_host: Annotated[
-        str | None,
-        typer.Option(help="Address of --metrics-port [default: the referee's, --host]."),
-    ] = None,
-    log_level: Annotated[
-        LogLevel,
-        typer.Option(
-            case_sensitive=False,
-            help="The least severe of the referee's log records written to stderr (info: "
-            "sessions, matches, penalties; warning: store errors, connections closed by "
-            "the guard).",
-        ),
-    ] = LogLevel.WARNING,
-    log_json: Annotated[
-        bool,
-        typer.Option(
-            "--log-json",
-            help="Write the log records as JSON, one object per line (ts, level, event, "
-            "match_id, bot_id, session_id, seat...), instead of text. The lines above "
-            "them (the address, the admin token) stay as they are.",
-        ),
-    ] = False,
+    metrics_port: MetricsPortOption = None,
+    metrics_host: MetricsHostOption = None,
+    log_level: LogLevelOption = LogLevel.WARNING,
+    log_json: LogJsonOption = False,
 ) -> None:
     """Run the referee: bots connect to it, operators and seasons drive it through Admin.
 
@@ -157,9 +120,7 @@ def serve(
         admin_token=admin_token,
         database=database,
     )
-    metrics = None
-    if metrics_port is not None:
-        metrics = MetricsAddress(metrics_host if metrics_host is not None else host, metrics_port)
+    metrics = metrics_address(metrics_port, metrics_host, host)
     from services.log_setup import service_logging  # noqa: PLC0415
 
     with service_logging(log_level.number, json_lines=log_json):
@@ -346,8 +307,8 @@ async def _serve_until_stopped(
 
 def _start_metrics(referee: Referee, metrics: MetricsAddress) -> MetricsServer:
     """The metrics endpoint (prometheus_client is imported only when it is asked for)."""
-    from arena.metrics import RefereeCollector  # noqa: PLC0415
     from services.metrics_http import MetricsServer  # noqa: PLC0415
+    from services.referee_metrics import RefereeCollector  # noqa: PLC0415
 
     return MetricsServer([RefereeCollector(referee)], metrics.host, metrics.port)
 

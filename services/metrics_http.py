@@ -4,8 +4,8 @@ prometheus_client on a thread of its own.
 A thread, not the service's event loop: a scrape's work (the process metrics read from
 /proc, the text written out) and a slow or hostile HTTP client never hold up a decision or a
 block, and no ASGI server comes into the process. The thread reads the service through its
-collectors (:class:`arena.metrics.RefereeCollector`, :class:`ladder.metrics.LadderCollector`),
-each written to be read from another thread.
+collectors (:mod:`services.referee_metrics`, :mod:`services.ladder_metrics`), each written to
+be read from another thread.
 
 The port may be as reachable as the referee's, so what a peer can hold there is bounded: at
 most :data:`MAX_REQUESTS` requests at once (one more is closed at once), each with

@@ -1,6 +1,7 @@
-"""The referee's counters and the collector that shows them to Prometheus (arena.metrics), and
-the endpoint that serves them (services.metrics_http). No gRPC, no bots: counts are made by hand
-on a real Referee, and read back through the exposition text, as Prometheus reads them."""
+"""The referee's counters and the collector that shows them to Prometheus
+(services.referee_metrics), and the endpoint that serves them (services.metrics_http). No
+gRPC, no bots: counts are made by hand on a real Referee, and read back through the exposition
+text, as Prometheus reads them."""
 
 from __future__ import annotations
 
@@ -20,11 +21,17 @@ from arena.config import AdminTokenScope, RefereeConfig
 from arena.counters import SessionEnd
 from arena.decision import LATENCY_BUCKETS_S, DecisionCounts
 from arena.errors import CloseReason
-from arena.metrics import DECISION_OUTCOMES, METRICS, PREFIX, RefereeCollector, TimeoutKind
 from arena.referee import Referee
 from arena.session import SeatSession
 from protocol.statuses import MatchStatus, SeatOutcome
 from services.metrics_http import MetricsServer
+from services.referee_metrics import (
+    DECISION_OUTCOMES,
+    METRICS,
+    PREFIX,
+    RefereeCollector,
+    TimeoutKind,
+)
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ from prometheus_client.registry import Collector
 
 from arena.decision import LATENCY_BUCKETS_S
 from protocol.statuses import SeatOutcome
+from services.metric_families import histogram, labelled_counter
 
 if TYPE_CHECKING:
     from arena.referee import Referee
@@ -83,31 +84,12 @@ def _name(key: str) -> str:
 
 
 def _counter(key: str, label: str, counts: Mapping[str, int]) -> CounterMetricFamily:
-    family = CounterMetricFamily(_name(key), METRICS[key], labels=[label])
-    for value, count in counts.items():
-        family.add_metric([value], count)
-    return family
-
-
-def _le(bound: float) -> str:
-    """A bucket's bound as Prometheus writes it ("0.001", "1.0", "+Inf").
-
-    >>> [_le(b) for b in (0.001, 0.0025, 1.0, 30.0, float("inf"))]
-    ['0.001', '0.0025', '1.0', '30.0', '+Inf']
-    """
-    return "+Inf" if bound == float("inf") else repr(bound)
+    return labelled_counter(_name(key), METRICS[key], label, counts)
 
 
 def _latency(buckets: list[int], total_s: float) -> HistogramMetricFamily:
-    """The histogram from per-bucket counts (the last one unbounded): cumulative, as Prometheus
-    has them, the count being the last bucket's (so the two always agree)."""
-    cumulative: list[tuple[str, float]] = []
-    running = 0
-    for bound, count in zip((*LATENCY_BUCKETS_S, float("inf")), buckets, strict=True):
-        running += count
-        cumulative.append((_le(bound), running))
     key = "decision_latency_seconds"
-    return HistogramMetricFamily(_name(key), METRICS[key], buckets=cumulative, sum_value=total_s)
+    return histogram(_name(key), METRICS[key], LATENCY_BUCKETS_S, buckets, total_s)
 
 
 class RefereeCollector(Collector):
