@@ -44,14 +44,15 @@ def blocks_to_rate(
     """The blocks rated now, in block order: ``next_to_rate`` and every block after it without
     a gap, each rated on the ratings the ones before it left.
 
-    ``rankings`` are the finished, unrated blocks' rankings by block index; ``ratings`` every
-    bot's rating before ``next_to_rate``. Empty while ``next_to_rate`` itself is missing.
+    ``rankings`` are the finished, unrated blocks' rankings by block index (an empty one: a
+    block played unrated, which keeps its place and moves no rating); ``ratings`` every bot's
+    rating before ``next_to_rate``. Empty while ``next_to_rate`` itself is missing.
     """
     current = dict(ratings)
     rated: list[RatedBlock] = []
     index = next_to_rate
     while index in rankings:
-        updated = rate(current, rankings[index])
+        updated = rate(current, rankings[index]) if rankings[index] else {}
         current.update(updated)
         rated.append(RatedBlock(index, updated))
         index += 1

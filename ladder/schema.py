@@ -10,7 +10,7 @@ only the hash of the one last handed to a bot's process); ``blocks``, ``matches`
 referee's match ids, per block and rotation) and ``results`` (per bot per block); ``ratings``
 and ``rating_history``; ``bot_totals`` (each bot's sums over its rated blocks, so the
 leaderboard reads one row per bot however long the season); ``block_claims`` (which runner
-plays which block now).
+plays which block now); for the always-on ladder, ``planned_blocks`` and ``challenges``.
 """
 
 from __future__ import annotations
@@ -36,14 +36,20 @@ __all__ = [
     "BLOCKS",
     "BLOCK_CLAIMS",
     "BOT_TOTALS",
+    "CHALLENGES",
     "MATCHES",
     "METADATA",
+    "PLANNED_BLOCKS",
     "RATINGS",
     "RATING_HISTORY",
     "RESULTS",
     "SEASONS",
     "SEASON_BOTS",
+    "VERSION_PRESENCE",
+    "ChallengeState",
     "ClaimState",
+    "Presence",
+    "VersionStatus",
 ]
 
 
@@ -85,6 +91,12 @@ SEASON_BOTS: Final = Table(
     Column("bot_id", Text),  # the referee's id; NULL until a command bot is registered
     Column("referee_name", Text),  # the name it was registered under at the referee
     Column("token_hash", Text),  # SHA-256 of the token last handed to its process
+    # A bot version of an always-on ladder (NULL for a season file's bots): the bot it is a
+    # version of, the version, whether matchmaking picks it (a VersionStatus), when it joined.
+    Column("family", Text),
+    Column("version", Text),
+    Column("status", Text),
+    Column("created_at", BigInteger),
     CheckConstraint("kind IN ('command', 'external')", name="season_bots_kind"),
 )
 
@@ -197,4 +209,77 @@ BLOCK_CLAIMS: Final = Table(
     Column("claimed_at", BigInteger),
     Column("heartbeat_at", BigInteger),  # ms; a claim unrefreshed for long is taken over
     Index("block_claims_by_state", "season_id", "state", "block_index"),
+)
+
+
+class VersionStatus(StrEnum):
+    """A bot version in an always-on ladder: picked by matchmaking, or kept for its history."""
+
+    ACTIVE = "active"
+    RETIRED = "retired"
+
+
+class Presence(StrEnum):
+    """Where a bot version stands at the referee, as an always-on ladder last saw it."""
+
+    PLAYING = "playing"  # seated in a block the ladder is playing
+    IDLE = "idle"  # connected, with a free session, waiting for a block
+    AWAY = "away"  # no free session at the referee: skipped, never forfeited
+
+
+class ChallengeState(StrEnum):
+    """A challenge's way through the queue."""
+
+    QUEUED = "queued"
+    PLANNED = "planned"  # its block is planned (being played, or to be replayed)
+    PLAYED = "played"
+    REFUSED = "refused"  # a bot in it is no longer active
+
+
+# Each block an always-on ladder planned (ladder.living), before it is played: its players (the
+# seating of rotation 0) and seed, so a ladder restarted after a kill plays the same block
+# again; and whether it is rated (a challenge may not be).
+PLANNED_BLOCKS: Final = Table(
+    "planned_blocks",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("block_index", Integer, primary_key=True),
+    Column("bots_json", Text, nullable=False),
+    Column("seed", Text, nullable=False),  # 64-bit unsigned: text (SQL integers are signed)
+    Column("rated", Integer, nullable=False, server_default="1"),
+    Column("deals", Integer, nullable=False),  # per match (a challenge may ask for its own)
+    Column("challenge_id", Integer),
+    Column("planned_at", BigInteger, nullable=False),
+)
+
+# The blocks asked for (`brandeln challenge`, the web's form), played ahead of matchmaking.
+CHALLENGES: Final = Table(
+    "challenges",
+    METADATA,
+    Column("challenge_id", Integer, primary_key=True, autoincrement=True),
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), nullable=False),
+    Column("bots_json", Text, nullable=False),
+    Column("rated", Integer, nullable=False, server_default="1"),
+    Column("deals", Integer, nullable=False),  # per match
+    Column("requested_by", Text, nullable=False, server_default=""),
+    Column("state", Text, nullable=False, server_default=ChallengeState.QUEUED.value),
+    Column("block_index", Integer),
+    Column("created_at", BigInteger, nullable=False),
+    Column("detail", Text, nullable=False, server_default=""),
+    Index("challenges_by_state", "season_id", "state", "challenge_id"),
+)
+
+# Each bot version's presence as an always-on ladder last saw it (ladder.living writes it at
+# every look at the referee's sessions), and the last thing that went wrong with it: what its
+# web page and `ladder status` show without asking the referee.
+VERSION_PRESENCE: Final = Table(
+    "version_presence",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("bot", Text, primary_key=True),
+    Column("presence", Text, nullable=False),
+    Column("sessions", Integer, nullable=False, server_default="0"),
+    Column("seen_at", BigInteger, nullable=False),  # ms: when the ladder last looked
+    Column("last_error", Text, nullable=False, server_default=""),
+    Column("last_error_at", BigInteger),
 )

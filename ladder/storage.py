@@ -21,7 +21,10 @@ module of its own on the base that opens the database and runs its transactions
 (:mod:`ladder.storage_base`): seasons (:mod:`ladder.storage_seasons`, the season rows every
 part starts from in :mod:`ladder.season_rows`), bot identities (:mod:`ladder.storage_bots`),
 block claims (:mod:`ladder.storage_claims`), finished blocks and the ratings they unlock
-(:mod:`ladder.storage_blocks`), and the read models (:mod:`ladder.storage_reads`).
+(:mod:`ladder.storage_blocks`), the read models (:mod:`ladder.storage_reads`), and the
+always-on ladder's versions, planned blocks, challenges and presence
+(:mod:`ladder.storage_living`, :mod:`ladder.storage_planned`, :mod:`ladder.storage_challenges`,
+:mod:`ladder.storage_presence`).
 
 >>> from pathlib import Path
 >>> from ladder.config import RatingParams
@@ -38,7 +41,11 @@ from ladder.season_rows import SeasonInfo, SeasonStatus
 from ladder.storage_base import SCHEMA_VERSION, SIDE, LadderStoreBase, database_url  # noqa: F401
 from ladder.storage_blocks import BlockRecordsMixin, RatedBlock, RateUnlocked  # noqa: F401
 from ladder.storage_bots import BotIdentitiesMixin, BotIdentity, token_hash
+from ladder.storage_challenges import Challenge, ChallengeLimitError, ChallengesMixin
 from ladder.storage_claims import BlockClaimsMixin
+from ladder.storage_living import LadderVersion, LivingLadderMixin, VersionError
+from ladder.storage_planned import PlannedBlock, PlannedBlocksMixin
+from ladder.storage_presence import PresenceMixin, VersionPresence
 from ladder.storage_reads import BotTotals, RatingRow, ReadModelsMixin, RecordedMatch
 from ladder.storage_seasons import SeasonsMixin, season_settings
 
@@ -46,12 +53,18 @@ __all__ = [
     "SCHEMA_VERSION",
     "BotIdentity",
     "BotTotals",
+    "Challenge",
+    "ChallengeLimitError",
     "LadderStore",
+    "LadderVersion",
+    "PlannedBlock",
     "RatedBlock",
     "RatingRow",
     "RecordedMatch",
     "SeasonInfo",
     "SeasonStatus",
+    "VersionError",
+    "VersionPresence",
     "season_settings",
     "token_hash",
 ]
@@ -63,6 +76,10 @@ class LadderStore(
     BlockClaimsMixin,
     BlockRecordsMixin,
     ReadModelsMixin,
+    LivingLadderMixin,
+    PlannedBlocksMixin,
+    ChallengesMixin,
+    PresenceMixin,
     LadderStoreBase,
 ):
     """The ladder database. Use :meth:`open`; close it (or use it as a context manager)."""

@@ -53,6 +53,7 @@ class LadderStoreBase:
         self.url = url
         # The SQLite file (None on PostgreSQL): the runner keeps the bots' logs beside it.
         self.path: Path | None = url.path
+        self.errors = 0  # transactions that gave up (StorageError), for the ladder's metrics
 
     @classmethod
     def open(cls, where: Path | str | DatabaseUrl, *, create: bool = True) -> Self:
@@ -135,6 +136,7 @@ class LadderStoreBase:
         )
 
     def _give_up(self, error: DatabaseError) -> NoReturn:
+        self.errors += 1
         raise storage_error(error, self.url) from error
 
 

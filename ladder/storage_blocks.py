@@ -24,6 +24,7 @@ from ladder.schema import (
     BLOCKS,
     BOT_TOTALS,
     MATCHES,
+    PLANNED_BLOCKS,
     RATING_HISTORY,
     RATINGS,
     RESULTS,
@@ -261,6 +262,9 @@ def _insert_block(
 def _unrated_rankings(
     db: sqlalchemy.Connection, season_id: int, next_to_rate: int
 ) -> dict[int, dict[str, int]]:
+    """The recorded blocks from ``next_to_rate`` on, each with its ranking; a block played
+    unrated (an always-on ladder's challenge) with an empty one: its place in the order is
+    kept, and it moves no rating."""
     rankings: dict[int, dict[str, int]] = {}
     rows = db.execute(
         select(RESULTS.c.block_index, RESULTS.c.bot, RESULTS.c.rank)
@@ -269,6 +273,16 @@ def _unrated_rankings(
     )
     for row in rows:
         rankings.setdefault(row.block_index, {})[row.bot] = row.rank
+    unrated = db.execute(
+        select(PLANNED_BLOCKS.c.block_index).where(
+            PLANNED_BLOCKS.c.season_id == season_id,
+            PLANNED_BLOCKS.c.block_index >= next_to_rate,
+            PLANNED_BLOCKS.c.rated == 0,
+        )
+    ).scalars()
+    for index in unrated:
+        if index in rankings:
+            rankings[index] = {}
     return rankings
 
 
@@ -310,8 +324,11 @@ _ADD_TO_TOTALS: Final = (
 
 
 def _store_ratings(db: sqlalchemy.Connection, season_id: int, rated: Sequence[RatedBlock]) -> None:
-    """The rated blocks' ratings, history and the bots' totals, and where the rating stands."""
+    """The rated blocks' ratings, history and the bots' totals, and where the rating stands (a
+    block played unrated moves nothing but that)."""
     for block in rated:
+        if not block.ratings:
+            continue
         db.execute(
             _RATE_BOT,
             [

@@ -86,22 +86,27 @@ class BlockClaimsMixin(LadderStoreBase):
 
         self._write(f"refreshing the claims of season {season!r}", beat)
 
-    def release_claims(self, season: str, runner: str) -> None:
-        """Give back ``runner``'s unfinished blocks (it stops without playing them)."""
+    def release_claims(self, season: str, runner: str, index: int | None = None) -> None:
+        """Give back ``runner``'s unfinished blocks (it stops without playing them), or only
+        block ``index`` if it holds it (it could not play it now)."""
 
         def release(db: sqlalchemy.Connection) -> None:
             season_id = season_id_of(db, season)
+            held = and_(
+                BLOCK_CLAIMS.c.season_id == season_id,
+                BLOCK_CLAIMS.c.claimed_by == runner,
+                BLOCK_CLAIMS.c.state == ClaimState.CLAIMED.value,
+            )
+            if index is not None:
+                held = and_(held, BLOCK_CLAIMS.c.block_index == index)
             db.execute(
                 update(BLOCK_CLAIMS)
-                .where(
-                    BLOCK_CLAIMS.c.season_id == season_id,
-                    BLOCK_CLAIMS.c.claimed_by == runner,
-                    BLOCK_CLAIMS.c.state == ClaimState.CLAIMED.value,
-                )
+                .where(held)
                 .values(state=ClaimState.OPEN.value, claimed_by=None, heartbeat_at=None)
             )
 
-        self._write(f"releasing the claims of season {season!r}", release)
+        which = "the claims" if index is None else f"block {index}"
+        self._write(f"releasing {which} of season {season!r}", release)
 
     def claims(self, season: str) -> dict[int, tuple[ClaimState, str | None]]:
         """Every planned block's claim: its state and who holds it."""
