@@ -12,13 +12,16 @@ import typer
 from brandeln_cli.ab_cmd import ab
 from brandeln_cli.admin_cmd import admin_app
 from brandeln_cli.bot_cmd import bot_app
+from brandeln_cli.challenge_cmd import challenge
 from brandeln_cli.db_cmd import db_app
+from brandeln_cli.ladder_cmd import ladder_app
 from brandeln_cli.lazy_groups import LazyGroups
 from brandeln_cli.match_cmd import match_app
 from brandeln_cli.matches_cmd import bots_app, matches_app
 from brandeln_cli.ratings_cmd import ratings
 from brandeln_cli.season_cmd import demo, season_app
 from brandeln_cli.serve_cmd import serve
+from brandeln_cli.versions_cmd import version_app
 from brandeln_cli.watch_cmd import watch
 from brandeln_cli.web_cmd import web
 
@@ -80,10 +83,13 @@ app.command()(serve)
 app.add_typer(matches_app, name="matches")
 app.add_typer(match_app, name="match")
 app.command("watch")(watch)
+bots_app.add_typer(version_app, name="version")
 app.add_typer(bots_app, name="bots")
 app.add_typer(bot_app, name="bot")
 app.add_typer(season_app, name="season")
 app.command("ratings")(ratings)
+app.add_typer(ladder_app, name="ladder")
+app.command("challenge")(challenge)
 app.command("demo")(demo)
 app.command("ab")(ab)
 app.command("web")(web)

@@ -39,6 +39,14 @@ SeasonRefereeOption = Annotated[
 CaOption = Annotated[Path | None, typer.Option("--ca", help="CA file (PEM) for a TLS referee.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
+# An always-on ladder: `--name` in `brandeln ladder ...`, `--ladder` where a command is about
+# something else on it (a version, a challenge).
+DEFAULT_LADDER = "ladder"
+LadderNameOption = Annotated[
+    str, typer.Option("--name", help="The ladder (one data folder or database may hold several).")
+]
+LadderOption = Annotated[str, typer.Option("--ladder", help="The always-on ladder.")]
+
 
 def referee_credentials(referee: str | None, ca: Path | None) -> tuple[str | None, bytes | None]:
     """``(admin token, CA certificates)`` for a command that drives a running referee: the

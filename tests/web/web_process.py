@@ -9,32 +9,24 @@ which an HTTP client library would normalise or refuse.
 
 from __future__ import annotations
 
-import os
-import queue
 import re
 import signal
 import socket
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
-from tests.conftest import ROOT
+from tests.cli_process import CliProcess, cli_process
 
 ADDRESS: Final = re.compile(r"http://127\.0\.0\.1:(\d+)/")
 STARTED: Final = "(read-only; Ctrl-C stops it)"  # the last line `brandeln web` prints at start
-WAIT_S: Final = 120.0  # for a line or an answer: generous, the suite runs beside CPU hogs
+WAIT_S: Final = 120.0  # for an answer: generous, the suite runs beside CPU hogs
 
 
 @dataclass
-class WebProcess:
-    process: subprocess.Popen[str]
+class WebProcess(CliProcess):
     port: int = 0
-    lines: list[str] = field(default_factory=list)  # what it printed until it started
-    _queue: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
     @property
     def base(self) -> str:
@@ -45,65 +37,17 @@ class WebProcess:
         """The line that printed its address (Python may warn before it)."""
         return next(line for line in self.lines if ADDRESS.search(line))
 
-    def next_line(self) -> str | None:
-        """Its next line of output (None at its end)."""
-        try:
-            return self._queue.get(timeout=WAIT_S)
-        except queue.Empty:
-            raise AssertionError(f"`brandeln web` printed nothing for {WAIT_S} s") from None
-
-    def rest(self) -> str:
-        """What it printed after starting, once it has stopped."""
-        lines = []
-        while (line := self._queue.get(timeout=WAIT_S)) is not None:
-            lines.append(line)
-        return "".join(lines)
-
-
-def _pump(stream: Iterator[str], into: queue.Queue[str | None]) -> None:
-    for line in stream:
-        into.put(line)
-    into.put(None)
-
 
 @contextmanager
 def web_process(args: Sequence[str], env: dict[str, str] | None = None) -> Iterator[WebProcess]:
     """`brandeln web ARGS --port 0`, started and stopped (SIGINT, then SIGKILL) by its PID."""
-    environment = {
-        **{k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"},
-        "PYTHONPATH": str(ROOT),
-        **(env or {}),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "brandeln_cli", "web", *args, "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=environment,
-        cwd=ROOT,
-    )
-    web = WebProcess(process)
-    assert process.stdout is not None
-    reader = threading.Thread(target=_pump, args=(process.stdout, web._queue), daemon=True)
-    reader.start()
-    try:
-        while (line := web.next_line()) is not None:
-            web.lines.append(line)
-            if found := ADDRESS.search(line):
-                web.port = int(found.group(1))
-            if line.strip() == STARTED:
-                break
-        assert web.port, f"`brandeln web` printed no address: {''.join(web.lines)}"
+    with cli_process(["web", *args, "--port", "0"], env, stop=signal.SIGINT) as running:
+        web = WebProcess(running.process, running.lines, running._queue)
+        web.wait_for(STARTED)
+        found = next((ADDRESS.search(line) for line in web.lines if ADDRESS.search(line)), None)
+        assert found, f"`brandeln web` printed no address: {''.join(web.lines)}"
+        web.port = int(found.group(1))
         yield web
-    finally:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGINT)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait()
-        reader.join(timeout=30)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,73 @@
+"""`brandeln challenge A B [C D]`: queue a block on an always-on ladder ahead of its
+matchmaking (``ladder.storage_challenges``), rated or not, within the limit per bot per hour
+that ``ladder serve --challenges-per-hour`` sets."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from brandeln_cli.db_option import DbOption, ladder_database
+from brandeln_cli.options import DEFAULT_LADDER, DataOption, LadderOption
+from brandeln_cli.output import console, fail
+from brandeln_cli.terminal_text import plain
+
+if TYPE_CHECKING:
+    from ladder.storage import LadderStore
+
+
+def challenge(
+    bots: Annotated[
+        list[str],
+        typer.Argument(help="The bots (their active version) or versions (BOT@VERSION) to seat."),
+    ],
+    deals: Annotated[
+        int | None, typer.Option(min=1, help="Deals per match [default: the ladder's].")
+    ] = None,
+    unrated: Annotated[
+        bool, typer.Option("--unrated", help="Play it without moving any rating.")
+    ] = False,
+    name: LadderOption = DEFAULT_LADDER,
+    data: DataOption = None,
+    db: DbOption = None,
+) -> None:
+    """Queue a block ahead of matchmaking: the bots named (each a bot's active version, or a
+    version), the other seats filled by the ladder; played as soon as they are connected."""
+    from ladder.challenge_names import resolve_versions  # noqa: PLC0415
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    try:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
+            store.ladder_settings(name)  # LadderError: no ladder of that name, and how to start it
+            info = store.season(name)
+            seated = resolve_versions(store.versions(name), bots, name)
+            if len(seated) > info.players:
+                raise fail(f"ladder {name!r} seats {info.players}; {len(seated)} bots named")
+            per_match = deals or _ladder_deals(store, name)
+            number = store.queue_challenge(
+                name,
+                seated,
+                deals=per_match,
+                rated=not unrated,
+                requested_by=os.environ.get("USER", ""),
+                per_hour=_per_hour(store, name),
+            )
+    except LadderError as error:
+        raise fail(str(error)) from None
+    kind = "unrated" if unrated else "rated"
+    console.print(
+        plain(
+            f"challenge #{number} queued ({kind}, {per_match} deals a match): {', '.join(seated)}"
+        )
+    )
+
+
+def _ladder_deals(store: LadderStore, ladder: str) -> int:
+    return int(store.ladder_settings(ladder)["deals_per_match"])
+
+
+def _per_hour(store: LadderStore, ladder: str) -> int:
+    return int(store.ladder_settings(ladder).get("run", {}).get("challenges_per_hour", 6))

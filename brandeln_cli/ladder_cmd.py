@@ -1,0 +1,376 @@
+"""`brandeln ladder serve`, `brandeln ladder status` and `brandeln challenge`: the always-on
+ladder (``ladder.living``) from the terminal.
+
+``ladder serve`` runs until stopped (SIGINT/SIGTERM): on a referee of its own (embedded, on
+``--host``/``--port``, with the data folder's referee database, as ``brandeln serve``) or
+on a running one (``--referee``), it plays blocks among the connected bot versions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
+from brandeln_cli.options import (
+    DEFAULT_LADDER,
+    CaOption,
+    DataOption,
+    JsonOption,
+    LadderNameOption,
+    referee_credentials,
+)
+from brandeln_cli.output import console, fail, hint
+from brandeln_cli.service_options import (
+    LogJsonOption,
+    LogLevel,
+    MetricsAddress,
+    MetricsHostOption,
+    MetricsPortOption,
+    log_level_option,
+    metrics_address,
+)
+from brandeln_cli.terminal_text import json_text, markup, plain
+from services import data_folder
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from prometheus_client.registry import Collector
+
+    from arena.referee import Referee
+    from ladder.living import LadderConfig, LadderEvent, LivingLadder
+    from ladder.storage import LadderStore, VersionPresence
+    from services.metrics_http import MetricsServer
+
+ladder_app = typer.Typer(
+    help="An always-on ladder: serve it, see where it stands; `brandeln challenge` queues a "
+    "block; `brandeln bots version add` publishes a bot version to it.",
+    no_args_is_help=True,
+)
+
+LadderLogLevel = Annotated[
+    LogLevel,
+    log_level_option(
+        "info: blocks planned and recorded, with their bots and matches; warning: blocks given "
+        "back, challenges refused; error: the store or the referee away"
+    ),
+]
+
+
+@ladder_app.command("serve")
+def serve(
+    name: LadderNameOption = DEFAULT_LADDER,
+    data: DataOption = None,
+    db: DbOption = None,
+    referee: Annotated[
+        str | None,
+        typer.Option(
+            "--referee",
+            help="HOST:PORT of a running referee (admin token in $BRANDELN_ADMIN_TOKEN); "
+            "default: a referee of its own on --host/--port.",
+        ),
+    ] = None,
+    ca: CaOption = None,
+    host: Annotated[str, typer.Option(help="Its own referee's address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Its own referee's port (0: a free one).")] = 50051,
+    ruleset: Annotated[str, typer.Option(help="The ladder's ruleset (kept with it).")] = "standard",
+    deals: Annotated[int, typer.Option(min=1, help="Deals per match (kept with it).")] = 8,
+    seed: Annotated[int, typer.Option(min=0, help="The deals' seed (kept with it).")] = 0,
+    move_ms: Annotated[int, typer.Option(min=0, help="Move time (0: the referee's).")] = 0,
+    blocks_at_once: Annotated[int, typer.Option(min=1, help="Blocks played at once.")] = 1,
+    matches_at_once: Annotated[
+        int,
+        typer.Option(
+            min=1, help="A block's matches played at once (each bot needs as many seat sessions)."
+        ),
+    ] = 1,
+    interval: Annotated[
+        float, typer.Option(min=0.05, help="Seconds to wait when no block can be planned.")
+    ] = 5.0,
+    challenges_per_hour: Annotated[
+        int, typer.Option(min=1, help="Challenges a bot may be named in per hour.")
+    ] = 6,
+    metrics_port: MetricsPortOption = None,
+    metrics_host: MetricsHostOption = None,
+    log_level: LadderLogLevel = LogLevel.WARNING,
+    log_json: LogJsonOption = False,
+) -> None:
+    """Run an always-on ladder until stopped: blocks among the connected bot versions, chosen
+    by matchmaking, challenges first; a stopped ladder resumes where it stopped."""
+    from ladder.living import LadderConfig, with_players  # noqa: PLC0415
+    from ladder.season_types import TimeControl  # noqa: PLC0415
+
+    admin_token, roots = referee_credentials(referee, ca)
+    try:
+        config = with_players(
+            LadderConfig(
+                name=name,
+                ruleset=ruleset,
+                deals_per_match=deals,
+                seed=seed,
+                time_control=TimeControl(move_ms=move_ms),
+                blocks_at_once=blocks_at_once,
+                matches_at_once=matches_at_once,
+                interval_s=interval,
+                challenges_per_hour=challenges_per_hour,
+            )
+        )
+    except Exception as error:  # an unknown ruleset: the engine's one-line reason
+        raise fail(str(error), code=2) from None
+    where = _Where(data, db, referee, admin_token, roots, host, port)
+    import asyncio  # noqa: PLC0415
+
+    from services.log_setup import service_logging  # noqa: PLC0415
+
+    with service_logging(log_level.number, json_lines=log_json):
+        try:
+            asyncio.run(_serve(config, where, metrics_address(metrics_port, metrics_host, host)))
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a ladder runs: its store, and its referee (its own, or a running one)."""
+
+    data: Path | None
+    db: str | None
+    referee: str | None  # a running referee; None: one of its own on host:port
+    admin_token: str | None
+    roots: bytes | None
+    host: str
+    port: int
+
+
+async def _serve(config: LadderConfig, where: _Where, metrics: MetricsAddress | None) -> None:
+    import asyncio  # noqa: PLC0415
+
+    from arena.errors import ArenaError  # noqa: PLC0415
+    from brandeln_cli.stop_signals import stop_on_signals  # noqa: PLC0415
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    stop = asyncio.Event()
+    with stop_on_signals(stop):
+        try:
+            store = LadderStore.open(ladder_database(where.db, where.data))
+        except LadderError as error:
+            raise fail(str(error)) from None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                address, token, referee = await _referee(stack, where)
+                await _run(config, store, address, token, referee, where, metrics, stop)
+        except (LadderError, ArenaError) as error:
+            raise fail(str(error)) from None
+        finally:
+            store.close()
+
+
+async def _referee(
+    stack: contextlib.AsyncExitStack, where: _Where
+) -> tuple[str, str, Referee | None]:
+    """The referee's address and admin token, and the referee itself when it is the ladder's
+    own (started here, stopped when ``stack`` closes)."""
+    from arena.embedded import EmbeddedReferee  # noqa: PLC0415
+
+    if where.referee is not None:
+        assert where.admin_token is not None
+        return where.referee, where.admin_token, None
+    token = os.environ.get(data_folder.ADMIN_TOKEN_ENV) or secrets.token_urlsafe(24)
+    # The data folder's own referee (as `brandeln serve`'s): the versions that `bots version
+    # add` registers there connect to it.
+    embedded = await stack.enter_async_context(
+        EmbeddedReferee(
+            where.data or data_folder.data_dir(),
+            where.host,
+            where.port,
+            token,
+            database=where.db if is_postgresql(where.db) else None,
+        )
+    )
+    console.print(f"referee listening on {markup(embedded.address)} (the ladder's own)")
+    if not os.environ.get(data_folder.ADMIN_TOKEN_ENV):
+        console.print(f"admin token for this run: {markup(token)}")
+    return embedded.address, token, embedded.referee
+
+
+async def _run(
+    config: LadderConfig,
+    store: LadderStore,
+    address: str,
+    token: str,
+    referee: Referee | None,
+    where: _Where,
+    metrics: MetricsAddress | None,
+    stop: asyncio.Event,
+) -> None:
+    import asyncio  # noqa: PLC0415
+
+    from ladder.admin_client import AdminClient  # noqa: PLC0415
+    from ladder.living import LivingLadder  # noqa: PLC0415
+
+    async with AdminClient(address, token, root_certificates=where.roots) as admin:
+        ladder = LivingLadder(config, store, admin, listener=_printer(config))
+        server = None
+        if metrics is not None:
+            server = _metrics_server(ladder, referee, metrics)
+            console.print(f"metrics on {markup(server.url)} (Prometheus, plain HTTP)")
+        try:
+            console.print(
+                f"ladder {markup(config.name)} ({markup(config.ruleset)}, "
+                f"{config.deals_per_match} deals a match) is serving; Ctrl-C stops it"
+            )
+            _hint_versions(config.name, address, where.referee, where.data, where.db)
+            await ladder.serve(stop)
+            console.print(
+                f"ladder {markup(config.name)} stopped after "
+                f"{ladder.blocks_recorded} block(s) this run"
+            )
+        finally:
+            if server is not None:
+                await asyncio.to_thread(server.stop)
+
+
+def _metrics_server(
+    ladder: LivingLadder, referee: Referee | None, metrics: MetricsAddress
+) -> MetricsServer:
+    """The ladder's metrics, and its own referee's beside them (prometheus_client imported
+    only when they are asked for)."""
+    from services.ladder_metrics import LadderCollector  # noqa: PLC0415
+    from services.metrics_http import MetricsServer  # noqa: PLC0415
+    from services.referee_metrics import RefereeCollector  # noqa: PLC0415
+
+    collectors: list[Collector] = [LadderCollector(ladder.counts, ladder.store)]
+    if referee is not None:
+        collectors.append(RefereeCollector(referee))
+    try:
+        return MetricsServer(collectors, metrics.host, metrics.port)
+    except OSError as error:
+        raise fail(f"cannot serve metrics on {metrics.host}:{metrics.port}: {error}") from None
+
+
+def _hint_versions(
+    name: str, address: str, referee: str | None, data: Path | None, db: str | None
+) -> None:
+    """How to publish a version and connect it, with this run's own options."""
+    where = [f"--ladder {name}"] if name != DEFAULT_LADDER else []
+    if data is not None:
+        where.append(f"--data {data}")
+    if db is not None:
+        where.append("--db <the same database URL>")
+    if referee is not None:
+        where.append(f"--referee {referee}")
+    hint("publish a bot version to it", " ".join(["brandeln bots version add BOT VERSION", *where]))
+    hint(
+        "then connect the bot with the token that prints (a sample bot here)",
+        f"brandeln bot run heuristic --server {address} --token <token>",
+    )
+
+
+def _printer(config: LadderConfig) -> Callable[[LadderEvent], None]:
+    from ladder.living import EventKind  # noqa: PLC0415
+
+    def show(event: LadderEvent) -> None:
+        bots = ", ".join(event.bots)
+        what = f"block {event.block}"
+        if event.challenge is not None:
+            what += f" (challenge #{event.challenge}{'' if event.rated else ', unrated'})"
+        if event.kind is EventKind.RECORDED:
+            console.print(plain(f"{what} recorded: {bots}"))
+        elif event.kind is EventKind.GIVEN_BACK:
+            console.print(plain(f"{what} given back ({event.detail}): {bots}", style="yellow"))
+        elif event.kind is EventKind.REFUSED:
+            console.print(
+                plain(f"challenge #{event.challenge} refused: {event.detail}", style="yellow")
+            )
+
+    return show
+
+
+@ladder_app.command("status")
+def status(
+    name: LadderNameOption = DEFAULT_LADDER,
+    data: DataOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The ladder's versions with their ratings, its queue and its newest blocks."""
+    from brandeln_cli.versions_cmd import version_json  # noqa: PLC0415
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    try:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
+            store.ladder_settings(name)  # LadderError: no ladder of that name, and how to start it
+            versions = store.versions(name)
+            seen = store.presence(name)
+            queue = store.challenges(name)
+            recent = store.recent_blocks(name, limit=10)
+    except LadderError as error:
+        raise fail(str(error)) from None
+    if as_json:
+        typer.echo(
+            json_text(
+                {
+                    "ladder": name,
+                    "versions": [
+                        version_json(v)
+                        | {
+                            "presence": _presence(seen, v.name),
+                            "last_error": seen[v.name].last_error if v.name in seen else "",
+                        }
+                        for v in versions
+                    ],
+                    "queue": [
+                        {"challenge": c.challenge_id, "bots": list(c.bots), "state": c.state.value}
+                        for c in queue
+                    ],
+                    "recent_blocks": [{"block": b.index, "bots": list(b.bots)} for b in recent],
+                }
+            )
+        )
+        return
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415
+
+    table = compact_table(title=f"ladder {markup(name)}: versions")
+    folding(table, "version")
+    for column in ("status", "seen", "μ-3σ", "μ", "σ", "blocks"):
+        fixed(table, column, right=column not in ("status", "seen"))
+    ordered = sorted(versions, key=lambda v: (-v.rating.conservative, v.name))
+    for v in ordered:
+        table.add_row(
+            plain(v.name),
+            v.status.value,
+            _presence(seen, v.name) if v.active else "",
+            f"{v.rating.conservative:.2f}",
+            f"{v.rating.mu:.2f}",
+            f"{v.rating.sigma:.2f}",
+            str(v.blocks),
+        )
+    console.print(table, soft_wrap=False)
+    troubled = [seen[v.name] for v in ordered if v.name in seen and seen[v.name].last_error]
+    if troubled:
+        console.print("last errors:")
+        for row in troubled:
+            console.print(plain(f"  {row.bot}: {row.last_error}"))
+    waiting = [c for c in queue if c.state.value in ("queued", "planned")]
+    console.print(f"queue: {len(waiting)} challenge(s) waiting")
+    for c in waiting:
+        console.print(plain(f"  #{c.challenge_id} {c.state.value}: {', '.join(c.bots)}"))
+    if recent:
+        console.print("newest blocks:")
+        for block in recent:
+            console.print(plain(f"  block {block.index}: {', '.join(block.bots)}"))
+
+
+def _presence(seen: Mapping[str, VersionPresence], version: str) -> str:
+    """A version's presence as last seen, or "unseen" (the ladder never looked at it)."""
+    return seen[version].presence.value if version in seen else "unseen"

@@ -1,0 +1,202 @@
+"""`brandeln bots version add|list|retire`: a bot's versions on an always-on ladder.
+
+A version is a referee identity of its own, named ``BOT@VERSION`` (its token connects that
+build and no other), and a bot of the ladder (``ladder.storage_living``): the ladder seats its
+active versions, and a new version of a bot retires the one before and starts from its rating,
+widened (``ladder.living.new_version_rating``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
+from brandeln_cli.options import (
+    DEFAULT_LADDER,
+    CaOption,
+    DataOption,
+    JsonOption,
+    LadderOption,
+    RefereeOption,
+)
+from brandeln_cli.output import copyable as console
+from brandeln_cli.output import fail, hint
+from brandeln_cli.terminal_text import json_text, markup, plain
+
+if TYPE_CHECKING:
+    from ladder.storage import LadderVersion
+
+version_app = typer.Typer(
+    help="A bot's versions on the always-on ladder: publish one, list them, retire one.",
+    no_args_is_help=True,
+)
+
+VERSION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
+
+
+def _checked(bot: str, version: str) -> None:
+    """Refuse, in one line, a name the ladder could not tell apart (``@`` splits it)."""
+    if not bot or "@" in bot:
+        raise fail(f"a bot name may not be empty nor hold '@': {bot!r}", code=2)
+    if not version or len(version) > 40 or not set(version) <= VERSION_CHARS:
+        raise fail(
+            f"a version is 1 to 40 of letters, digits and . _ + - (like 1.4.0): {version!r}",
+            code=2,
+        )
+
+
+@version_app.command("add")
+def version_add(
+    bot: Annotated[str, typer.Argument(help="The bot (its family of versions).")],
+    version: Annotated[str, typer.Argument(help="The new version, like 1.4.0 or a commit.")],
+    ladder: LadderOption = DEFAULT_LADDER,
+    data: DataOption = None,
+    db: DbOption = None,
+    referee: RefereeOption = None,
+    ca: CaOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print {name, bot_id, token, mu, sigma} as JSON.")
+    ] = False,
+) -> None:
+    """Publish BOT@VERSION on the ladder: registers its referee identity (the token is shown
+    once) and makes it the bot's active version; it plays its placement blocks first."""
+    _checked(bot, version)
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.living import LadderConfig, new_version_rating  # noqa: PLC0415
+    from ladder.season_types import RatingParams  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+    from services.sources import SourceError, open_source  # noqa: PLC0415
+
+    name = f"{bot}@{version}"
+    try:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
+            settings = store.ladder_settings(ladder)
+            before = store.versions(ladder)
+            if any(v.name == name for v in before):
+                raise fail(f"{name} is in ladder {ladder!r} already")
+            inherited = any(v.family == bot for v in before)
+            rating = settings["rating"]
+            params = RatingParams(
+                mu=rating["mu"],
+                sigma=rating["sigma"],
+                beta=rating["beta"],
+                tau=rating["tau"],
+                draw_probability=rating["draw_probability"],
+            )
+            start, widen = new_version_rating(LadderConfig(rating=params))
+            try:
+                # The referee's database unless the ladder's is PostgreSQL (a shared one).
+                referee_db = db if is_postgresql(db) else None
+                row, token = open_source(data, referee, ca, create=True, db=referee_db).add_bot(
+                    name
+                )
+            except SourceError as error:
+                raise fail(str(error)) from None
+            added = store.add_version(ladder, bot, version, row.bot_id, start, widen)
+    except LadderError as error:
+        raise fail(str(error)) from None
+    if as_json:
+        typer.echo(
+            json_text(
+                {
+                    "name": added.name,
+                    "bot_id": added.bot_id,
+                    "token": token,
+                    "mu": added.rating.mu,
+                    "sigma": added.rating.sigma,
+                },
+                None,
+            )
+        )
+        return
+    console.print(f"token (shown once): [bold]{markup(token)}[/bold]")
+    console.print(
+        plain(
+            f"{added.name} is the active version of {bot} on ladder {ladder} "
+            f"(starts at μ {added.rating.mu:.2f}, σ {added.rating.sigma:.2f}: "
+            f"{_START[inherited]})"
+        )
+    )
+    hint(
+        "connect it (your own bot: the same server and token)",
+        "brandeln bot run heuristic --server HOST:PORT --token <the token>",
+    )
+
+
+_START = {
+    False: "a fresh rating",
+    True: "the version before's rating, widened, no wider than a fresh one",
+}
+
+
+@version_app.command("list")
+def version_list(
+    bot: Annotated[str | None, typer.Argument(help="Only this bot's versions.")] = None,
+    ladder: LadderOption = DEFAULT_LADDER,
+    data: DataOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The ladder's versions, oldest first: active or retired, with their ratings."""
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    try:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
+            store.ladder_settings(ladder)
+            versions = [v for v in store.versions(ladder) if bot is None or v.family == bot]
+    except LadderError as error:
+        raise fail(str(error)) from None
+    if as_json:
+        typer.echo(json_text([version_json(v) for v in versions]))
+        return
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415
+
+    table = compact_table(title=f"versions on ladder {markup(ladder)}")
+    folding(table, "version")
+    for column in ("status", "μ", "σ", "blocks"):
+        fixed(table, column, right=column != "status")
+    for v in versions:
+        table.add_row(
+            plain(v.name),
+            v.status.value,
+            f"{v.rating.mu:.2f}",
+            f"{v.rating.sigma:.2f}",
+            str(v.blocks),
+        )
+    console.print(table, soft_wrap=False)
+
+
+def version_json(version: LadderVersion) -> dict[str, object]:
+    """A version as `--json` prints it (``bots version list``, ``ladder status``)."""
+    return {
+        "name": version.name,
+        "bot": version.family,
+        "version": version.version,
+        "status": version.status.value,
+        "mu": version.rating.mu,
+        "sigma": version.rating.sigma,
+        "blocks": version.blocks,
+    }
+
+
+@version_app.command("retire")
+def version_retire(
+    name: Annotated[str, typer.Argument(help="The version, BOT@VERSION.")],
+    ladder: LadderOption = DEFAULT_LADDER,
+    data: DataOption = None,
+    db: DbOption = None,
+) -> None:
+    """Retire a version: the ladder seats it no more; its blocks and rating stay."""
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    try:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
+            store.ladder_settings(ladder)
+            store.retire_version(ladder, name)
+    except LadderError as error:
+        raise fail(str(error)) from None
+    console.print(plain(f"retired {name}: its history stays on ladder {ladder}"))

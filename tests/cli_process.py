@@ -1,0 +1,115 @@
+"""A real `brandeln` command as a process for the tests: started with the project on its path,
+its output (stdout and stderr together) read line by line on a thread, stopped by its PID.
+
+``tests/web/web_process.py`` (`brandeln web`) and ``tests/ladder/ladder_process.py``
+(`brandeln ladder serve`) build on it, each waiting for the line that says it is ready
+(never a fixed sleep).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Final
+
+from tests.conftest import ROOT
+
+WAIT_S: Final = 180.0  # for a line or an exit: generous, the suite runs beside CPU hogs
+
+
+@dataclass
+class CliProcess:
+    process: subprocess.Popen[str]
+    lines: list[str] = field(default_factory=list)  # what it printed and was read so far
+    _queue: queue.Queue[str | None] = field(default_factory=queue.Queue)
+
+    def next_line(self) -> str | None:
+        """Its next line of output (None at its end); AssertionError after WAIT_S of silence."""
+        try:
+            line = self._queue.get(timeout=WAIT_S)
+        except queue.Empty:
+            raise AssertionError(f"the command printed nothing for {WAIT_S} s") from None
+        if line is not None:
+            self.lines.append(line)
+        return line
+
+    def wait_for(self, ready: str) -> None:
+        """Read lines until one holds ``ready``; AssertionError if the output ends first."""
+        while (line := self.next_line()) is not None:
+            if ready in line:
+                return
+        raise AssertionError(f"the command ended before {ready!r}: {''.join(self.lines)}")
+
+    def output(self) -> str:
+        """Every line it printed so far (what is waiting in the pipe read now)."""
+        while True:
+            try:
+                line = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if line is None:
+                self._queue.put(None)  # its end stays for next_line
+                break
+            self.lines.append(line)
+        return "".join(self.lines)
+
+    def rest(self) -> str:
+        """What it printed after what was read, once it has stopped."""
+        start = len(self.lines)
+        while self.next_line() is not None:
+            pass
+        return "".join(self.lines[start:])
+
+    def signal(self, number: int) -> int:
+        """Send ``number`` and wait for the exit; its exit status."""
+        os.kill(self.process.pid, number)
+        return self.process.wait(timeout=WAIT_S)
+
+
+def _pump(stream: Iterator[str], into: queue.Queue[str | None]) -> None:
+    for line in stream:
+        into.put(line)
+    into.put(None)
+
+
+@contextmanager
+def cli_process(
+    args: Sequence[str], env: dict[str, str] | None = None, *, stop: int = signal.SIGTERM
+) -> Iterator[CliProcess]:
+    """`brandeln ARGS` (no $BRANDELN_ADMIN_TOKEN of the caller's), stopped afterwards by its
+    PID: ``stop``, then SIGKILL if it has not ended in 30 s."""
+    environment = {
+        **{k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"},
+        "PYTHONPATH": str(ROOT),
+        **(env or {}),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brandeln_cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+    )
+    running = CliProcess(process)
+    assert process.stdout is not None
+    reader = threading.Thread(target=_pump, args=(process.stdout, running._queue), daemon=True)
+    reader.start()
+    try:
+        yield running
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, stop)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.kill(process.pid, signal.SIGKILL)
+                process.wait()
+        reader.join(timeout=30)

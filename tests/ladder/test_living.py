@@ -1,0 +1,159 @@
+"""The always-on ladder's loop (ladder.living) on the fake referee: who is seated, what a
+store failure costs, challenges, and the ranking it converges to among bots of known skill.
+
+The fake referee's chips are a pure function of the seed, the deal, the seat and each bot's
+``skill`` (tests/ladder/fake_referee.py), so every run here is the same run: no verdict
+depends on timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from ladder.admin_client import AdminClient
+from ladder.errors import StorageError
+from ladder.living import EventKind, LadderConfig, LadderEvent, LivingLadder, new_version_rating
+from ladder.schema import ChallengeState, Presence
+from ladder.storage import LadderStore
+from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee
+
+CONFIG = LadderConfig(name="live", deals_per_match=2, seed=3, interval_s=0.05)
+FRESH, WIDEN = new_version_rating(CONFIG)
+
+
+@pytest.fixture
+async def admin(fake: FakeReferee) -> AsyncIterator[AdminClient]:
+    async with AdminClient(fake.address, ADMIN_TOKEN) as client:
+        yield client
+
+
+def _versions(
+    fake: FakeReferee, store: LadderStore, families: str, *, connected: str | None = None
+) -> None:
+    """One version of each family, registered at the fake referee (connected: a session)."""
+    store.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {"challenges_per_hour": 5})
+    for family in families:
+        bot_id, _ = fake.add_bot(f"{family}@1")
+        store.add_version(CONFIG.name, family, "1", bot_id, FRESH, WIDEN)
+        if connected is None or family in connected:
+            fake.add_session(bot_id)
+
+
+async def test_a_version_not_connected_is_skipped_and_seen_away(
+    fake: FakeReferee, store: LadderStore, admin: AdminClient
+) -> None:
+    _versions(fake, store, "abcde", connected="abcd")
+    ladder = LivingLadder(CONFIG, store, admin)
+    for _ in range(3):
+        assert await ladder.play_next()
+    assert all("e@1" not in block.bots for block in store.recent_blocks(CONFIG.name))
+    assert {v.name: v.blocks for v in store.versions(CONFIG.name)}["e@1"] == 0
+    assert store.presence(CONFIG.name)["e@1"].presence is Presence.AWAY
+    assert store.presence(CONFIG.name)["a@1"].presence is Presence.IDLE
+    assert ladder.counts.versions_connected == 4
+
+
+async def test_with_too_few_connected_nothing_is_planned(
+    fake: FakeReferee, store: LadderStore, admin: AdminClient
+) -> None:
+    _versions(fake, store, "abcd", connected="abc")
+    events: list[LadderEvent] = []
+    ladder = LivingLadder(CONFIG, store, admin, listener=events.append)
+    assert not await ladder.play_next()
+    assert store.recent_blocks(CONFIG.name) == []
+    assert "3 active version(s) connected" in events[-1].detail
+    assert ladder.counts.waits == 1
+
+
+async def test_a_store_failure_is_waited_out_and_its_block_played_once(
+    fake: FakeReferee, store: LadderStore, admin: AdminClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _versions(fake, store, "abcd")
+    real = store.record_and_rate
+    failed: list[int] = []
+
+    def flaky(season: str, plan, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not failed:
+            failed.append(plan.index)
+            raise StorageError("ladder database: recording a block: the server went away")
+        return real(season, plan, *args, **kwargs)
+
+    monkeypatch.setattr(store, "record_and_rate", flaky)
+    ladder = LivingLadder(CONFIG, store, admin)
+    stop = asyncio.Event()
+
+    def stop_after_three(event: LadderEvent) -> None:
+        if event.kind is EventKind.RECORDED and len(store.finished_blocks(CONFIG.name)) >= 3:
+            stop.set()
+
+    ladder.listener = stop_after_three
+    await asyncio.wait_for(ladder.serve(stop), 120)
+    assert failed == [0]
+    assert ladder.counts.errors == 1
+    finished = store.finished_blocks(CONFIG.name)
+    assert 0 in finished  # the block whose record failed was given back and played again
+    assert finished == set(range(len(finished)))
+    assert store.next_to_rate(CONFIG.name) == len(finished)  # rated in order, none twice
+
+
+async def test_challenges_go_first_and_one_naming_a_retired_version_is_refused(
+    fake: FakeReferee, store: LadderStore, admin: AdminClient
+) -> None:
+    _versions(fake, store, "abcdef")
+    queue = store.queue_challenge
+    refused = queue(CONFIG.name, ("f@1",), deals=1, rated=True, requested_by="t", per_hour=5)
+    wanted = queue(CONFIG.name, ("e@1", "a@1"), deals=1, rated=False, requested_by="t", per_hour=5)
+    store.retire_version(CONFIG.name, "f@1")
+    ladder = LivingLadder(CONFIG, store, admin)
+    assert await ladder.play_next()
+    [block] = store.recent_blocks(CONFIG.name)
+    assert block.challenge_id == wanted
+    assert {"e@1", "a@1"} <= set(block.bots)
+    assert (block.deals, block.rated) == (1, False)
+    states = {c.challenge_id: c.state for c in store.challenges(CONFIG.name)}
+    assert states == {refused: ChallengeState.REFUSED, wanted: ChallengeState.PLAYED}
+    assert ladder.counts.challenges_played == ladder.counts.challenges_refused == 1
+    assert {v.blocks for v in store.versions(CONFIG.name)} == {0}  # unrated: nothing moved
+
+
+async def test_the_ladder_ranks_bots_of_known_skill_in_their_order(
+    fake: FakeReferee, store: LadderStore, admin: AdminClient
+) -> None:
+    families = "abcdef"
+    fake.skill = {family: 2 * rank for rank, family in enumerate(families)}  # f best
+    _versions(fake, store, families)
+    ladder = LivingLadder(CONFIG, store, admin)
+    for _ in range(30):
+        assert await ladder.play_next()
+    versions = store.versions(CONFIG.name)
+    by_mu = [v.family for v in sorted(versions, key=lambda v: v.rating.mu)]
+    assert by_mu == list(families)
+    blocks = [v.blocks for v in versions]
+    assert min(blocks) >= 30 * 4 // len(families) - 4  # everyone plays regularly
+
+
+async def test_versions_that_join_a_settled_ladder_share_its_seats(
+    fake: FakeReferee, store: LadderStore, admin: AdminClient
+) -> None:
+    fake.skill = {"a": 0, "b": 1, "c": 2, "d": 3, "e": 0}
+    _versions(fake, store, "abcd")
+    ladder = LivingLadder(CONFIG, store, admin)
+    for _ in range(110):
+        assert await ladder.play_next()
+    for family, version in (("a", "2"), ("e", "1")):
+        bot_id, _ = fake.add_bot(f"{family}@{version}")
+        store.add_version(CONFIG.name, family, version, bot_id, FRESH, WIDEN)
+        fake.add_session(bot_id)
+    for _ in range(80):
+        assert await ladder.play_next()
+    # Over the last 40 blocks (160 seats, 32 each if even), every version plays nearly its
+    # share: the pairs' meetings from before the newcomers came fade from the window instead
+    # of reading as overplay (over a 200-block history the old versions played 26 times).
+    late = store.recent_blocks(CONFIG.name, limit=40)
+    active = [v.name for v in store.versions(CONFIG.name) if v.active]
+    seats = {name: sum(name in block.bots for block in late) for name in active}
+    assert sorted(seats) == ["a@2", "b@1", "c@1", "d@1", "e@1"]
+    assert min(seats.values()) >= 28, seats
