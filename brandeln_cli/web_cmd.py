@@ -1,4 +1,5 @@
-"""`brandeln web`: the read-only web pages over the data folder, served by uvicorn.
+"""`brandeln web`: the web pages over the data folder, served by uvicorn: read-only, but for
+an always-on ladder's challenge form when ``--challenges`` turns it on.
 
 The web front is a package of its own (``web``), imported inside the command so `brandeln
 --help` does not pay for Starlette and Jinja2.
@@ -62,11 +63,20 @@ def web(
             "503 and retries later.",
         ),
     ] = DEFAULT_MAX_STREAMS,
+    challenges: Annotated[
+        bool,
+        typer.Option(
+            "--challenges",
+            help="Let an always-on ladder's page queue challenges (its form, within the "
+            "ladder's limit per bot per hour); without it the pages only read.",
+        ),
+    ] = False,
 ) -> None:
-    """Serve the seasons, leaderboards, rating charts, bots and matches as web pages.
+    """Serve the seasons, ladders, leaderboards, rating charts, bots and matches as web pages.
 
-    Read-only: it reads the same files as `ratings` and `matches` (a season can run beside
-    it, pages show it as it goes). Open the address it prints in a browser.
+    Read-only unless --challenges: it reads the same files as `ratings` and `matches` (a
+    season or a ladder can run beside it, pages show it as it goes). Open the address it
+    prints in a browser.
     """
     if data is not None and db is not None:
         raise fail("give --data or --db, not both", code=2)
@@ -80,7 +90,11 @@ def web(
     location = StorageLocation(data=None if db else (data or data_folder.data_dir()), db_url=db)
     try:
         app = create_app(
-            location, referee=referee, admin_token=admin_token, max_streams=max_streams
+            location,
+            referee=referee,
+            admin_token=admin_token,
+            max_streams=max_streams,
+            allow_challenges=challenges,
         )
     except DataError as error:
         raise fail(str(error), code=2) from None
@@ -103,7 +117,12 @@ def web(
             f"note: {markup(host)} is not loopback: anyone who reaches it can read the pages",
             markup=True,
         )
-    console.print("(read-only; Ctrl-C stops it)")
+    if challenges:
+        console.print(
+            "(read-only but for the ladders' challenge forms, --challenges; Ctrl-C stops it)"
+        )
+    else:
+        console.print("(read-only; Ctrl-C stops it)")
     _serve(app, listener)
 
 

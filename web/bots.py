@@ -1,5 +1,8 @@
 """What a bot page shows: its registration, seasons and matches from the stores, and its
-figures (chips, contracts, latency) from the logs of its newest matches."""
+figures (chips, contracts, latency) from the logs of its newest matches. A bot that no served
+referee store knows but a season does (a ladder's version on another machine's referee) has
+its page too, named as in its newest season (where a ladder's version stands: see
+:mod:`web.ladders`)."""
 
 from __future__ import annotations
 
@@ -71,13 +74,19 @@ class BotView:
     decisions: int
 
 
-def _bot_record(stores: Stores, bot_id: str) -> tuple[str, bool, int]:
+def _bot_record(
+    stores: Stores, bot_id: str, seasons_of_bot: Sequence[BotSeason]
+) -> tuple[str, bool, int]:
     for store in stores.referees:
         try:
             bot = store.bot(bot_id)
         except RefereeNotFound:
             continue
         return bot.name, bot.revoked, bot.created_at
+    if seasons_of_bot:
+        # A bot that played at a referee whose store is not served here (a ladder on
+        # `--referee`): its name in its newest season stands in for its registration.
+        return seasons_of_bot[0].bot, False, 0
     raise NotFoundError(f"no bot with id {bot_id!r}")
 
 
@@ -91,7 +100,8 @@ def bot_seasons(stores: Stores, bot_id: str) -> list[BotSeason]:
 def bot_view(stores: Stores, bot_id: str, page: int, figures: FiguresCache) -> BotView:
     """The bot page of ``bot_id``: one page of its matches, its figures from the logs of its
     :data:`BOT_STATS_MATCHES` newest (read through the app's ``figures``)."""
-    name, revoked, created = _bot_record(stores, bot_id)
+    seasons_of_bot = bot_seasons(stores, bot_id)
+    name, revoked, created = _bot_record(stores, bot_id, seasons_of_bot)
     rows, paging = recent_matches(stores, page, bot_id)
     newest = [
         (store, record)
@@ -121,7 +131,7 @@ def bot_view(stores: Stores, bot_id: str, page: int, figures: FiguresCache) -> B
         name=name,
         revoked=revoked,
         registered=utc_text(created),
-        seasons=bot_seasons(stores, bot_id),
+        seasons=seasons_of_bot,
         matches=rows,
         paging=paging,
         matches_read=read,

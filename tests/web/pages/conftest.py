@@ -19,8 +19,12 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Dialog, Page
 
 from arena.embedded import EmbeddedReferee
 from ladder.admin_client import AdminClient
@@ -239,3 +243,17 @@ def hostile_data(tmp_path_factory: pytest.TempPathFactory) -> HostileData:
 def hostile_copy(hostile_data: HostileData, tmp_path: Path) -> HostileData:
     """A copy of the hostile data folder to damage."""
     return dataclasses.replace(hostile_data, data=copy_data(hostile_data.data, tmp_path / "data"))
+
+
+@pytest.fixture
+def dialogs(page: Page) -> list[str]:
+    """Every alert/confirm the page opens (a script that ran from bot text would), dismissed.
+    ``page`` is the browser tests' own (tests/web/browser.py)."""
+    opened: list[str] = []
+
+    def refuse(dialog: Dialog) -> None:
+        opened.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", refuse)
+    return opened

@@ -15,26 +15,13 @@ from tests.web.pages.conftest import HOSTILE, SeasonData
 from web.app import StorageLocation, create_app
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Dialog, Page
+    from playwright.sync_api import Page
 
 
 @pytest.fixture(scope="module")
 def base_url(season_data: SeasonData) -> Iterator[str]:
     with serve_asgi(create_app(StorageLocation(data=season_data.data))) as base:
         yield base
-
-
-@pytest.fixture
-def dialogs(page: Page) -> list[str]:
-    """Every alert/confirm the page opens (a script that ran from bot text would)."""
-    opened: list[str] = []
-
-    def refuse(dialog: Dialog) -> None:
-        opened.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", refuse)
-    return opened
 
 
 def page_errors(page: Page) -> list[str]:
