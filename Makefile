@@ -17,7 +17,7 @@ $(BIN)/python:
 # an edit to one of those sources installs again, else that package would fall back to pure
 # Python (engine/extensions.py).
 ENGINE_CORE := $(addprefix engine/,per_ruleset.py seats.py auction.py trick_rules.py settlement.py dealing.py state.py playout.py double_dummy.py)
-ARENA_HOT := $(addprefix arena/,mailbox.py clock.py timecontrol.py seat.py session.py decision.py table.py audience.py matchlog.py logrecords.py codec/protowire.py codec/identity_cache.py codec/wire.py codec/values.py codec/snapshots.py codec/messages.py)
+ARENA_HOT := $(addprefix arena/,mailbox.py clock.py timecontrol.py seat.py session.py decision.py decision_counts.py table.py audience.py matchlog.py logrecords.py codec/protowire.py codec/identity_cache.py codec/wire.py codec/values.py codec/snapshots.py codec/messages.py)
 
 $(STAMP): pyproject.toml setup.py $(ENGINE_CORE) $(ARENA_HOT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -48,6 +48,7 @@ ARENA_COMPILED = (
     "arena/seat.py",
     "arena/session.py",
     "arena/decision.py",
+    "arena/decision_counts.py",
     "arena/table.py",
     "arena/audience.py",
     "arena/matchlog.py",

@@ -21,6 +21,7 @@ _COMPILABLE = (
     "seat",
     "session",
     "decision",
+    "decision_counts",
     "table",
     "audience",
     "matchlog",

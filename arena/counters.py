@@ -2,9 +2,9 @@
 
 Plain ints and dictionaries on the :class:`arena.referee.Referee`, written on its event loop
 where each event happens (a session opens or ends, a match starts or ends); the decisions'
-own counts are :class:`arena.decision.DecisionCounts`, on the per-decision path. Nothing here
-knows Prometheus: ``services.referee_metrics`` reads these when it is scraped (from its HTTP thread: each
-read is of an int or a copy made by one C call).
+own counts are :class:`arena.decision_counts.DecisionCounts`, on the per-decision path.
+Nothing here knows Prometheus: ``services.referee_metrics`` reads these when it is scraped
+(from its HTTP thread: each read is of an int or a copy made by one C call).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from arena.decision import DecisionCounts
+from arena.decision_counts import DecisionCounts
 from arena.errors import CloseReason
 from protocol.statuses import MatchStatus
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import logging
 import sys
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 
-from arena import codec
+from arena import codec, operator_log
 from arena.clock import Clock, SystemClock
 from arena.config import AdminTokenScope, RefereeConfig
 from arena.counters import RefereeCounts, SessionEnd
@@ -61,11 +60,6 @@ __all__ = [
 
 SERVER_VERSION = "brandeln-arena 0.1.0"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)
-
-# The referee's events (sessions, matches, draining) for its operator: each record carries
-# its ``event`` and the ids it is about as ``extra`` fields (services.logging_json writes them
-# as JSON, bot-supplied text escaped).
-_log = logging.getLogger(__name__)
 
 
 class Referee(RefereeViews):
@@ -200,23 +194,14 @@ class Referee(RefereeViews):
             # forfeits after reconnect_ms): the session simply waits in the lobby.
             await self.lobby.join(session)
         self.counts.sessions_opened += 1
-        _log.info(
-            "session %s of bot %s (%s) opened%s",
+        operator_log.session_opened(
             session.session_id,
             bot.bot_id,
             bot.name,
-            f", resuming seat {resumed['seat']} of {resumed['match_id']}" if resumed else "",
-            extra={
-                "event": "session_opened",
-                "session_id": session.session_id,
-                "bot_id": bot.bot_id,
-                "bot_name": bot.name,
-                # What the bot said of itself (the formatter escapes it).
-                "hello_name": hello_name,
-                "bot_version": bot_version,
-                "peer": peer,
-                **resumed,
-            },
+            hello_name=hello_name,
+            bot_version=bot_version,
+            peer=peer,
+            resumed=resumed,
         )
         return session
 
@@ -267,20 +252,12 @@ class Referee(RefereeViews):
         # Counted and told before the store's write, which may fail (StoreError).
         end = SessionEnd.of(session.close_kind)
         self.counts.session_closed(end)
-        _log.info(
-            "session %s of bot %s closed (%s)%s",
+        operator_log.session_closed(
             session.session_id,
             session.bot_id,
-            end,
-            f": {session.close_detail}" if session.close_detail else "",
-            extra={
-                "event": "session_closed",
-                "session_id": session.session_id,
-                "bot_id": session.bot_id,
-                "reason": str(end),
-                "detail": session.close_detail,
-                **({"match_id": match_id, "seat": seat.index} if seat is not None else {}),
-            },
+            str(end),
+            session.close_detail,
+            (match_id, seat.index) if seat is not None else None,
         )
         self.store.session_closed(
             session.session_id, keep_per_bot=self.config.limits.closed_sessions_kept_per_bot
@@ -347,20 +324,12 @@ class Referee(RefereeViews):
         task = asyncio.create_task(self._run_table(table), name=spec.match_id)
         self._tasks[spec.match_id] = task
         self.counts.matches_started += 1
-        _log.info(
-            "match %s started: %s, %d deals, bots %s",
+        operator_log.match_started(
             spec.match_id,
             spec.ruleset.id,
             spec.deals,
-            ", ".join(spec.bot_ids),
-            extra={
-                "event": "match_started",
-                "match_id": spec.match_id,
-                "ruleset": spec.ruleset.id,
-                "deals": spec.deals,
-                "bots": list(spec.bot_ids),
-                "bot_names": [seat.bot_name for seat in table.seats],
-            },
+            spec.bot_ids,
+            [seat.bot_name for seat in table.seats],
         )
         return table
 
@@ -387,20 +356,13 @@ class Referee(RefereeViews):
         """Count and tell a match's end (its table is off the running ones)."""
         self.counts.match_ended(table.status)
         spec = table.spec
-        _log.info(
-            "match %s ended %s after %d deal(s)",
+        operator_log.match_ended(
             spec.match_id,
-            table.status,
+            str(table.status),
             table.deals_played,
-            extra={
-                "event": "match_ended",
-                "match_id": spec.match_id,
-                "status": str(table.status),
-                "deals_played": table.deals_played,
-                "bots": list(spec.bot_ids),
-                "penalties": len(table.penalties),
-                "forfeited": table.forfeited_seats(),
-            },
+            spec.bot_ids,
+            len(table.penalties),
+            table.forfeited_seats(),
         )
 
     async def abort_all(self) -> None:
@@ -416,12 +378,7 @@ class Referee(RefereeViews):
         every session with UNAVAILABLE once it has sent what was queued."""
         self.draining = True
         matches, sessions = len(self.tables), len(self.lobby.sessions())
-        _log.info(
-            "draining: %d match(es) to abort, %d session(s) to end",
-            matches,
-            sessions,
-            extra={"event": "draining", "matches": matches, "sessions": sessions},
-        )
+        operator_log.draining(matches, sessions)
         for hook in self.on_drain:
             await hook()
         await self.abort_all()

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena import codec
+from arena import codec, operator_log
 from arena.audience import Audience
 from arena.clock import Clock
-from arena.decision import Decider, Decision, DecisionCounts, ask_seat
+from arena.decision import Decider, Decision, ask_seat
+from arena.decision_counts import DecisionCounts
 from arena.errors import CloseReason, StoreError
 from arena.faults import FaultPolicy
 from arena.latency import latency_of, was_asked
@@ -50,8 +50,6 @@ from protocol.events import EventRecord
 __all__ = ["PROTOCOL_VERSION", "Table"]
 
 PROTOCOL_VERSION = 1
-
-_log = logging.getLogger(__name__)
 
 
 class Table:
@@ -214,26 +212,7 @@ class Table:
         penalty = Penalty(self.deal_number, seat.index, outcome, reason, seat.strikes)
         self.penalties.append(penalty)
         self.decider.counts.penalized(outcome)
-        if _log.isEnabledFor(logging.INFO):
-            # The reason may quote what the bot sent: the log's formatter makes it inert.
-            _log.info(
-                "match %s: seat %d (%s) penalized, %s: %s",
-                self.spec.match_id,
-                seat.index,
-                seat.bot_id,
-                outcome,
-                reason,
-                extra={
-                    "event": "penalty",
-                    "match_id": self.spec.match_id,
-                    "seat": seat.index,
-                    "bot_id": seat.bot_id,
-                    "deal": self.deal_number,
-                    "code": str(outcome),
-                    "strikes": seat.strikes,
-                    "reason": reason,
-                },
-            )
+        operator_log.penalty(self.spec.match_id, seat.bot_id, penalty)
         self.log.write(penalty.to_json())
         event = codec.seat_penalized(next(self._seq), penalty).SerializeToString()
         self._fan_out(event, "seat_penalized", to_snapshot_only=False)

@@ -1,6 +1,6 @@
 """The referee's Prometheus metrics, read from its own counters when they are scraped.
 
-The referee counts as things happen in plain ints (:class:`arena.decision.DecisionCounts` on
+The referee counts as things happen in plain ints (:class:`arena.decision_counts.DecisionCounts` on
 the per-decision path, :class:`arena.counters.RefereeCounts` for sessions and matches,
 ``RefereeStore.errors``) and knows nothing of Prometheus: a metric object's update per
 decision (a lock, a label lookup) would cost the referee's hot path, a scrape every few
@@ -27,7 +27,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
-from arena.decision import LATENCY_BUCKETS_S
+from arena.decision_counts import LATENCY_BUCKETS_S
 from protocol.statuses import SeatOutcome
 from services.metric_families import histogram, labelled_counter
 

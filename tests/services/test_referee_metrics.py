@@ -19,7 +19,7 @@ from prometheus_client.samples import Sample
 from arena import codec
 from arena.config import AdminTokenScope, RefereeConfig
 from arena.counters import SessionEnd
-from arena.decision import LATENCY_BUCKETS_S, DecisionCounts
+from arena.decision_counts import LATENCY_BUCKETS_S, DecisionCounts
 from arena.errors import CloseReason
 from arena.referee import Referee
 from arena.session import SeatSession
