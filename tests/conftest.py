@@ -216,6 +216,18 @@ def drop_database(server: pg_server.PostgresServer, name: str) -> None:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture
+def pg_url(postgres: pg_server.PostgresServer) -> Iterator[str]:
+    """A fresh PostgreSQL database (dropped afterwards): for what only the database backend
+    has, or what only a database URL serves."""
+    name = f"test_{os.getpid()}_{next(_database_numbers)}"
+    url = create_database(postgres, name)
+    try:
+        yield url
+    finally:
+        drop_database(postgres, name)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database URL for a storage test, once per backend with the same test body: an SQLite

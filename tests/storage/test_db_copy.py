@@ -3,8 +3,6 @@ a destination that holds data is refused unless --force."""
 
 from __future__ import annotations
 
-import itertools
-import os
 import sqlite3
 from pathlib import Path
 
@@ -13,17 +11,9 @@ from typer.testing import CliRunner
 
 from arena.store import RefereeStore
 from brandeln_cli.main import app
-from tests import pg_server
-from tests.conftest import create_database
 from tests.ladder.test_season_e2e import random_bots_season
 
 runner = CliRunner()
-_numbers = itertools.count(1)
-
-
-@pytest.fixture
-def pg_url(postgres: pg_server.PostgresServer) -> str:
-    return create_database(postgres, f"copy_{os.getpid()}_{next(_numbers)}")
 
 
 @pytest.fixture(scope="module")

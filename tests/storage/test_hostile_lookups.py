@@ -133,13 +133,12 @@ def test_the_cli_says_not_found_in_one_line_for_a_hostile_key(
 
 @pytest.mark.parametrize("key", HOSTILE_KEYS)
 def test_the_web_pages_say_not_found_for_a_hostile_key(
-    db_url: str, tmp_path: Path, key: str
+    pg_url: str, tmp_path: Path, key: str
 ) -> None:
-    if not db_url.startswith("postgresql"):
-        pytest.skip("the web app serves SQLite from a data folder (tested with the pages)")
-    RefereeStore(db_url, tmp_path / "logs").close()
-    LadderStore.open(db_url).close()
-    client = TestClient(create_app(StorageLocation(db_url=db_url)), raise_server_exceptions=False)
+    # On PostgreSQL: the web app serves SQLite from a data folder (tested with the pages).
+    RefereeStore(pg_url, tmp_path / "logs").close()
+    LadderStore.open(pg_url).close()
+    client = TestClient(create_app(StorageLocation(db_url=pg_url)), raise_server_exceptions=False)
     with client:
         for path in ("/seasons/{}", "/seasons/{}/leaderboard", "/bots/{}", "/matches/{}"):
             page = client.get(path.format(quote(key, safe="")))

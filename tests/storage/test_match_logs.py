@@ -4,8 +4,6 @@ a referee on either backend; `matches verify --db` names a damaged log in one li
 
 from __future__ import annotations
 
-import itertools
-import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -22,11 +20,9 @@ from arena.replay import replay_log
 from arena.store import RefereeStore
 from brandeln.v1 import admin_pb2
 from brandeln_cli.main import app
-from tests import pg_server
-from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses, create_database
+from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 runner = CliRunner()
-_numbers = itertools.count(1)
 
 
 @pytest.fixture
@@ -66,12 +62,6 @@ def test_a_log_reads_back_byte_for_byte_and_a_live_deal_is_not_in_it(
     assert (log_in_database(log_path) is not None) == store.shared
     if not store.shared:
         assert Path(log_path).read_bytes() == expected
-
-
-@pytest.fixture
-def pg_url(postgres: pg_server.PostgresServer) -> str:
-    """A fresh PostgreSQL database: for what only the database backend has (its pieces)."""
-    return create_database(postgres, f"logs_{os.getpid()}_{next(_numbers)}")
 
 
 def test_a_log_missing_a_piece_is_refused(pg_url: str, tmp_path: Path) -> None:

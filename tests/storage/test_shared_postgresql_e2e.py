@@ -5,12 +5,9 @@ its restart marks the match cut short aborted and the season's resume replays th
 
 from __future__ import annotations
 
-import itertools
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 import sqlalchemy
 from typer.testing import CliRunner
 
@@ -19,8 +16,6 @@ from arena.store import RefereeStore
 from brandeln_cli.main import app
 from ladder.bot_processes import find_bot_processes, stop_orphans
 from ladder.storage import LadderStore
-from tests import pg_server
-from tests.conftest import create_database
 from tests.faults.fleet import RefereeProcess
 from tests.faults.test_crash_safety import (
     ADMIN_TOKEN,
@@ -33,12 +28,6 @@ from tests.faults.test_crash_safety import (
 from tests.ladder.test_season_e2e import random_bots_season
 
 runner = CliRunner()
-_numbers = itertools.count(1)
-
-
-@pytest.fixture
-def pg_url(postgres: pg_server.PostgresServer) -> str:
-    return create_database(postgres, f"shared_{os.getpid()}_{next(_numbers)}")
 
 
 async def _seasons(tmp_path: Path, url: str, names: list[str]) -> AsyncIterator[list[Season]]:
