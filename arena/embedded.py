@@ -46,9 +46,11 @@ class EmbeddedReferee:
         clock: Clock | None = None,
         faults: FaultPolicy | None = None,
         database: str | None = None,
+        owner: str = "an embedded referee (season run)",
     ) -> None:
         """``database``: a database URL (PostgreSQL, shared with other referees) in place of
-        ``data_dir/referee.db``; its logs are then kept in it and no lock file is taken."""
+        ``data_dir/referee.db``; its logs are then kept in it and no lock file is taken.
+        ``owner``: who it runs for, as another referee refused the folder is told."""
         self.data_dir = Path(data_dir)
         self.host = host
         self.port = port
@@ -65,11 +67,7 @@ class EmbeddedReferee:
         )
         self.clock = clock
         self.faults = faults  # test-only hooks (arena.faults), in this process only
-        self.lock = (
-            RefereeLock(self.config.db_path, "an embedded referee (season run)")
-            if database is None
-            else None
-        )
+        self.lock = RefereeLock(self.config.db_path, owner) if database is None else None
         self.referee: Referee | None = None
         self.server: grpc.aio.Server | None = None
 

@@ -81,9 +81,9 @@ def sample_names() -> tuple[str, ...]:
 def _sample_command(name: str) -> tuple[str, ...]:
     """The command a season file would give for the sample bot ``name``."""
     if name not in EXAMPLE_NAMES:
-        # "python" is the interpreter running the CLI (ladder.bot_processes), so the bot runs
-        # in the same environment; it reads its server, token and tables from the environment.
-        return ("python", "-m", "brandeln_cli", "bot", "run", name)
+        from services.sample_players import sample_command  # noqa: PLC0415 - see the imports
+
+        return sample_command(name)
     if name == "bridge":
         # The child runs under this interpreter too: "python" on PATH may be another one.
         bridge = ("python", "-m", "brandeln_cli", "bot", "bridge", "--")

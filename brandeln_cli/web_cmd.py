@@ -1,5 +1,6 @@
 """`brandeln web`: the web pages over the data folder, served by uvicorn: read-only, but for
-an always-on ladder's challenge form when ``--challenges`` turns it on.
+an always-on ladder's challenge form when ``--challenges`` turns it on, and the tables where
+people play against the bots (``--no-tables`` turns them off).
 
 The web front is a package of its own (``web``), imported inside the command so `brandeln
 --help` does not pay for Starlette and Jinja2.
@@ -24,6 +25,9 @@ DEFAULT_PORT = 8000
 # Live tables' event streams open at once (web.stream_cap.MAX_STREAMS, not imported here: the
 # web front loads only when the command runs).
 DEFAULT_MAX_STREAMS = 64
+GRACEFUL_SHUTDOWN_S = 5
+# web.table_room.PEOPLE_TOKEN_ENV (not imported here, as above).
+PEOPLE_TOKEN_ENV = "BRANDELN_PEOPLE_TOKEN"
 
 
 def web_address(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
@@ -71,11 +75,31 @@ def web(
             "ladder's limit per bot per hour); without it the pages only read.",
         ),
     ] = False,
+    tables: Annotated[
+        bool,
+        typer.Option(
+            "--tables/--no-tables",
+            help="Tables where people play against bots in the browser (/tables): at "
+            "--referee, else at a referee of its own over the data folder's embedded store.",
+        ),
+    ] = True,
+    people_token: Annotated[
+        str | None,
+        typer.Option(
+            "--people-token",
+            envvar=PEOPLE_TOKEN_ENV,
+            show_envvar=True,
+            help="What a person must give to open a table or take a seat (a shared server); "
+            "without it anyone who reaches the pages may play.",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the seasons, ladders, leaderboards, rating charts, bots and matches as web pages.
+    """Serve the seasons, ladders, leaderboards, rating charts, bots and matches as web pages,
+    and tables where people play against the bots.
 
-    Read-only unless --challenges: it reads the same files as `ratings` and `matches` (a
-    season or a ladder can run beside it, pages show it as it goes). Open the address it
+    The pages read the same files as `ratings` and `matches` (a season or a ladder can run
+    beside it, pages show it as it goes); they write only the ladders' challenges
+    (--challenges) and the tables' matches (--no-tables turns them off). Open the address it
     prints in a browser.
     """
     if data is not None and db is not None:
@@ -95,6 +119,8 @@ def web(
             admin_token=admin_token,
             max_streams=max_streams,
             allow_challenges=challenges,
+            tables=tables,
+            people_token=people_token or None,
         )
     except DataError as error:
         raise fail(str(error), code=2) from None
@@ -117,13 +143,33 @@ def web(
             f"note: {markup(host)} is not loopback: anyone who reaches it can read the pages",
             markup=True,
         )
-    if challenges:
-        console.print(
-            "(read-only but for the ladders' challenge forms, --challenges; Ctrl-C stops it)"
-        )
-    else:
-        console.print("(read-only; Ctrl-C stops it)")
+    if tables:
+        console.print(f"play against the bots in the browser: {address}tables")
+        if people_token:
+            console.print(f"a person gives the people token (${PEOPLE_TOKEN_ENV}) to sit")
+        elif not _loopback(host):
+            console.print(
+                "note: anyone who reaches it can open tables (and start sample bots here): "
+                f"--people-token or ${PEOPLE_TOKEN_ENV} asks them for a token"
+            )
+    console.print(f"({_writes(challenges=challenges, tables=tables)}; Ctrl-C stops it)")
     _serve(app, listener)
+
+
+def _writes(*, challenges: bool, tables: bool) -> str:
+    """What the pages write, as the last line at start says it.
+
+    >>> _writes(challenges=False, tables=False)
+    'read-only'
+    >>> _writes(challenges=True, tables=True)
+    "read-only but for the ladders' challenge forms, --challenges, and the tables' matches"
+    """
+    writes = []
+    if challenges:
+        writes.append("the ladders' challenge forms, --challenges")
+    if tables:
+        writes.append("the tables' matches")
+    return "read-only" if not writes else f"read-only but for {', and '.join(writes)}"
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -145,7 +191,14 @@ def _listen(host: str, port: int) -> socket.socket:
 def _serve(app: object, listener: socket.socket) -> None:
     import uvicorn  # noqa: PLC0415
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
+    # A browser's event stream (a live table, a seat) stays open as long as its page: past
+    # this many seconds of shutdown they are cut, and the lifespan stops the tables' bots.
+    config = uvicorn.Config(
+        app,  # type: ignore[arg-type]
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[listener])

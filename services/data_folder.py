@@ -9,7 +9,8 @@ Layout of a data folder DATA:
   matches (``matches list/show`` read both);
 - ``DATA/ladder.db``: the seasons, whichever referee played them;
 - ``DATA/match/bots/``: the output of ``match run``'s command bots;
-- ``DATA/seasons/<season>/bots/``: the output of a season's command bots.
+- ``DATA/seasons/<season>/bots/``: the output of a season's command bots;
+- ``DATA/tables/<table>/bots/``: the output of the sample bots at a table of ``brandeln web``.
 
 The one place these names are spelled, for the CLI, the web front and the benchmarks alike.
 """
@@ -62,3 +63,8 @@ def match_bots_dir(base: Path | None = None) -> Path:
 def season_bot_logs(base: Path | None, season: str) -> Path:
     """The command bots' logs of a season: ``DATA/seasons/<season>/bots``."""
     return (base or data_dir()) / "seasons" / season / "bots"
+
+
+def table_bots_dir(base: Path | None, table: str) -> Path:
+    """The sample bots' output at one of the web's tables: ``DATA/tables/<table>/bots``."""
+    return (base or data_dir()) / "tables" / table / "bots"

@@ -334,6 +334,7 @@ CODEC_MODULES = frozenset(
         "arena/codec/snapshots.py",
         "arena/codec/messages.py",
         "arena/codec/requests.py",
+        "arena/codec/seat_side.py",
     }
 )
 

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Final
-from urllib.parse import parse_qs
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -37,9 +36,10 @@ from starlette.requests import Request
 from arena.config import RefereeConfig
 from ladder.challenge_names import resolve_versions
 from ladder.errors import LadderError
-from ladder.living import LadderConfig
+from ladder.ladder_config import LadderConfig
 from ladder.storage import ChallengeLimitError, LadderStore
 from web.data import BadRequestError
+from web.form_posts import own_origin, parse_fields, read_form
 from web.inputs import shown, single
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
 # upload.
 MAX_FORM_BYTES: Final = 4096
 MAX_FIELDS: Final = 16
-FORM_TYPE: Final = "application/x-www-form-urlencoded"
 # The referee's own cap on a match's deals (it refuses more): the form asks no more of it.
 MAX_DEALS: Final = RefereeConfig.max_deals
 REQUESTED_BY: Final = "web"
@@ -122,11 +121,7 @@ def refuse_unless_allowed(request: Request, *, allowed: bool, ladder: str) -> No
             "this web server takes no challenges (start it with brandeln web --challenges); "
             f"from a terminal: {cli_command(ladder)}",
         )
-    origins = request.headers.getlist("origin")
-    own = f"{request.url.scheme}://{request.url.netloc}".lower()
-    if len(origins) != 1 or origins[0].strip().lower() != own:
-        # A browser names the page's site in Origin on every POST; none (a script, an old
-        # browser) or another site's cannot be told from a forged post.
+    if not own_origin(request):  # web.form_posts says why
         raise ChallengeRefusedError(
             HTTPStatus.FORBIDDEN, "a challenge is queued from this site's own ladder page only"
         )
@@ -134,24 +129,9 @@ def refuse_unless_allowed(request: Request, *, allowed: bool, ladder: str) -> No
 
 async def read_body(request: Request) -> bytes:
     """Step 3: the form's body, read no further than :data:`MAX_FORM_BYTES`."""
-    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    if kind != FORM_TYPE:
-        raise ChallengeRefusedError(
-            HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"the challenge form is sent as {FORM_TYPE}"
-        )
-    too_big = ChallengeRefusedError(
-        HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-        f"the challenge form is at most {MAX_FORM_BYTES} bytes",
+    return await read_form(
+        request, max_bytes=MAX_FORM_BYTES, what="the challenge form", refused=ChallengeRefusedError
     )
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_FORM_BYTES:
-        raise too_big
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_FORM_BYTES:
-            raise too_big
-    return bytes(body)
 
 
 def read_fields(body: bytes, *, seats: int, default_deals: int) -> ChallengeFields:
@@ -160,15 +140,7 @@ def read_fields(body: bytes, *, seats: int, default_deals: int) -> ChallengeFiel
     def bad(reason: str) -> ChallengeRefusedError:
         return ChallengeRefusedError(HTTPStatus.BAD_REQUEST, reason)
 
-    try:
-        fields = parse_qs(
-            body.decode("utf-8"),
-            keep_blank_values=True,
-            errors="strict",
-            max_num_fields=MAX_FIELDS,
-        )
-    except ValueError:  # not UTF-8 (UnicodeDecodeError is one), or too many fields
-        raise bad(f"the form is not {MAX_FIELDS} fields of UTF-8 text at most") from None
+    fields = parse_fields(body, max_fields=MAX_FIELDS, refused=ChallengeRefusedError)
     bots = tuple(name.strip() for name in fields.get("bot", []) if name.strip())
     if not bots:
         raise bad("name at least one bot to challenge")

@@ -46,7 +46,15 @@ from web.replay_model import Json, LiveDeal, deal_model, match_shell, new_match_
 from web.stream_cap import Capped, StreamPlace, StreamSlots
 from web.templating import environment
 
-__all__ = ["LiveMatch", "LiveSource", "RefereeLiveSource", "live_routes", "sse_message"]
+__all__ = [
+    "KEEPALIVE",
+    "EventStreamResponse",
+    "LiveMatch",
+    "LiveSource",
+    "RefereeLiveSource",
+    "live_routes",
+    "sse_message",
+]
 
 RETRY_MS: Final = 2000  # how long a browser waits before it reconnects (SSE ``retry:``)
 KEEPALIVE_S: Final = 15.0
@@ -198,10 +206,11 @@ def _last_event_id(request: Request) -> int:
     return 0
 
 
-class _EventStreamResponse(StreamingResponse):
+class EventStreamResponse(StreamingResponse):
     """An event stream that sees its browser go even while the match is silent (a server
     tells of a disconnect only when asked for the request's next message), and then ends
-    cleanly: ``gone`` stops the events, which close their WatchMatch call themselves."""
+    cleanly: ``gone`` stops the events, which close their WatchMatch call themselves (a
+    table's seat stream, web.table_routes, is one too)."""
 
     def __init__(self, events: AsyncGenerator[str, None], gone: asyncio.Event) -> None:
         super().__init__(
@@ -250,11 +259,11 @@ def live_routes(
     async def page(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         if not ID_PATTERN.fullmatch(match_id):
-            return HTMLResponse("no match with that id", status_code=HTTPStatus.NOT_FOUND)
+            return _no_such_match()
         try:
             header = await source.header(match_id)
         except RefereeNotFoundError:
-            return HTMLResponse("no match with that id", status_code=HTTPStatus.NOT_FOUND)
+            return _no_such_match()
         except RefereeError as error:
             return _unreachable(error)
         replay = match_shell(header)
@@ -303,12 +312,17 @@ def live_routes(
             return _unreachable(error)
         gone = asyncio.Event()
         after = _last_event_id(request)
-        return _EventStreamResponse(stream(match_id, header, after, gone, place), gone)
+        return EventStreamResponse(stream(match_id, header, after, gone, place), gone)
 
     return [
         Route("/live/{match_id}", page, name="live_table"),
         Route("/live/{match_id}/events", Capped(events, slots), name="live_events"),
     ]
+
+
+def _no_such_match() -> Response:
+    # One plain line, as the app's other refusals of a bad address (not a page without one).
+    return PlainTextResponse("no match with that id\n", status_code=HTTPStatus.NOT_FOUND)
 
 
 def _unreachable(error: RefereeError) -> Response:

@@ -20,7 +20,7 @@ from typing import Final
 from tests.cli_process import CliProcess, cli_process
 
 ADDRESS: Final = re.compile(r"http://127\.0\.0\.1:(\d+)/")
-STARTED: Final = "(read-only; Ctrl-C stops it)"  # the last line `brandeln web` prints at start
+STARTED: Final = "; Ctrl-C stops it)"  # the end of the last line `brandeln web` prints at start
 WAIT_S: Final = 120.0  # for an answer: generous, the suite runs beside CPU hogs
 
 
