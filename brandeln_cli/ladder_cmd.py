@@ -3,7 +3,8 @@ ladder (``ladder.living``) from the terminal.
 
 ``ladder serve`` runs until stopped (SIGINT/SIGTERM): on a referee of its own (embedded, on
 ``--host``/``--port``, with the data folder's referee database, as ``brandeln serve``) or
-on a running one (``--referee``), it plays blocks among the connected bot versions.
+on a running one (``--referee``), it plays blocks among the connected bot versions; on a Ray
+cluster (``--cluster``, :mod:`brandeln_cli.ladder_cluster`), among its command versions.
 """
 
 from __future__ import annotations
@@ -11,14 +12,23 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from brandeln_cli.cluster_options import (
+    ClusterOption,
+    ClusterSettings,
+    SlotsOption,
+    WorkerDataOption,
+    cluster_settings,
+)
+from brandeln_cli.commitment_view import commitment_json, commitment_line
 from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
+from brandeln_cli.ladder_view import hint_versions, metrics_server, printer
 from brandeln_cli.options import (
     DEFAULT_LADDER,
     CaOption,
@@ -27,7 +37,7 @@ from brandeln_cli.options import (
     LadderNameOption,
     referee_credentials,
 )
-from brandeln_cli.output import console, fail, hint
+from brandeln_cli.output import console, fail
 from brandeln_cli.service_options import (
     LogJsonOption,
     LogLevel,
@@ -38,17 +48,15 @@ from brandeln_cli.service_options import (
     metrics_address,
 )
 from brandeln_cli.terminal_text import json_text, markup, plain
+from ladder.periods import DEFAULT_PERIOD_BLOCKS
 from services import data_folder
 
 if TYPE_CHECKING:
     import asyncio
 
-    from prometheus_client.registry import Collector
-
     from arena.referee import Referee
-    from ladder.living import LadderConfig, LadderEvent, LivingLadder
+    from ladder.ladder_config import LadderConfig
     from ladder.storage import LadderStore, VersionPresence
-    from services.metrics_http import MetricsServer
 
 ladder_app = typer.Typer(
     help="An always-on ladder: serve it, see where it stands; `brandeln challenge` queues a "
@@ -98,6 +106,17 @@ def serve(
     challenges_per_hour: Annotated[
         int, typer.Option(min=1, help="Challenges a bot may be named in per hour.")
     ] = 6,
+    period_blocks: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Blocks per seed period: each period's deals follow from a seed of its own, "
+            "committed before its first block and revealed after its last.",
+        ),
+    ] = DEFAULT_PERIOD_BLOCKS,
+    cluster: ClusterOption = None,
+    slots: SlotsOption = None,
+    worker_data: WorkerDataOption = None,
     metrics_port: MetricsPortOption = None,
     metrics_host: MetricsHostOption = None,
     log_level: LadderLogLevel = LogLevel.WARNING,
@@ -105,9 +124,12 @@ def serve(
 ) -> None:
     """Run an always-on ladder until stopped: blocks among the connected bot versions, chosen
     by matchmaking, challenges first; a stopped ladder resumes where it stopped."""
-    from ladder.living import LadderConfig, with_players  # noqa: PLC0415
+    from ladder.ladder_config import LadderConfig, with_players  # noqa: PLC0415
     from ladder.season_types import TimeControl  # noqa: PLC0415
 
+    on_cluster = None
+    if cluster is not None:
+        on_cluster = cluster_settings(cluster, slots, worker_data, db, referee, what="ladder")
     admin_token, roots = referee_credentials(referee, ca)
     try:
         config = with_players(
@@ -121,11 +143,12 @@ def serve(
                 matches_at_once=matches_at_once,
                 interval_s=interval,
                 challenges_per_hour=challenges_per_hour,
+                period_blocks=period_blocks,
             )
         )
     except Exception as error:  # an unknown ruleset: the engine's one-line reason
         raise fail(str(error), code=2) from None
-    where = _Where(data, db, referee, admin_token, roots, host, port)
+    where = _Where(data, db, referee, admin_token, roots, host, port, on_cluster)
     import asyncio  # noqa: PLC0415
 
     from services.log_setup import service_logging  # noqa: PLC0415
@@ -148,6 +171,7 @@ class _Where:
     roots: bytes | None
     host: str
     port: int
+    cluster: ClusterSettings | None = None  # on a Ray cluster: no referee here
 
 
 async def _serve(config: LadderConfig, where: _Where, metrics: MetricsAddress | None) -> None:
@@ -165,6 +189,11 @@ async def _serve(config: LadderConfig, where: _Where, metrics: MetricsAddress | 
         except LadderError as error:
             raise fail(str(error)) from None
         try:
+            if where.cluster is not None and where.db is not None:
+                from brandeln_cli.ladder_cluster import serve_on_cluster  # noqa: PLC0415
+
+                await serve_on_cluster(config, store, where.cluster, where.db, metrics, stop)
+                return
             async with contextlib.AsyncExitStack() as stack:
                 address, token, referee = await _referee(stack, where)
                 await _run(config, store, address, token, referee, where, metrics, stop)
@@ -216,20 +245,25 @@ async def _run(
 
     from ladder.admin_client import AdminClient  # noqa: PLC0415
     from ladder.living import LivingLadder  # noqa: PLC0415
+    from ladder.version_launcher import VersionLauncher, serve_launching  # noqa: PLC0415
 
     async with AdminClient(address, token, root_certificates=where.roots) as admin:
-        ladder = LivingLadder(config, store, admin, listener=_printer(config))
+        ladder = LivingLadder(config, store, admin, listener=printer(config))
         server = None
         if metrics is not None:
-            server = _metrics_server(ladder, referee, metrics)
+            server = metrics_server(ladder, referee, metrics)
             console.print(f"metrics on {markup(server.url)} (Prometheus, plain HTTP)")
         try:
             console.print(
                 f"ladder {markup(config.name)} ({markup(config.ruleset)}, "
                 f"{config.deals_per_match} deals a match) is serving; Ctrl-C stops it"
             )
-            _hint_versions(config.name, address, where.referee, where.data, where.db)
-            await ladder.serve(stop)
+            hint_versions(config.name, address, where.referee, where.data, where.db)
+            # The command versions are launched beside it, at its referee, and stopped with it.
+            logs = data_folder.season_bot_logs(where.data, config.name)
+            await serve_launching(
+                ladder, VersionLauncher(store, config.name, admin, address, logs), stop
+            )
             console.print(
                 f"ladder {markup(config.name)} stopped after "
                 f"{ladder.blocks_recorded} block(s) this run"
@@ -237,62 +271,6 @@ async def _run(
         finally:
             if server is not None:
                 await asyncio.to_thread(server.stop)
-
-
-def _metrics_server(
-    ladder: LivingLadder, referee: Referee | None, metrics: MetricsAddress
-) -> MetricsServer:
-    """The ladder's metrics, and its own referee's beside them (prometheus_client imported
-    only when they are asked for)."""
-    from services.ladder_metrics import LadderCollector  # noqa: PLC0415
-    from services.metrics_http import MetricsServer  # noqa: PLC0415
-    from services.referee_metrics import RefereeCollector  # noqa: PLC0415
-
-    collectors: list[Collector] = [LadderCollector(ladder.counts, ladder.store)]
-    if referee is not None:
-        collectors.append(RefereeCollector(referee))
-    try:
-        return MetricsServer(collectors, metrics.host, metrics.port)
-    except OSError as error:
-        raise fail(f"cannot serve metrics on {metrics.host}:{metrics.port}: {error}") from None
-
-
-def _hint_versions(
-    name: str, address: str, referee: str | None, data: Path | None, db: str | None
-) -> None:
-    """How to publish a version and connect it, with this run's own options."""
-    where = [f"--ladder {name}"] if name != DEFAULT_LADDER else []
-    if data is not None:
-        where.append(f"--data {data}")
-    if db is not None:
-        where.append("--db <the same database URL>")
-    if referee is not None:
-        where.append(f"--referee {referee}")
-    hint("publish a bot version to it", " ".join(["brandeln bots version add BOT VERSION", *where]))
-    hint(
-        "then connect the bot with the token that prints (a sample bot here)",
-        f"brandeln bot run heuristic --server {address} --token <token>",
-    )
-
-
-def _printer(config: LadderConfig) -> Callable[[LadderEvent], None]:
-    from ladder.living import EventKind  # noqa: PLC0415
-
-    def show(event: LadderEvent) -> None:
-        bots = ", ".join(event.bots)
-        what = f"block {event.block}"
-        if event.challenge is not None:
-            what += f" (challenge #{event.challenge}{'' if event.rated else ', unrated'})"
-        if event.kind is EventKind.RECORDED:
-            console.print(plain(f"{what} recorded: {bots}"))
-        elif event.kind is EventKind.GIVEN_BACK:
-            console.print(plain(f"{what} given back ({event.detail}): {bots}", style="yellow"))
-        elif event.kind is EventKind.REFUSED:
-            console.print(
-                plain(f"challenge #{event.challenge} refused: {event.detail}", style="yellow")
-            )
-
-    return show
 
 
 @ladder_app.command("status")
@@ -314,6 +292,7 @@ def status(
             seen = store.presence(name)
             queue = store.challenges(name)
             recent = store.recent_blocks(name, limit=10)
+            periods = store.seed_periods(name, limit=3)
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
@@ -334,6 +313,16 @@ def status(
                         for c in queue
                     ],
                     "recent_blocks": [{"block": b.index, "bots": list(b.bots)} for b in recent],
+                    "seed_periods": [
+                        {
+                            "period": p.period,
+                            "first_block": p.first_block,
+                            "blocks": p.blocks,
+                            "recorded": p.recorded,
+                            "commitment": commitment_json(p.commitment),
+                        }
+                        for p in periods
+                    ],
                 }
             )
         )
@@ -369,6 +358,16 @@ def status(
         console.print("newest blocks:")
         for block in recent:
             console.print(plain(f"  block {block.index}: {', '.join(block.bots)}"))
+    if periods:
+        console.print("seed periods, newest first (`brandeln season verify` checks them):")
+        for p in periods:
+            line = commitment_line(p.commitment)
+            console.print(
+                f"  period {p.period}, blocks {p.first_block}-{p.last_block} ({p.recorded} "
+                f"recorded): {line}",
+                highlight=False,
+                markup=False,
+            )
 
 
 def _presence(seen: Mapping[str, VersionPresence], version: str) -> str:

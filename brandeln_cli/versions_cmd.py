@@ -27,6 +27,7 @@ from brandeln_cli.terminal_text import json_text, markup, plain
 
 if TYPE_CHECKING:
     from ladder.storage import LadderVersion
+    from ladder.version_commands import VersionCommand
 
 version_app = typer.Typer(
     help="A bot's versions on the always-on ladder: publish one, list them, retire one.",
@@ -56,15 +57,31 @@ def version_add(
     db: DbOption = None,
     referee: RefereeOption = None,
     ca: CaOption = None,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command",
+            help="The ladder launches this version itself with this command (split like a "
+            "shell; {server}, {token}, {name}, {tables} filled in, as a season file's bots); "
+            "default: the version connects by itself with the token shown.",
+        ),
+    ] = None,
+    tables: Annotated[
+        int | None,
+        typer.Option("--tables", help="--command: the seat sessions it opens (default: 1).", min=1),
+    ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print {name, bot_id, token, mu, sigma} as JSON.")
+        bool,
+        typer.Option("--json", help="Print {name, bot_id, token, mu, sigma, command} as JSON."),
     ] = False,
 ) -> None:
     """Publish BOT@VERSION on the ladder: registers its referee identity (the token is shown
-    once) and makes it the bot's active version; it plays its placement blocks first."""
+    once) and makes it the bot's active version; it plays its placement blocks first. With
+    --command the ladder launches it (and hands it a fresh token each run)."""
     _checked(bot, version)
+    launch = _launch(command, tables)
     from ladder.errors import LadderError  # noqa: PLC0415
-    from ladder.living import LadderConfig, new_version_rating  # noqa: PLC0415
+    from ladder.ladder_config import LadderConfig, new_version_rating  # noqa: PLC0415
     from ladder.season_types import RatingParams  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
     from services.sources import SourceError, open_source  # noqa: PLC0415
@@ -94,7 +111,7 @@ def version_add(
                 )
             except SourceError as error:
                 raise fail(str(error)) from None
-            added = store.add_version(ladder, bot, version, row.bot_id, start, widen)
+            added = store.add_version(ladder, bot, version, row.bot_id, start, widen, launch)
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
@@ -106,9 +123,23 @@ def version_add(
                     "token": token,
                     "mu": added.rating.mu,
                     "sigma": added.rating.sigma,
+                    "command": None if launch is None else list(launch.argv),
                 },
                 None,
             )
+        )
+        return
+    if launch is not None:
+        console.print(
+            plain(
+                f"{added.name} is the active version of {bot} on ladder {ladder}, launched by "
+                f"the ladder with {launch.tables} table(s) (starts at μ {added.rating.mu:.2f}, "
+                f"σ {added.rating.sigma:.2f}: {_START[inherited]})"
+            )
+        )
+        hint(
+            "the running ladder starts it at its next look; or start the ladder",
+            f"brandeln ladder serve{'' if ladder == DEFAULT_LADDER else f' --name {ladder}'}",
         )
         return
     console.print(f"token (shown once): [bold]{markup(token)}[/bold]")
@@ -123,6 +154,20 @@ def version_add(
         "connect it (your own bot: the same server and token)",
         "brandeln bot run heuristic --server HOST:PORT --token <the token>",
     )
+
+
+def _launch(command: str | None, tables: int | None) -> VersionCommand | None:
+    """The ``--command`` checked as a season file's would be (one line when it is not)."""
+    from ladder.version_commands import CommandError, parse_command  # noqa: PLC0415
+
+    if command is None:
+        if tables is not None:
+            raise fail("--tables is a launched version's: give --command too", code=2)
+        return None
+    try:
+        return parse_command(command, 1 if tables is None else tables)
+    except CommandError as error:
+        raise fail(f"--command: {error}", code=2) from None
 
 
 _START = {
@@ -156,12 +201,13 @@ def version_list(
 
     table = compact_table(title=f"versions on ladder {markup(ladder)}")
     folding(table, "version")
-    for column in ("status", "μ", "σ", "blocks"):
-        fixed(table, column, right=column != "status")
+    for column in ("status", "launched by", "μ", "σ", "blocks"):
+        fixed(table, column, right=column not in {"status", "launched by"})
     for v in versions:
         table.add_row(
             plain(v.name),
             v.status.value,
+            launched_by(v),
             f"{v.rating.mu:.2f}",
             f"{v.rating.sigma:.2f}",
             str(v.blocks),
@@ -179,7 +225,16 @@ def version_json(version: LadderVersion) -> dict[str, object]:
         "mu": version.rating.mu,
         "sigma": version.rating.sigma,
         "blocks": version.blocks,
+        "command": None if version.command is None else list(version.command.argv),
+        "tables": None if version.command is None else version.command.tables,
     }
+
+
+def launched_by(version: LadderVersion) -> str:
+    """Who starts the version's process: the ladder (a command version) or its owner."""
+    if version.command is None:
+        return "itself"
+    return f"the ladder ({version.command.tables} table{'s' if version.command.tables > 1 else ''})"
 
 
 @version_app.command("retire")

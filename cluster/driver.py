@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
@@ -38,7 +38,7 @@ from ladder.runner import (
 )
 from ladder.storage import LadderStore
 
-__all__ = ["DEFAULT_WORKER_DATA", "run_cluster_season"]
+__all__ = ["DEFAULT_WORKER_DATA", "register_tokens", "run_cluster_season"]
 
 # On each worker node: the embedded referees' folders and the bots' logs, by season and slot.
 DEFAULT_WORKER_DATA = str(Path(tempfile.gettempdir()) / "brandeln-worker")
@@ -130,11 +130,36 @@ async def _register(
     """The season's bot ids and fresh tokens, from a referee of our own on the shared
     database (the workers' referees then know the bots too); only the tokens' hashes are
     stored."""
+    async with _registrar(database) as admin:
+        return await season_identities(
+            admin, config, store, rotate=not another_run_plays(store, config.name)
+        )
+
+
+async def register_tokens(
+    bot_ids: Mapping[str, str], database: str
+) -> tuple[dict[str, str], list[str]]:
+    """A fresh token for each bot id (by name), from a referee of our own on the shared
+    database, as :func:`_register` gets a season's; and the names whose bot id the database
+    does not know."""
+    tokens: dict[str, str] = {}
+    unknown: list[str] = []
+    async with _registrar(database) as admin:
+        for name, bot_id in sorted(bot_ids.items()):
+            token = await admin.rotate_bot_token(bot_id)
+            if token is None:
+                unknown.append(name)
+            else:
+                tokens[name] = token
+    return tokens, unknown
+
+
+@asynccontextmanager
+async def _registrar(database: str) -> AsyncIterator[AdminClient]:
+    """The Admin service of a referee started here on ``database``, for as long as needed."""
     with tempfile.TemporaryDirectory(prefix="brandeln-driver-") as folder:
         async with (
             EmbeddedReferee(Path(folder), database=database) as referee,
             AdminClient(referee.address, referee.admin_token) as admin,
         ):
-            return await season_identities(
-                admin, config, store, rotate=not another_run_plays(store, config.name)
-            )
+            yield admin

@@ -131,12 +131,12 @@ class _BlockActor:
         self.spec = dataclasses.replace(spec, work_dir=str(work_dir))
         self.worker: BlockWorker | None = None
 
-    async def play(self, plan: BlockPlan) -> PlayedBlock:
+    async def play(self, plan: BlockPlan, deals: int | None = None) -> PlayedBlock:
         if self.worker is None:
             worker = BlockWorker(self.spec)
             await worker.__aenter__()
             self.worker = worker
-        return await self.worker.play(plan)
+        return await self.worker.play(plan, deals)
 
     async def stop(self) -> None:
         worker, self.worker = self.worker, None
@@ -171,12 +171,16 @@ class RayBlocks:
         """For the progress bar: how many nodes live and how many actors play."""
         return f"{self.nodes} nodes, {self.busy}/{self.workers} actors busy"
 
-    async def play_block(self, plan: BlockPlan, on_deal: Callable[[], None]) -> list[MatchOutcome]:
+    async def play_block(
+        self, plan: BlockPlan, on_deal: Callable[[], None], deals: int | None = None
+    ) -> list[MatchOutcome]:
+        """Play ``plan`` on a free actor (``deals`` per match: the spec's season's unless
+        given); on a lost actor, again on the next."""
         for losses in range(MAX_LOSSES_PER_BLOCK):
             actor = await self._idle.get()
             self.busy += 1
             try:
-                played: PlayedBlock = await actor.play.remote(plan)
+                played: PlayedBlock = await actor.play.remote(plan, deals)
             except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as error:
                 self.lost_blocks += 1
                 log.warning(

@@ -15,6 +15,7 @@ kills them too.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,11 +85,16 @@ class BlockWorker:
         self._blocks = RefereeBlocks(admin, spec.config, spec.bot_ids, processes)
         return self
 
-    async def play(self, plan: BlockPlan) -> PlayedBlock:
-        """Play every match of ``plan``; raises the ladder's error when a bot fails."""
-        if self._blocks is None:
+    async def play(self, plan: BlockPlan, deals: int | None = None) -> PlayedBlock:
+        """Play every match of ``plan`` (``deals`` per match: the season's unless given, as
+        an always-on ladder's challenge asks); raises the ladder's error when a bot fails."""
+        blocks = self._blocks
+        if blocks is None:
             raise RuntimeError("BlockWorker.play before it was started")
-        outcomes = await self._blocks.play_block(plan, lambda: None)
+        if deals is not None and deals != blocks.config.deals_per_match:
+            config = dataclasses.replace(blocks.config, deals_per_match=deals)
+            blocks = RefereeBlocks(blocks.admin, config, blocks.bot_ids, blocks.processes)
+        outcomes = await blocks.play_block(plan, lambda: None)
         return PlayedBlock(plan.index, outcomes, self.node)
 
     async def __aexit__(

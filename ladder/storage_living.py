@@ -37,6 +37,7 @@ from ladder.season_rows import (
     season_named,
 )
 from ladder.storage_base import LadderStoreBase, now_ms
+from ladder.version_commands import VersionCommand
 
 __all__ = [
     "LadderVersion",
@@ -64,6 +65,7 @@ class LadderVersion:
     created_at: int
     rating: Rating
     blocks: int  # rated blocks played
+    command: VersionCommand | None = None  # None: it connects by itself
 
     @property
     def active(self) -> bool:
@@ -155,14 +157,21 @@ class LivingLadderMixin(LadderStoreBase):
     # -- versions ---------------------------------------------------------------------------
 
     def add_version(
-        self, ladder: str, family: str, version: str, bot_id: str, start: Rating, widen: float
+        self,
+        ladder: str,
+        family: str,
+        version: str,
+        bot_id: str,
+        start: Rating,
+        widen: float,
+        command: VersionCommand | None = None,
     ) -> LadderVersion:
         """Add ``family@version`` (referee identity ``bot_id``) as the family's active
         version: the one before it is retired, and the new one starts from its rating with the
         uncertainty widened by ``widen`` (in quadrature, no wider than ``start``'s), or from
         ``start`` for a family's first version. The newest version before it counts, retired
         or not: a rebuild after a retirement is still the same family's bot. VersionError when
-        that version is there already."""
+        that version is there already. ``command``: the ladder launches it itself."""
         name = f"{family}@{version}"
 
         def add(db: sqlalchemy.Connection) -> None:
@@ -201,6 +210,9 @@ class LivingLadderMixin(LadderStoreBase):
                     version=version,
                     status=VersionStatus.ACTIVE.value,
                     created_at=now_ms(),
+                    start_mu=rating.mu,  # kept: its ratings recomputed start here
+                    start_sigma=rating.sigma,
+                    command_json=None if command is None else command.to_json(),
                 )
             )
             db.execute(
@@ -249,6 +261,7 @@ class LivingLadderMixin(LadderStoreBase):
                     RATINGS.c.mu,
                     RATINGS.c.sigma,
                     RATINGS.c.blocks,
+                    bots.command_json,
                 )
                 .join(
                     RATINGS,
@@ -267,6 +280,9 @@ class LivingLadderMixin(LadderStoreBase):
                     row.created_at or 0,
                     Rating(row.mu, row.sigma),
                     row.blocks,
+                    None
+                    if row.command_json is None
+                    else VersionCommand.from_json(row.command_json),
                 )
                 for row in rows
             ]

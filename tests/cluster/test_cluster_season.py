@@ -17,16 +17,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench import testbed
 from bench.season_record import season_record
-from bench.testbed import Host, RayNode, Sandbox
-from tests import pg_server
+from tests.cluster.cluster_bed import Bed, bot_processes, cluster_bed, in_sandbox
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -55,34 +52,10 @@ BOTS = (
 )
 
 
-@dataclass(frozen=True)
-class Bed:
-    sandbox: Sandbox
-    head: RayNode
-    workers: list[RayNode]
-    db: str  # the PostgreSQL URL, reachable inside the sandbox's hosts only
-
-    @property
-    def driver_host(self) -> Host:
-        return self.head.host
-
-
 @pytest.fixture(scope="module")
 def bed() -> Iterator[Bed]:
-    reason = testbed.namespaces_available()
-    if reason is not None:
-        pytest.skip(reason)
-    bindir = pg_server.find_bindir()
-    if bindir is None:
-        pytest.skip(pg_server.INSTALL_HINT)
-    with Sandbox(hosts=3) as box:
-        head_host = box.hosts[0]
-        with pg_server.postgres_server(bindir, host=head_host.ip, netns=head_host.name) as pg:
-            head = testbed.start_head(head_host, num_cpus=1)
-            workers = [
-                testbed.start_worker(host, head.address, num_cpus=1) for host in box.hosts[1:]
-            ]
-            yield Bed(box, head, workers, pg.url)
+    with cluster_bed(hosts=3) as made:
+        yield made
 
 
 def season_file(
@@ -165,16 +138,6 @@ def finish(process: subprocess.Popen[str]) -> str:
     return output
 
 
-def in_sandbox(bed: Bed, *args: str) -> str:
-    """A command of ours run inside the head's namespace (where the database is reachable)."""
-    process = bed.driver_host.python(
-        list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
-    )
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err
-    return str(out)
-
-
 def cluster_record(bed: Bed, name: str) -> dict[str, Any]:
     out = in_sandbox(bed, "-m", "bench.season_record", bed.db, bed.db, name)
     record: dict[str, Any] = json.loads(out)
@@ -195,20 +158,6 @@ def wait_for_blocks(bed: Bed, name: str, count: int, process: subprocess.Popen[s
         assert process.poll() is None, "the season ended before the fault was injected"
         assert time.monotonic() < deadline, f"{count} blocks not recorded in time"
         time.sleep(0.5)
-
-
-def bot_processes(hosts: list[Host]) -> list[int]:
-    """The bot processes (`bot run`) inside ``hosts``."""
-    found = []
-    for host in hosts:
-        for pid in host.pids():
-            try:
-                command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"bot" in command and b"run" in command:
-                found.append(pid)
-    return found
 
 
 def test_a_season_on_three_hosts_equals_the_one_machine_run(

@@ -19,7 +19,7 @@ class _Method:
     def __init__(self, actor: _FlakyActor) -> None:
         self.actor = actor
 
-    def remote(self, plan: BlockPlan) -> asyncio.Future[PlayedBlock]:
+    def remote(self, plan: BlockPlan, deals: int | None) -> asyncio.Future[PlayedBlock]:
         future: asyncio.Future[PlayedBlock] = asyncio.get_running_loop().create_future()
         self.actor.calls += 1
         if self.actor.calls <= self.actor.failures:

@@ -1,0 +1,83 @@
+"""`brandeln ladder serve --cluster`: the always-on ladder's blocks played on a Ray cluster
+(:mod:`cluster.ladder_blocks`), its command versions run on every worker slot; the loop, the
+store and what it prints are a local ladder's (:mod:`ladder.living`)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from brandeln_cli.cluster_options import ClusterSettings
+from brandeln_cli.ladder_view import metrics_server, printer
+from brandeln_cli.options import DEFAULT_LADDER
+from brandeln_cli.output import console, fail, hint
+from brandeln_cli.service_options import MetricsAddress
+from brandeln_cli.terminal_text import markup
+
+if TYPE_CHECKING:
+    from ladder.ladder_config import LadderConfig
+    from ladder.storage import LadderStore
+
+__all__ = ["serve_on_cluster"]
+
+
+async def serve_on_cluster(
+    config: LadderConfig,
+    store: LadderStore,
+    settings: ClusterSettings,
+    database: str,
+    metrics: MetricsAddress | None,
+    stop: asyncio.Event,
+) -> None:
+    """Serve ``config`` on the cluster of ``settings`` until ``stop`` is set; the actors,
+    their referees and bots stopped whatever ends the run. A cluster's error is one line."""
+    from cluster.driver import DEFAULT_WORKER_DATA  # noqa: PLC0415 - Ray, only for --cluster
+    from cluster.errors import ClusterError  # noqa: PLC0415
+    from cluster.ladder_blocks import cluster_ladder  # noqa: PLC0415
+    from ladder.living import LivingLadder  # noqa: PLC0415
+
+    try:
+        async with cluster_ladder(
+            config,
+            store,
+            address=settings.address,
+            database=database,
+            slots=settings.slots,
+            work_dir=settings.worker_data or DEFAULT_WORKER_DATA,
+        ) as on_cluster:
+            ladder = LivingLadder(
+                config,
+                store,
+                None,
+                listener=printer(config),
+                player=on_cluster,
+                presence=on_cluster,
+            )
+            server = None if metrics is None else metrics_server(ladder, None, metrics)
+            if server is not None:
+                console.print(f"metrics on {markup(server.url)} (Prometheus, plain HTTP)")
+            try:
+                console.print(
+                    f"ladder {markup(config.name)} ({markup(config.ruleset)}, "
+                    f"{config.deals_per_match} deals a match) is serving on the Ray cluster "
+                    f"{markup(settings.address)} ({on_cluster.slots} worker slots on "
+                    f"{on_cluster.nodes} nodes); Ctrl-C stops it"
+                )
+                where = f" --ladder {config.name}" if config.name != DEFAULT_LADDER else ""
+                hint(
+                    "publish a version it launches on every slot (one that connects by itself "
+                    "cannot play on a cluster)",
+                    f"brandeln bots version add BOT VERSION{where} --db <the same database URL> "
+                    '--command "python -m brandeln_cli bot run heuristic --server {server} '
+                    '--token {token}"',
+                )
+                await ladder.serve(stop)
+            finally:
+                if server is not None:
+                    await asyncio.to_thread(server.stop)
+            console.print(
+                f"ladder {markup(config.name)} stopped after "
+                f"{ladder.blocks_recorded} block(s) this run"
+            )
+    except ClusterError as error:
+        raise fail(str(error)) from None
