@@ -8,7 +8,9 @@ from brandeln_cli.terminal_text import markup, plain, safe
 
 if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
     from rich.table import Table
+    from rich.text import Text
 
+    from ladder.batch_ratings import BatchRatings
     from ladder.leaderboard import LeaderboardRow
     from ladder.storage import SeasonInfo
     from ladder.versus import HeadToHead
@@ -59,6 +61,71 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
             str(row.illegal),
         )
     return table
+
+
+def batch_table(ratings: BatchRatings, rows: list[LeaderboardRow]) -> Table:
+    """The batch ratings (``ladder.season_batch``) best first, each bot's TrueSkill rank beside
+    (fits 80 columns): its log-strength with the 95% interval of the resampled blocks, its
+    probability of rank 1, and the ranks it took in the middle 95% of the resamples."""
+    from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415 - --help
+    from ladder.season_batch import rank_interval_text  # noqa: PLC0415
+
+    table = compact_table(
+        title=f"batch ratings (Plackett-Luce, all {ratings.blocks} rated blocks at once)",
+        caption="strength: log-strength, mean 0 (1 more: 73% to finish ahead) · interval, "
+        f"P(#1), ranks 95%: over {ratings.resamples} resamples of the blocks · TS #: rank by "
+        "μ-3σ",
+    )
+    fixed(table, "#", right=True)
+    folding(table, "bot", min_width=8)
+    for header in ("strength", "95% interval", "P(#1)", "ranks 95%", "TS #"):
+        fixed(table, header, right=True)
+    trueskill = {row.bot: row.rank for row in rows}
+    for rating in ratings.bots:
+        table.add_row(
+            str(rating.rank),
+            plain(rating.bot),
+            f"{rating.strength:+.2f}",
+            "-" if rating.low is None else f"[{rating.low:+.2f}, {rating.high:+.2f}]",
+            _percent(rating.p_first),
+            rank_interval_text(rating),
+            str(trueskill.get(rating.bot, "-")),
+        )
+    return table
+
+
+def _percent(share: float | None) -> str:
+    """A probability in whole percent; never 0% or 100% for what happened but rarely."""
+    if share is None:
+        return "-"
+    if 0 < share < 0.005:  # what rounds to 0%
+        return "<1%"
+    if 0.995 <= share < 1:
+        return ">99%"
+    return f"{100 * share:.0f}%"
+
+
+def batch_notes(ratings: BatchRatings) -> list[Text]:
+    """What the batch table leaves unsaid: bots without a block against another, groups of bots
+    that never met (their strengths do not compare across), no bootstrap."""
+    from rich.text import Text  # noqa: PLC0415 - --help
+
+    notes = []
+    if ratings.unrated:
+        notes.append(
+            Text.assemble("not batch-rated (no block against another bot): ")
+            + Text(", ").join(plain(bot) for bot in ratings.unrated)
+        )
+    if not ratings.connected:
+        notes.append(
+            Text(
+                "the bots split into groups that never met: strengths compare only within a group",
+                style="yellow",
+            )
+        )
+    if ratings.bots and not ratings.resamples:
+        notes.append(Text("one rated block: no interval without a second one to resample"))
+    return notes
 
 
 def decisions_table(rows: list[LeaderboardRow]) -> Table:

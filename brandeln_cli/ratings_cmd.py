@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from brandeln_cli.commitment_view import commitment_json, commitment_line
 from brandeln_cli.db_option import DbOption, ladder_database, shown
 from brandeln_cli.leaderboard_view import (
+    batch_notes,
+    batch_table,
     decisions_table,
     head_to_head_json,
     head_to_head_line,
@@ -22,7 +25,12 @@ from brandeln_cli.output import console, fail
 from brandeln_cli.terminal_text import json_text, plain
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from brandeln_cli.card_play import CardPlay, Seated
+    from ladder.batch_ratings import BatchRatings
+    from ladder.storage import LadderStore
+    from services.season_roles import SeasonRoles
 
 
 def ratings(
@@ -42,6 +50,14 @@ def ratings(
             "copies (--versus expert,expert-2 --versus montecarlo,montecarlo-2).",
         ),
     ] = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch/--no-batch",
+            help="The batch ratings beside TrueSkill (Plackett-Luce over every rated block at "
+            "once): --no-batch skips their fit, which grows with the blocks (0.4 s for 100).",
+        ),
+    ] = True,
     double_dummy: Annotated[
         bool,
         typer.Option(
@@ -51,10 +67,27 @@ def ratings(
             "as soloist and as defender (card play apart from bidding and the cards dealt).",
         ),
     ] = False,
+    roles: Annotated[
+        bool,
+        typer.Option(
+            "--roles",
+            help="Also rate each bot by role, from the logs judged double dummy: its bidding "
+            "(contracts chosen, made, makeable), its soloist play (makeable contracts lost, "
+            "slips) and its defence (beatable contracts let through, slips). Each match is "
+            "judged once and kept in the ladder database.",
+        ),
+    ] = False,
 ) -> None:
     """A season's leaderboard: rank, bot, conservative rating μ-3σ, μ, σ, blocks, chips per
     deal with a 95% confidence interval, contracts made, timeouts and illegal actions; then
-    each bot's decision time (p50, p95, max in ms) and strikes.
+    the batch ratings; then each bot's decision time (p50, p95, max in ms) and strikes.
+
+    TrueSkill learns block after block, so the order of the blocks moves it. The batch ratings
+    fit every rated block at once (Plackett-Luce on each block's ranking): a bot's strength is
+    a log-strength (0 is the field's mean; a bot 1 above another finishes ahead of it 73% of
+    the time), its 95% interval and P(#1) (the chance it is the strongest) come from refitting
+    500 resamples of the blocks (a fixed seed: the same season, the same figures), and "ranks
+    95%" are the ranks it took in the middle 95% of those resamples.
 
     Chips per deal and its interval come from one sample per duplicate block (the block is the
     independent unit: its rotations replay the same cards). With --versus, last, the head to
@@ -76,6 +109,7 @@ def ratings(
                 run = hints.command("season", "run", "FILE", data=data)
                 raise fail(f"no seasons in {shown(where)} yet; run `{run}`")
             rows = season_leaderboard(store, info.name)
+            commitment = store.season_commitment(info.name)  # None for a ladder (its periods')
             gap = None
             if versus is not None:
                 from ladder.versus import head_to_head, side_names  # noqa: PLC0415
@@ -83,22 +117,40 @@ def ratings(
                 sides = [side_names(side) for side in versus]
                 # The rated blocks, the ones the leaderboard describes.
                 gap = head_to_head(store.results(info.name, rated_only=True), *sides)
+            fitted = _batch(store, info.name) if batch else None
             matches = store.matches(info.name) if double_dummy else []
+            bots = [row.bot for row in rows]
+            by_role = _roles(store, info.name, bots, data, db, quiet=as_json) if roles else None
     except LadderError as error:
         raise fail(str(error)) from None
-    bots = [row.bot for row in rows]
     play = _card_play(matches, bots, data, db, quiet=as_json) if double_dummy else None
     if as_json:
         document = leaderboard_document(info, rows)
+        document["commitment"] = commitment_json(commitment)
+        if fitted is not None:
+            from ladder.season_batch import batch_json  # noqa: PLC0415
+
+            document["batch"] = batch_json(fitted)
         if gap is not None:
             document["versus"] = head_to_head_json(gap)
         if play is not None:
             from brandeln_cli.card_play import card_play_json  # noqa: PLC0415
 
             document["double_dummy"] = card_play_json(play)
+        if by_role is not None:
+            from brandeln_cli.role_tables import roles_json  # noqa: PLC0415
+            from services.role_figures import contract_order  # noqa: PLC0415
+
+            document["roles"] = roles_json(by_role, contract_order(info.ruleset))
         typer.echo(json_text(document))
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
+    if commitment is not None:
+        console.print(commitment_line(commitment), highlight=False, markup=False)
+    if fitted is not None:
+        console.print(batch_table(fitted, rows), soft_wrap=False)
+        for note in batch_notes(fitted):
+            console.print(note, soft_wrap=True)
     console.print(decisions_table(rows), soft_wrap=False)
     if gap is not None:
         console.print(head_to_head_line(gap), highlight=False)
@@ -108,6 +160,17 @@ def ratings(
         console.print(card_play_table(play), soft_wrap=False)
         for line in play.unread:
             console.print(plain(f"not judged: {line}", style="yellow"), soft_wrap=True)
+    if by_role is not None:
+        from services.role_figures import contract_order  # noqa: PLC0415
+
+        _print_roles(by_role, contract_order(info.ruleset))
+
+
+def _batch(store: LadderStore, season: str) -> BatchRatings:
+    """The season's batch ratings, a fit of every rated block (ladder.season_batch)."""
+    from ladder.season_batch import batch_ratings_of  # noqa: PLC0415 - numpy, scipy: --help
+
+    return batch_ratings_of(store, season)
 
 
 def _card_play(
@@ -119,8 +182,6 @@ def _card_play(
     quiet: bool,
 ) -> CardPlay:
     """The season's card play from its logs (brandeln_cli.card_play), with a progress bar."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
-
     from brandeln_cli.card_play import season_card_play  # noqa: PLC0415
     from services.sources import SourceError, open_source  # noqa: PLC0415
 
@@ -133,8 +194,55 @@ def _card_play(
         record, text = source.match(match_id)
         return text, source.log_name(record)
 
-    bar = Progress(
-        TextColumn("judging the card play"),
+    bar = _matches_bar("judging the card play", quiet=quiet)
+    with bar:
+        task = bar.add_task("matches", total=len(matches))
+        return season_card_play(matches, bots, read, lambda: bar.advance(task))
+
+
+def _roles(
+    store: LadderStore,
+    season: str,
+    bots: list[str],
+    data: Path | None,
+    db: str | None,
+    *,
+    quiet: bool,
+) -> SeasonRoles:
+    """The season's figures by role (services.season_roles): the matches not judged yet are
+    judged from their logs, with a progress bar, and kept."""
+    from arena.logreader import MatchLog, MatchLogError, read_log  # noqa: PLC0415
+    from services.season_roles import UnreadableLogError, season_roles  # noqa: PLC0415
+    from services.sources import SourceError, open_source  # noqa: PLC0415
+
+    source = None
+
+    def read(match_id: str) -> MatchLog:
+        nonlocal source
+        try:
+            if source is None:  # opened for the first match not kept yet, if any
+                source = open_source(data, None, db=db)
+            record, text = source.match(match_id)
+            return read_log(text, source.log_name(record))
+        except (SourceError, MatchLogError) as error:
+            raise UnreadableLogError(str(error)) from None
+
+    bar = _matches_bar("judging the roles", quiet=quiet)
+    with bar:
+        task = bar.add_task("matches", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return season_roles(store, season, read, bots=bots, progress=progress)
+
+
+def _matches_bar(what: str, *, quiet: bool) -> Progress:
+    """A progress bar over a season's matches, gone once done (none with --json)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
+
+    return Progress(
+        TextColumn(what),
         BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TextColumn("matches"),
@@ -142,6 +250,15 @@ def _card_play(
         transient=True,
         disable=quiet,
     )
-    with bar:
-        task = bar.add_task("matches", total=len(matches))
-        return season_card_play(matches, bots, read, lambda: bar.advance(task))
+
+
+def _print_roles(roles: SeasonRoles, order: tuple[str, ...]) -> None:
+    from brandeln_cli.role_tables import bidding_table, defence_table, soloist_table  # noqa: PLC0415
+
+    console.print(bidding_table(roles, order), soft_wrap=False)
+    console.print(soloist_table(roles), soft_wrap=False)
+    console.print(defence_table(roles), soft_wrap=False)
+    for line in roles.unread:
+        console.print(plain(f"not judged: {line}", style="yellow"), soft_wrap=True)
+    if roles.not_kept:
+        console.print(plain(f"not kept: {roles.not_kept}", style="yellow"), soft_wrap=True)

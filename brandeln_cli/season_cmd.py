@@ -16,10 +16,25 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Column
 
 import sample_bots
+from brandeln_cli.cluster_options import (
+    ClusterOption,
+    ClusterSettings,
+    SlotsOption,
+    WorkerDataOption,
+    cluster_settings,
+)
+from brandeln_cli.commitment_view import commitment_json, commitment_line
 from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
 from brandeln_cli.leaderboard_view import (
     decisions_table,
@@ -31,6 +46,7 @@ from brandeln_cli.leaderboard_view import (
 from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption, referee_credentials
 from brandeln_cli.output import console, errors, fail, hint
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
+from brandeln_cli.verify_cmd import season_verify
 from brandeln_cli.web_cmd import web_address
 from services import data_folder
 
@@ -39,6 +55,7 @@ from services import data_folder
 if TYPE_CHECKING:
     from ladder.config import CommandBot, SeasonConfig
     from ladder.runner import SeasonProgress, SeasonSummary
+    from ladder.season_run import RerunProgress
     from ladder.storage import LadderStore
 
 season_app = typer.Typer(
@@ -47,6 +64,8 @@ season_app = typer.Typer(
 )
 
 INTERRUPTED_EXIT = 130  # the shell's code for "stopped by Ctrl-C"
+
+season_app.command("verify")(season_verify)
 
 
 @season_app.command("run")
@@ -64,29 +83,27 @@ def run(
             "run's summary; the progress goes to stderr.",
         ),
     ] = False,
-    cluster: Annotated[
-        str | None,
-        typer.Option(
-            help="Play the blocks on a Ray cluster: ray://HOST:PORT (Ray Client), HOST:PORT "
-            "(its GCS) or auto (the one running here). Needs --db postgresql://... and the "
-            "cluster extra (pip install 'brandeln-arena[cluster]').",
-            show_default=False,
-        ),
-    ] = None,
-    slots: Annotated[
+    cluster: ClusterOption = None,
+    slots: SlotsOption = None,
+    worker_data: WorkerDataOption = None,
+    rerun_top: Annotated[
         int | None,
         typer.Option(
-            help="--cluster: worker slots (actors, each a referee and the bots); default "
-            "one per CPU of the cluster.",
-            min=1,
+            "--rerun-top",
+            metavar="K",
+            help="After the season, play extra blocks among its top K bots while their 95% "
+            "intervals overlap (K at least a table's seats; overrides the file's [rerun]).",
             show_default=False,
         ),
     ] = None,
-    worker_data: Annotated[
-        str | None,
+    rerun_max_blocks: Annotated[
+        int | None,
         typer.Option(
-            help="--cluster: the folder on each node for its referees and the bots' logs "
-            "[default: TMP/brandeln-worker].",
+            "--rerun-max-blocks",
+            metavar="N",
+            min=1,
+            max=1_000_000,  # as a season file's rerun.max_blocks
+            help="The rerun's cap [default: as many blocks as its bots played in the season].",
             show_default=False,
         ),
     ] = None,
@@ -94,7 +111,7 @@ def run(
     """Play a season (or the rest of an interrupted one) and print its leaderboard.
 
     Running the same file again resumes: finished blocks are kept, an unfinished block is
-    played again from its start, nothing is counted twice.
+    played again from its start, nothing is counted twice. The final rerun too.
     """
     from ladder.config import load_season  # noqa: PLC0415
     from ladder.errors import SeasonConfigError  # noqa: PLC0415
@@ -103,42 +120,30 @@ def run(
         config = load_season(file)
     except SeasonConfigError as error:
         raise fail(str(error), code=2) from None
+    config = _with_rerun(config, rerun_top, rerun_max_blocks)
     on_cluster = None
     if cluster is not None:
-        on_cluster = _cluster_settings(cluster, slots, worker_data, db, referee)
+        on_cluster = cluster_settings(cluster, slots, worker_data, db, referee)
     play(config, data, referee, ca, as_json=as_json, db=db, cluster=on_cluster)
 
 
-@dataclasses.dataclass(frozen=True)
-class ClusterSettings:
-    """``--cluster`` and its companions, checked."""
+def _with_rerun(config: SeasonConfig, top: int | None, max_blocks: int | None) -> SeasonConfig:
+    """The season file's [rerun] with the options over it; a rerun that cannot be played is
+    refused in one line, before anything is opened."""
+    from ladder.config import RerunSettings, rerun_problem  # noqa: PLC0415
 
-    address: str
-    slots: int | None
-    worker_data: str | None
-
-
-def _cluster_settings(
-    address: str, slots: int | None, worker_data: str | None, db: str | None, referee: str | None
-) -> ClusterSettings:
-    """Refuse, in one line, what a cluster season cannot do, before anything is opened."""
-    if referee is not None:
-        raise fail("--cluster and --referee exclude each other: each node runs its referees")
-    if not is_postgresql(db):
-        raise fail(
-            "a cluster season needs a database that every node reaches: give --db "
-            "postgresql://USER@HOST/DB (a SQLite file is on one machine only)",
-            code=2,
-        )
-    if not address.strip():
-        raise fail("--cluster needs an address: ray://HOST:PORT, HOST:PORT or auto", code=2)
-    import importlib.util  # noqa: PLC0415
-
-    if importlib.util.find_spec("ray") is None:
-        raise fail(
-            "--cluster needs Ray: pip install 'brandeln-arena[cluster]' (make install has it)"
-        )
-    return ClusterSettings(address.strip(), slots, worker_data)
+    if top is None and max_blocks is None:
+        return config
+    if top is None:
+        if config.rerun is None:
+            raise fail("--rerun-max-blocks caps a rerun: give --rerun-top K too", code=2)
+        top = config.rerun.top
+    problem = rerun_problem(top, config.players, len(config.bots))
+    if problem is not None:
+        raise fail(f"--rerun-top {problem}", code=2)
+    if max_blocks is None and config.rerun is not None:
+        max_blocks = config.rerun.max_blocks
+    return dataclasses.replace(config, rerun=RerunSettings(top=top, max_blocks=max_blocks))
 
 
 @season_app.command("list")
@@ -154,10 +159,20 @@ def list_seasons(
     try:
         with LadderStore.open(ladder_database(db, data), create=False) as store:
             infos = store.seasons()
+            # A ladder commits a seed per period (`ladder status`), not one for all.
+            commitments, ladders = store.season_commitments(), store.ladder_names()
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
-        typer.echo(json_text([dataclasses.asdict(info) for info in infos]))
+        typer.echo(
+            json_text(
+                [
+                    dataclasses.asdict(info)
+                    | {"commitment": commitment_json(commitments.get(info.name))}
+                    for info in infos
+                ]
+            )
+        )
         return
     if not infos:
         from brandeln_cli import hints  # noqa: PLC0415
@@ -169,6 +184,9 @@ def list_seasons(
         )
     for info in infos:
         console.print(season_line(info), highlight=False, soft_wrap=False)  # markup, escaped
+        if info.name not in ladders:
+            line = commitment_line(commitments.get(info.name))
+            console.print(f"  {line}", highlight=False, markup=False)
 
 
 def demo(data: DataOption = None, db: DbOption = None) -> None:
@@ -236,15 +254,17 @@ def play(
         where = f"Ray cluster {cluster.address}"
     talk = errors if as_json else console
     _check_bots(config, talk)
+    then = "" if config.rerun is None else f", then a rerun among the top {config.rerun.top}"
     talk.print(
         f"season [bold]{markup(config.name)}[/bold]: {len(config.bots)} bots, {config.blocks} "
-        f"blocks of {config.players} matches x {config.deals_per_match} deals, on the "
+        f"blocks of {config.players} matches x {config.deals_per_match} deals{then}, on the "
         f"{markup(where)}",
         highlight=False,
         soft_wrap=False,
     )
     try:
         with LadderStore.open(ladder_where) as store:
+            _announce_commitment(store, config, talk)
             try:
                 summary = asyncio.run(
                     _play(
@@ -261,9 +281,13 @@ def play(
                 )
             except KeyboardInterrupt:
                 done = store.season(config.name).blocks_finished
+                recorded = (
+                    f"{done} of {config.blocks} blocks are recorded"
+                    if done <= config.blocks
+                    else f"the season and {done - config.blocks} rerun blocks are recorded"
+                )
                 talk.print(
-                    f"interrupted: {done} of {config.blocks} blocks are recorded; run the "
-                    "same command again to resume",
+                    f"interrupted: {recorded}; run the same command again to resume",
                     highlight=False,
                     soft_wrap=True,
                 )
@@ -276,12 +300,31 @@ def play(
         raise fail(str(error)) from None
     if as_json:
         document = leaderboard_document(info, rows)
-        document["run"] = dataclasses.asdict(summary)
+        document["run"] = dataclasses.asdict(summary)  # the rerun's summary with it
         typer.echo(json_text(document))
+        if summary.rerun is not None:
+            errors.print(summary.rerun.message, highlight=False, markup=False, soft_wrap=True)
         return
     console.print(leaderboard_table(rows, season_title(info)), soft_wrap=False)
     console.print(decisions_table(rows), soft_wrap=False)
     _print_summary(summary, data, referee, ca, db if is_postgresql(db) else None)
+
+
+def _announce_commitment(store: LadderStore, config: SeasonConfig, talk: Console) -> None:
+    """Create the season (or check the stored one) and print its seed's commitment before
+    any block is played: published now, checked after the season (`season verify`)."""
+    from ladder.ratings import RatingModel  # noqa: PLC0415
+
+    store.ensure_season(config, RatingModel(config.rating).initial())
+    commitment = store.season_commitment(config.name)
+    if commitment is not None:
+        # The digest on a line of its own: copied whole, and within 80 columns.
+        talk.print(
+            f"commitment ({commitment.note}):\n  {commitment.digest}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 def _check_bots(config: SeasonConfig, talk: Console) -> None:
@@ -399,6 +442,7 @@ class _ProgressBar:
         )
         # A cluster season's executor says how many nodes and actors are busy.
         self.status: Callable[[], str] | None = None
+        self.rerun_task: TaskID | None = None  # a second row once the final rerun begins
 
     def __enter__(self) -> _ProgressBar:
         self.progress.start()
@@ -420,6 +464,22 @@ class _ProgressBar:
             rate=f"{deal_rate(update.deals_per_second)} deals/s",
             leader=leader,
             status="" if self.status is None else markup(self.status()),
+        )
+        if update.rerun is not None:
+            self._rerun(update.rerun)
+
+    def _rerun(self, rerun: RerunProgress) -> None:
+        """The final rerun's row: its blocks of the cap, and which top bots still overlap."""
+        if self.rerun_task is None:
+            self.rerun_task = self.progress.add_task(
+                f"rerun, top {len(rerun.top)}", total=rerun.cap, rate="", leader="", status=""
+            )
+        overlap = ", ".join(f"{one}~{other}" for one, other in rerun.overlapping)
+        self.progress.update(
+            self.rerun_task,
+            completed=rerun.blocks_done,
+            total=rerun.cap,
+            leader=markup(f"overlap {overlap}" if overlap else ""),
         )
 
 
@@ -448,12 +508,24 @@ def _print_summary(
         highlight=False,
         soft_wrap=False,
     )
+    rerun = summary.rerun
+    if rerun is not None:
+        # Bot names are the season file's (NAME_PATTERN), printed as plain text all the same.
+        console.print(rerun.message, highlight=False, soft_wrap=True, markup=False)
+        if rerun.top:
+            console.print(
+                f"rerun: {rerun.blocks_played} blocks played now ({rerun.blocks_done} in all, "
+                f"cap {rerun.cap})",
+                highlight=False,
+                soft_wrap=False,
+            )
     if not summary.referee_contacted:
         # Said out loud: a re-run that plays nothing must not pass for a check of the referee.
         where = "" if referee is None else f"; the referee at {safe(referee)} was not contacted"
+        stopped = "" if rerun is None else " and the rerun had stopped"
         console.print(
-            "nothing to play: every block was already recorded, the leaderboard above is the "
-            f"stored one{where}",
+            f"nothing to play: every block was already recorded{stopped}, the leaderboard "
+            f"above is the stored one{where}",
             highlight=False,
             soft_wrap=False,
             markup=False,

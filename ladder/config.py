@@ -10,7 +10,14 @@ Every name stays importable from here, so a caller needs one import for both.
 
 from __future__ import annotations
 
-from ladder.season_file import NAME_PATTERN, UINT32_MAX, UINT64_MAX, load_season, parse_season
+from ladder.season_file import (
+    NAME_PATTERN,
+    UINT32_MAX,
+    UINT64_MAX,
+    load_season,
+    parse_season,
+    rerun_problem,
+)
 from ladder.season_types import (
     DEFAULT_CONCURRENCY,
     DEFAULT_CONNECT_TIMEOUT_MS,
@@ -18,6 +25,7 @@ from ladder.season_types import (
     CommandBot,
     ExternalBot,
     RatingParams,
+    RerunSettings,
     SeasonConfig,
     TimeControl,
 )
@@ -34,8 +42,10 @@ __all__ = [
     "CommandBot",
     "ExternalBot",
     "RatingParams",
+    "RerunSettings",
     "SeasonConfig",
     "TimeControl",
     "load_season",
     "parse_season",
+    "rerun_problem",
 ]

@@ -45,6 +45,7 @@ __all__ = [
     "combine_latency",
     "plan_block",
     "plan_season",
+    "plan_seeded_block",
     "rank_block",
     "seat_of",
 ]
@@ -97,8 +98,13 @@ def seat_of(bots: Sequence[str], rotation: int, seat: int) -> str:
 
 def plan_block(season_seed: int, index: int, bots: Sequence[str]) -> BlockPlan:
     """The N matches of block ``index`` for ``bots`` (N = len(bots))."""
+    return plan_seeded_block(block_seed(season_seed, index), index, bots)
+
+
+def plan_seeded_block(seed: int, index: int, bots: Sequence[str]) -> BlockPlan:
+    """The N matches of block ``index`` for ``bots`` dealt from the block seed ``seed`` (as
+    stored with the block: an always-on ladder's come from its periods' seeds)."""
     seats = len(bots)
-    seed = block_seed(season_seed, index)
     if seats - 1 > len(_DERANGEMENTS):
         raise ValueError(f"no {seats - 1} distinct derangements of the four suits")
     rotations = [IDENTITY, *random.Random(seed).sample(_DERANGEMENTS, seats - 1)]

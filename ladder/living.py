@@ -12,7 +12,8 @@ A ladder is a season whose blocks are planned one at a time (:mod:`ladder.storag
 3. Else matchmaking (:mod:`ladder.matchmaking`) among the connected active versions.
 
 Each block is the duplicate format of a season (:func:`ladder.duplicate.plan_block`: every
-seat rotation, suits relabelled), played through the referee's Admin service
+seat rotation, suits relabelled), dealt from its seed period's committed seed
+(:mod:`ladder.periods`), played through the referee's Admin service
 (:class:`ladder.runner.RefereeBlocks`) and recorded with the ratings it unlocks in one
 transaction (:func:`ladder.rating_order.record_and_rate`; a challenge played unrated keeps its
 place and moves no rating). A version that is not connected is skipped, never forfeited; one
@@ -28,174 +29,58 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any, Final
 
 from ladder.admin_client import AdminClient
 from ladder.claims import HEARTBEAT_S, new_runner_id, retire
-from ladder.duplicate import BotBlockResult, block_results, plan_block
+from ladder.duplicate import block_results, plan_seeded_block
 from ladder.errors import BlockFailedError, LadderError, StorageError
+from ladder.ladder_config import EventKind, LadderConfig, LadderEvent, Listener
 from ladder.ladder_counts import LadderCounts
-from ladder.matchmaking import Candidate, choose_block
+from ladder.living_play import LadderPlayer, PresenceSource, RefereePlayer, RefereePresence
+from ladder.periods import announce_period
 from ladder.rating_order import record_and_rate
-from ladder.ratings import Rating, RatingModel
-from ladder.referee_records import SessionState
-from ladder.runner import RefereeBlocks
+from ladder.ratings import RatingModel
 from ladder.schema import ChallengeState, Presence
 from ladder.season_rows import SeasonStatus
-from ladder.season_types import ExternalBot, RatingParams, SeasonConfig, TimeControl
+from ladder.seating import filled, history_window, matchmade, reseated, trouble
 from ladder.storage import LadderStore, LadderVersion
 from ladder.tasks import finish_in_thread
 
-__all__ = [
-    "EventKind",
-    "LadderConfig",
-    "LadderEvent",
-    "LivingLadder",
-    "new_version_rating",
-    "players_of",
-    "with_players",
-]
+__all__ = ["LivingLadder"]
 
 log = logging.getLogger("brandeln.ladder.living")
-
-# A new version's uncertainty starts as the one before's widened by this share of the initial
-# sigma (in quadrature): a rebuild is usually close to what it replaces, not the same bot.
-VERSION_WIDEN: Final = 0.5
-
-# Matchmaking weighs the newest blocks: enough for every pair of the active versions to have
-# met HISTORY_COVERS times over if seats went round evenly (and HISTORY_MIN_BLOCKS at least),
-# so that pair counts mean something; few enough that meetings from when the versions were
-# others fade: counted over a long history, the pairs of versions that played when there were
-# fewer of them read as overplayed for hundreds of blocks, and the newcomers play every block
-# (measured on the fake referee: 110 blocks of 4 versions, then 2 more; over the last 40 of
-# 80 blocks after, a 200-block window seated them 40, 40, 27, 26, 27 times, this one 32 each).
-HISTORY_MIN_BLOCKS: Final = 40
-HISTORY_COVERS: Final = 4
-
-
-def history_window(versions: int, seats: int) -> int:
-    """How many of the newest planned blocks matchmaking weighs, with ``versions`` active.
-
-    >>> history_window(5, 4), history_window(20, 4), history_window(50, 4)
-    (40, 127, 817)
-    """
-    pairs_per_block = seats * (seats - 1) / 2
-    pairs = versions * (versions - 1) / 2
-    return max(HISTORY_MIN_BLOCKS, math.ceil(HISTORY_COVERS * pairs / pairs_per_block))
-
 
 # The longest wait between tries while the database or the referee is away.
 MAX_RETRY_WAIT_S: Final = 30.0
 
 
-def players_of(ruleset: str, options: Mapping[str, str]) -> int:
-    """The seats of a ruleset (the engine's count)."""
-    from engine.rulesets import find_ruleset  # noqa: PLC0415 - the engine's tables load once
-
-    return find_ruleset(ruleset, dict(options)).players
-
-
-@dataclass(frozen=True, slots=True)
-class LadderConfig:
-    """An always-on ladder's settings. ``ruleset``, ``options``, ``deals_per_match``,
-    ``seed`` and ``rating`` decide its blocks and ratings, so they are kept with it and may not
-    change; the rest may, between runs."""
-
-    name: str = "ladder"
-    ruleset: str = "standard"
-    options: Mapping[str, str] = field(default_factory=dict)
-    deals_per_match: int = 8
-    seed: int = 0
-    rating: RatingParams = field(default_factory=RatingParams)
-    time_control: TimeControl = field(default_factory=TimeControl)
-    blocks_at_once: int = 1
-    # A block's matches played at once: each version needs as many seat sessions.
-    matches_at_once: int = 1
-    interval_s: float = 5.0  # how long to wait when no block can be planned
-    seat_wait_ms: int = 10_000  # a match's wait for a session of each bot
-    challenges_per_hour: int = 6  # per bot
-    players: int = 4
-
-    def settings(self) -> dict[str, Any]:
-        return {
-            "ruleset": self.ruleset,
-            "options": dict(sorted(self.options.items())),
-            "deals_per_match": self.deals_per_match,
-            "seed": self.seed,
-            "players": self.players,
-            "rating": {
-                "mu": self.rating.mu,
-                "sigma": self.rating.sigma,
-                "beta": self.rating.beta,
-                "tau": self.rating.tau,
-                "draw_probability": self.rating.draw_probability,
-            },
-        }
-
-    def season(self, versions: Sequence[LadderVersion]) -> SeasonConfig:
-        """The ladder as a season's settings, for the season's block player."""
-        return SeasonConfig(
-            name=self.name,
-            seed=self.seed,
-            blocks=0,
-            bots=tuple(ExternalBot(version.name, version.bot_id) for version in versions),
-            players=self.players,
-            deals_per_match=self.deals_per_match,
-            ruleset=self.ruleset,
-            options=dict(self.options),
-            time_control=self.time_control,
-            concurrency=self.matches_at_once,
-            seat_wait_ms=self.seat_wait_ms,
-            rating=self.rating,
-        )
-
-
-class EventKind(StrEnum):
-    """What happened, for the ladder's log and metrics."""
-
-    PLANNED = "planned"  # a block is about to be played
-    RECORDED = "recorded"  # a block is recorded (and rated, unless it is an unrated challenge)
-    GIVEN_BACK = "given_back"  # a block could not be played; it is played again later
-    REFUSED = "refused"  # a challenge names a version no longer active
-    WAITING = "waiting"  # too few versions connected to plan a block
-
-
-@dataclass(frozen=True, slots=True)
-class LadderEvent:
-    """What the ladder did, for its log and its metrics."""
-
-    kind: EventKind
-    block: int | None = None
-    bots: tuple[str, ...] = ()
-    detail: str = ""
-    challenge: int | None = None  # the challenge the block plays
-    rated: bool = True
-
-
-Listener = Callable[[LadderEvent], None]
-
-
 class LivingLadder:
-    """One run of an always-on ladder on a referee (see the module docstring)."""
+    """One run of an always-on ladder (see the module docstring): on the referee of ``admin``,
+    or wherever ``player`` plays and ``presence`` looks (:mod:`ladder.living_play`)."""
 
     def __init__(
         self,
         config: LadderConfig,
         store: LadderStore,
-        admin: AdminClient,
+        admin: AdminClient | None,
         *,
         listener: Listener | None = None,
         clock: Callable[[], float] = time.monotonic,
+        player: LadderPlayer | None = None,
+        presence: PresenceSource | None = None,
     ) -> None:
         self.config = config
         self.store = store
-        self.admin = admin
+        if admin is not None:
+            player, presence = player or RefereePlayer(admin), presence or RefereePresence(admin)
+        if player is None or presence is None:
+            raise ValueError("a ladder without a referee needs its player and presence source")
+        self.player: LadderPlayer = player
+        self.presence: PresenceSource = presence
         self.listener = listener or (lambda event: None)
         self.clock = clock
         self.model = RatingModel(config.rating)
@@ -319,9 +204,8 @@ class LivingLadder:
     ) -> bool:
         name = self.config.name
         block = await finish_in_thread(self.store.planned_block, name, index)
-        plan = plan_block(self.config.seed, index, bots)
+        plan = plan_seeded_block(block.seed, index, bots)  # its period's seed (planned)
         season = replace(self.config.season(versions), deals_per_match=deals)
-        player = RefereeBlocks(self.admin, season, {v.name: v.bot_id for v in versions}, ())
 
         def event(kind: EventKind, detail: str = "") -> LadderEvent:
             return LadderEvent(kind, index, bots, detail, block.challenge_id, block.rated)
@@ -337,7 +221,7 @@ class LivingLadder:
         log.info("block %d planned: %s", index, ", ".join(bots), extra=about | _event("planned"))
         self.listener(event(EventKind.PLANNED))
         try:
-            outcomes = await player.play_block(plan, lambda: None)
+            outcomes = await self.player.play_block(season, versions, plan)
         except (BlockFailedError, LadderError) as error:
             # A bot gone when its match was seated, or a match that did not finish: the block
             # goes back to be played later (its seats may then be given to others).
@@ -361,10 +245,10 @@ class LivingLadder:
             )
             self.counts.challenges_played += 1
         for bot, result in sorted(results.items()):
-            trouble = _trouble(result)
-            if trouble:
+            went_wrong = trouble(result)
+            if went_wrong:
                 await finish_in_thread(
-                    self.store.version_error, name, bot, f"block {index}: {trouble}"
+                    self.store.version_error, name, bot, f"block {index}: {went_wrong}"
                 )
         self.counts.block_played(self.clock() - started, rated=block.rated)
         match_ids = [outcome.match_id for outcome in outcomes]
@@ -388,7 +272,7 @@ class LivingLadder:
         taken = await finish_in_thread(self.store.claim_block, name, self.runner)
         if taken is not None:
             block = await finish_in_thread(self.store.planned_block, name, taken)
-            bots = self._reseated(block.bots, connected)
+            bots = reseated(block.bots, connected)
             if bots is None:
                 await finish_in_thread(self.store.release_claims, name, self.runner, taken)
                 self.counts.waits += 1
@@ -405,7 +289,10 @@ class LivingLadder:
         else:
             picked = await self._matchmaking(versions, connected)
             if picked is None:
-                detail = _too_few(connected, self.config)
+                detail = (
+                    f"{len(connected)} active version(s) connected with "
+                    f"{self.config.matches_at_once} free session(s), {self.config.players} needed"
+                )
                 self.counts.waits += 1
                 log.debug("waiting: %s", detail, extra=_event("waiting"))
                 self.listener(LadderEvent(EventKind.WAITING, detail=detail))
@@ -420,57 +307,30 @@ class LivingLadder:
                 deals=deals,
                 rated=rated,
                 challenge_id=challenge_id,
+                period_blocks=self.config.period_blocks,
             )
         )
+        period = await finish_in_thread(announce_period, self.store.period_of_block, name, index)
+        if period is not None:  # the block opens a period: its commitment is published now
+            detail = (
+                f"period {period.period} (blocks {period.first_block}-{period.last_block}) "
+                f"committed: {period.commitment.digest}"
+            )
+            self.listener(LadderEvent(EventKind.COMMITTED, index, bots, detail))
         return index, bots, deals, versions
 
     async def _connected(self, versions: Sequence[LadderVersion]) -> dict[str, LadderVersion]:
-        """The active versions with a free seat session at the referee, by name."""
-        sessions = await self.admin.sessions()
-        free: dict[str, int] = {}
-        for session in sessions:
-            if session.state is SessionState.LOBBY:
-                free[session.bot_id] = free.get(session.bot_id, 0) + 1
-        need = self.config.matches_at_once
-        seen = {
-            version.name: (
-                Presence.PLAYING
-                if version.name in self._playing
-                else Presence.IDLE
-                if free.get(version.bot_id, 0) >= need
-                else Presence.AWAY,
-                free.get(version.bot_id, 0),
-            )
-            for version in versions
-            if version.active
-        }
+        """The active versions free to be seated, by name (each one's presence recorded)."""
+        seen = await self.presence.presence(versions, self._playing, self.config.matches_at_once)
         await finish_in_thread(self.store.see_versions, self.config.name, seen)
-        self._sessions = {name: sessions for name, (_, sessions) in seen.items()}
+        self._sessions = {name: free for name, (_, free) in seen.items()}
         self.counts.versions_active = len(seen)
         self.counts.versions_connected = sum(
-            presence is not Presence.AWAY for presence, _ in seen.values()
+            state is not Presence.AWAY for state, _ in seen.values()
         )
         return {
-            version.name: version
-            for version in versions
-            if version.active and seen[version.name][0] is Presence.IDLE
+            name: v for v in versions if (name := v.name) in seen and seen[name][0] is Presence.IDLE
         }
-
-    def _reseated(
-        self, bots: tuple[str, ...], connected: Mapping[str, LadderVersion]
-    ) -> tuple[str, ...] | None:
-        """``bots`` with each seat whose bot is away given to a connected version not seated
-        yet; None when there are not enough."""
-        spare = [name for name in connected if name not in bots]
-        seated = []
-        for bot in bots:
-            if bot in connected:
-                seated.append(bot)
-            elif spare:
-                seated.append(spare.pop(0))
-            else:
-                return None
-        return tuple(seated)
 
     async def _challenge(
         self, connected: Mapping[str, LadderVersion]
@@ -507,7 +367,7 @@ class LivingLadder:
                 )
                 continue
             if all(bot in connected for bot in challenge.bots):
-                seated = _filled(challenge.bots, connected, self.config.players)
+                seated = filled(challenge.bots, connected, self.config.players)
                 if seated is not None:
                     return seated, challenge.deals, challenge.rated, challenge.challenge_id
         return None
@@ -518,48 +378,10 @@ class LivingLadder:
         active = sum(version.active for version in versions)
         window = history_window(active, self.config.players)
         history = await finish_in_thread(self.store.play_history, self.config.name, window)
-        candidates = [
-            Candidate(
-                version.name,
-                version.rating,
-                version.blocks,
-                history.last.get(version.name),
-                history.blocks.get(version.name, 0),
-            )
-            for version in versions
-            if version.name in connected
-        ]
-        chosen = choose_block(
-            candidates,
-            history.pairs,
-            self.config.players,
-            history.next_block,
-            beta=self.config.rating.beta,
+        config = self.config
+        return matchmade(
+            versions, connected, history, config.players, config.rating.beta, config.seed
         )
-        if chosen is None:
-            return None
-        # Matchmaking names the players in name order; their seats are drawn from the block's
-        # seed, so that neighbours at the table change from block to block.
-        seats = list(chosen)
-        random.Random(f"{self.config.seed}:{history.next_block}").shuffle(seats)
-        return tuple(seats)
-
-
-def _filled(
-    named: tuple[str, ...], connected: Mapping[str, LadderVersion], seats: int
-) -> tuple[str, ...] | None:
-    """A challenge's bots with its empty seats given to the connected versions rated closest
-    to the named ones (their mean mu); None when too few are connected."""
-    if len(named) >= seats:
-        return named
-    mean = sum(connected[bot].rating.mu for bot in named) / len(named)
-    others = sorted(
-        (version for name, version in connected.items() if name not in named),
-        key=lambda version: (abs(version.rating.mu - mean), version.name),
-    )
-    if len(others) < seats - len(named):
-        return None
-    return named + tuple(version.name for version in others[: seats - len(named)])
 
 
 def _event(name: str) -> dict[str, Any]:
@@ -567,34 +389,5 @@ def _event(name: str) -> dict[str, Any]:
     return {"event": f"ladder_{name}"}
 
 
-def _trouble(result: BotBlockResult) -> str:
-    """What went wrong for a bot in a block, in words; empty when nothing did."""
-    parts = []
-    if result.forfeited:
-        parts.append("forfeited a match")
-    if result.timeouts:
-        parts.append(f"{result.timeouts} timeout(s)")
-    if result.illegal:
-        parts.append(f"{result.illegal} illegal move(s)")
-    return ", ".join(parts)
-
-
 def _bot_id_in(versions: Sequence[LadderVersion], bot: str, text: str) -> bool:
     return any(v.name == bot and v.bot_id and v.bot_id in text for v in versions)
-
-
-def _too_few(connected: Mapping[str, LadderVersion], config: LadderConfig) -> str:
-    return (
-        f"{len(connected)} active version(s) connected with {config.matches_at_once} free "
-        f"session(s), {config.players} needed"
-    )
-
-
-def new_version_rating(config: LadderConfig) -> tuple[Rating, float]:
-    """A family's first version's rating, and how much a later one widens the one before."""
-    return RatingModel(config.rating).initial(), VERSION_WIDEN * config.rating.sigma
-
-
-def with_players(config: LadderConfig) -> LadderConfig:
-    """``config`` with its ruleset's seat count."""
-    return replace(config, players=players_of(config.ruleset, config.options))

@@ -114,19 +114,21 @@ async def play_one_match(
     reuse_identities: bool = False,
     on_started: Callable[[str], None] | None = None,
     on_deal: Callable[[], None] | None = None,
+    die_with_parent: bool = False,
 ) -> OneMatchResult:
     """Launch the bots, play the match, stop the bots; ``on_started(match_id)`` as it starts.
 
-    ``logs_dir`` receives each command bot's output (``<bot>.log``). Raises a
+    ``logs_dir`` receives each command bot's output (``<bot>.log``); ``die_with_parent``: the
+    bots die with this process however it dies (a long-lived server's). Raises a
     :class:`~ladder.errors.LadderError` subclass when a bot cannot start or connect, exits, or
     the match does not finish.
     """
     config = match_config(match)
     bot_ids, tokens = await _identities(admin, config.bots, reuse_identities)
     names = tuple(bot.name for bot in config.bots)
-    plan = MatchPlan(block=0, rotation=0, seed=config.seed, bots=names, suit_permutation=IDENTITY)
+    plan = MatchPlan(block=0, rotation=0, seed=match.seed, bots=names, suit_permutation=IDENTITY)
     async with launched_bots(
-        admin, config, referee_address, bot_ids, tokens, logs_dir
+        admin, config, referee_address, bot_ids, tokens, logs_dir, die_with_parent=die_with_parent
     ) as processes:
         outcome = await while_bots_run(
             admin.run_match(

@@ -56,9 +56,10 @@ from ladder.bot_watch import EXIT_GRACE_S, while_bots_run
 from ladder.claims import retire, runner_alive
 from ladder.config import SeasonConfig
 from ladder.duplicate import BlockPlan, MatchOutcome, plan_season
-from ladder.errors import StorageError
+from ladder.errors import StorageError, UnknownSeasonError
 from ladder.ratings import RatingModel
 from ladder.referee_identities import MAX_NAME_SUFFIX, season_identities
+from ladder.rerun import RerunStop, RerunSummary, play_rerun, refuse_another_top
 from ladder.schema import ClaimState
 from ladder.season_run import (
     PROGRESS_INTERVAL_S,
@@ -107,6 +108,7 @@ class SeasonSummary:
     last_match_id: str | None
     referee_contacted: bool = True  # False when every block was already recorded
     blocks_elsewhere: int = 0  # unfinished blocks another live runner holds at the end
+    rerun: RerunSummary | None = None  # the final rerun, when one was asked for
 
 
 def _set_status(store: LadderStore, season: str, status: SeasonStatus, detail: str = "") -> None:
@@ -157,24 +159,40 @@ async def run_blocks(
 ) -> SeasonSummary:
     """Play the blocks of ``config`` not yet in ``store`` with the player ``open_player``
     gives (entered only if a block is left to play): claim each block, play it, record it and
-    its ratings (in block order, :mod:`ladder.rating_order`), until none is left.
+    its ratings (in block order, :mod:`ladder.rating_order`), until none is left; then the
+    final rerun ``config.rerun`` asks for (:mod:`ladder.rerun`), with the same player.
 
     Raises a :class:`~ladder.errors.LadderError` subclass on failure; the blocks finished
     before it stay recorded, and the run's claims are given back.
     """
     started = time.monotonic()
     model = RatingModel(config.rating)
+    if config.rerun is not None:  # a mistaken request changes nothing, not even the status
+        with contextlib.suppress(UnknownSeasonError):  # a new season has no rerun yet
+            refuse_another_top(store.rerun(config.name), config)
     store.ensure_season(config, model.initial())
-    plans = plan_season(
-        [bot.name for bot in config.bots], config.players, config.blocks, config.seed
-    )
+    # The committed seed (ladder.commitment): the file's, or the secret one drawn for it.
+    seed = store.season_deal_seed(config.name)
+    plans = plan_season([bot.name for bot in config.bots], config.players, config.blocks, seed)
     finished = store.finished_blocks(config.name) & {plan.index for plan in plans}
     pending = [plan for plan in plans if plan.index not in finished]
     run = SeasonRun(config, store, model, progress, started, len(finished))
+    opened: list[BlockPlayer] = []
+    rerun: RerunSummary | None = None
     try:
-        if pending:
-            async with open_player() as player:
-                await run.play(player, pending)
+        async with contextlib.AsyncExitStack() as stack:
+
+            async def player() -> BlockPlayer:
+                # Entered once, when a block is first to be played: a season with nothing
+                # left to play contacts no referee and starts no bot.
+                if not opened:
+                    opened.append(await stack.enter_async_context(open_player()))
+                return opened[0]
+
+            if pending:
+                await run.play(await player(), pending)
+            if config.rerun is not None:
+                rerun = await play_rerun(run, player)
     except asyncio.CancelledError:
         _set_status(store, config.name, SeasonStatus.INTERRUPTED)
         raise
@@ -188,8 +206,9 @@ async def run_blocks(
             await finish_in_thread(store.release_claims, config.name, run.runner)
         retire(run.runner)
     done = len(store.finished_blocks(config.name) & {plan.index for plan in plans})
-    if done == len(plans):
+    if done == len(plans) and (rerun is None or rerun.stopped is not RerunStop.WAITING):
         store.set_season_status(config.name, SeasonStatus.FINISHED)
+        store.reveal_season_seed(config.name)  # every block is recorded: anyone may check
     run.report(force=True)
     return SeasonSummary(
         season=config.name,
@@ -200,7 +219,8 @@ async def run_blocks(
         seconds=time.monotonic() - started,
         last_match_id=run.last_match_id or _last_recorded_match(store, config.name),
         blocks_elsewhere=run.blocks_elsewhere,
-        referee_contacted=bool(pending),
+        referee_contacted=bool(opened),
+        rerun=rerun,
     )
 
 

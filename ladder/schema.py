@@ -10,7 +10,9 @@ only the hash of the one last handed to a bot's process); ``blocks``, ``matches`
 referee's match ids, per block and rotation) and ``results`` (per bot per block); ``ratings``
 and ``rating_history``; ``bot_totals`` (each bot's sums over its rated blocks, so the
 leaderboard reads one row per bot however long the season); ``block_claims`` (which runner
-plays which block now); for the always-on ladder, ``planned_blocks`` and ``challenges``.
+plays which block now); for the always-on ladder, ``planned_blocks``, ``challenges`` and
+``seed_periods`` (each period's committed seed); ``role_figures`` (each match's figures by
+role, judged from its log once).
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ __all__ = [
     "RATINGS",
     "RATING_HISTORY",
     "RESULTS",
+    "ROLE_FIGURES",
     "SEASONS",
     "SEASON_BOTS",
+    "SEED_PERIODS",
     "VERSION_PRESENCE",
     "ChallengeState",
     "ClaimState",
@@ -80,6 +84,15 @@ SEASONS: Final = Table(
     Column("status_detail", Text, nullable=False, server_default=""),  # why it failed
     # Kept with each recorded block: no count over a long season's blocks to show it.
     Column("blocks_recorded", Integer, nullable=False, server_default="0"),
+    # The committed seed (ladder.commitment): the commitment, the schedule committed with the
+    # seed, the seed (64 hex digits: read out only once revealed, when the season finished,
+    # unless seed_public), when it was committed and revealed. NULL before a run commits it.
+    Column("commitment", Text),
+    Column("commitment_schedule", Text),
+    Column("secret_seed", Text),
+    Column("seed_public", Integer, nullable=False, server_default="0"),
+    Column("committed_at", BigInteger),
+    Column("seed_revealed_at", BigInteger),
 )
 
 SEASON_BOTS: Final = Table(
@@ -97,6 +110,13 @@ SEASON_BOTS: Final = Table(
     Column("version", Text),
     Column("status", Text),
     Column("created_at", BigInteger),
+    # The rating a version started from (a family's next version starts from the one before,
+    # widened): its ratings recomputed from the blocks alone start here (`season verify`).
+    Column("start_mu", Float),
+    Column("start_sigma", Float),
+    # A version the ladder launches itself: its command and tables as JSON
+    # (ladder.version_commands); NULL for one that connects by itself.
+    Column("command_json", Text),
     CheckConstraint("kind IN ('command', 'external')", name="season_bots_kind"),
 )
 
@@ -252,6 +272,21 @@ PLANNED_BLOCKS: Final = Table(
     Column("planned_at", BigInteger, nullable=False),
 )
 
+# An always-on ladder's seed periods (ladder.storage_periods): each period's blocks deal from
+# a seed of its own, committed before its first block and read out once its last is recorded.
+SEED_PERIODS: Final = Table(
+    "seed_periods",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("period", Integer, primary_key=True),  # 0, 1, ... in block order
+    Column("first_block", Integer, nullable=False),
+    Column("blocks", Integer, nullable=False),
+    Column("secret_seed", Text, nullable=False),
+    Column("commitment", Text, nullable=False),
+    Column("commitment_schedule", Text, nullable=False),
+    Column("committed_at", BigInteger, nullable=False),
+)
+
 # The blocks asked for (`brandeln challenge`, the web's form), played ahead of matchmaking.
 CHALLENGES: Final = Table(
     "challenges",
@@ -282,4 +317,17 @@ VERSION_PRESENCE: Final = Table(
     Column("seen_at", BigInteger, nullable=False),  # ms: when the ladder last looked
     Column("last_error", Text, nullable=False, server_default=""),
     Column("last_error_at", BigInteger),
+)
+
+# Each recorded match's role figures (services.role_figures: bidding, soloist play and defence
+# per seat, judged double dummy from its log), kept once judged: a cache of what the logs give,
+# rejudged when ``version`` is not the code's.
+ROLE_FIGURES: Final = Table(
+    "role_figures",
+    METADATA,
+    Column("season_id", Integer, ForeignKey("seasons.season_id"), primary_key=True),
+    Column("match_id", Text, primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("figures_json", Text, nullable=False),
+    Column("judged_at", BigInteger, nullable=False),
 )

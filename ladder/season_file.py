@@ -4,7 +4,9 @@ A season file names the bots and how they play. Every error names the file and t
 
     name = "autumn"            # the season's key in the ladder database; letters, digits, . _ -
     ruleset = "standard"       # a ruleset id of docs/RULES.md section 6
-    seed = 7                   # all deals and the schedule follow from it
+    seed = 7                   # all deals and the schedule follow from it; leave it out and
+                               # the runner draws a secret one, committed before the first
+                               # block and revealed after the last (ladder.commitment)
     blocks = 12                # duplicate blocks to play
     deals_per_match = 8        # a multiple of the players (default: the ruleset's default)
     concurrency = 4            # matches played at once
@@ -26,6 +28,10 @@ A season file names the bots and how they play. Every error names the file and t
     beta = 4.1667
     tau = 0.0833
     draw_probability = 0.10
+
+    [rerun]                    # a final rerun among the top bots (ladder.rerun); none by default
+    top = 4                    # among how many (at least a table's seats)
+    max_blocks = 12            # its cap (default: as many blocks as the top bots played)
 
     [[bots]]                   # a bot the runner launches
     name = "random"
@@ -74,11 +80,19 @@ from ladder.season_types import (
     CommandBot,
     ExternalBot,
     RatingParams,
+    RerunSettings,
     SeasonConfig,
     TimeControl,
 )
 
-__all__ = ["NAME_PATTERN", "UINT32_MAX", "UINT64_MAX", "load_season", "parse_season"]
+__all__ = [
+    "NAME_PATTERN",
+    "UINT32_MAX",
+    "UINT64_MAX",
+    "load_season",
+    "parse_season",
+    "rerun_problem",
+]
 
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 UINT32_MAX: Final = 2**32 - 1
@@ -96,10 +110,12 @@ _TOP_KEYS: Final = (
     "options",
     "time_control",
     "rating",
+    "rerun",
     "bots",
 )
 _TIME_KEYS: Final = ("move_ms", "bank_ms", "max_strikes", "reconnect_ms")
 _RATING_KEYS: Final = ("mu", "sigma", "beta", "tau", "draw_probability")
+_RERUN_KEYS: Final = ("top", "max_blocks")
 _BOT_KEYS: Final = ("name", "command", "tables", "bot_id", "token", "check")
 
 
@@ -260,11 +276,12 @@ def _season_from(data: Mapping[str, Any], source: str, path: Path | None) -> Sea
         ),
     )
 
+    bots = _bots(top, concurrency, ruleset.players)
     return SeasonConfig(
         name=name,
         ruleset=ruleset_id,
         options=options,
-        seed=top.integer("seed", high=UINT64_MAX),
+        seed=top.integer("seed", high=UINT64_MAX) if top.has("seed") else None,
         blocks=top.integer("blocks", low=1, high=1_000_000),
         deals_per_match=deals,
         players=ruleset.players,
@@ -273,9 +290,40 @@ def _season_from(data: Mapping[str, Any], source: str, path: Path | None) -> Sea
         seat_wait_ms=top.integer("seat_wait_ms", 0),
         time_control=time_control,
         rating=rating,
-        bots=_bots(top, concurrency, ruleset.players),
+        bots=bots,
         source=path,
+        rerun=_rerun(top, ruleset.players, len(bots)),
     )
+
+
+def rerun_problem(top: int, players: int, bots: int) -> str | None:
+    """Why a rerun among the top ``top`` of ``bots`` bots cannot be played at tables of
+    ``players`` seats (a rerun block seats top bots only), or None.
+
+    >>> rerun_problem(3, 4, 6)
+    'must be at least the 4 seats of a table (a rerun block seats top bots only), got 3'
+    """
+    if top < players:
+        return (
+            f"must be at least the {players} seats of a table (a rerun block seats top bots "
+            f"only), got {top}"
+        )
+    if top > bots:
+        return f"must be at most the season's {bots} bots, got {top}"
+    return None
+
+
+def _rerun(top: _Reader, players: int, bots: int) -> RerunSettings | None:
+    if not top.has("rerun"):
+        return None
+    reader = _Reader(top.source, top.table_at("rerun"), "rerun", _RERUN_KEYS)
+    count = reader.integer("top")
+    problem = rerun_problem(count, players, bots)
+    if problem is not None:
+        raise reader.error("top", problem)
+    if not reader.has("max_blocks"):
+        return RerunSettings(top=count)
+    return RerunSettings(top=count, max_blocks=reader.integer("max_blocks", low=1, high=1_000_000))
 
 
 def _bots(top: _Reader, concurrency: int, players: int) -> tuple[BotSpec, ...]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
 from ladder.claims import HEARTBEAT_S, new_runner_id
@@ -28,11 +29,22 @@ __all__ = [
     "PROGRESS_INTERVAL_S",
     "BlockPlayer",
     "ProgressCallback",
+    "RerunProgress",
     "SeasonProgress",
     "SeasonRun",
 ]
 
 PROGRESS_INTERVAL_S: Final = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class RerunProgress:
+    """The final rerun's part of a snapshot (:mod:`ladder.rerun`)."""
+
+    top: tuple[str, ...]  # the bots it is among
+    blocks_done: int  # rerun blocks recorded, in all
+    cap: int
+    overlapping: tuple[tuple[str, str], ...]  # the pairs of them not yet told apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +57,7 @@ class SeasonProgress:
     deals_per_second: float
     leader: str | None  # best conservative rating so far
     leader_rating: float | None
+    rerun: RerunProgress | None = None  # set once the final rerun has begun
 
 
 ProgressCallback = Callable[[SeasonProgress], None]
@@ -91,6 +104,8 @@ class SeasonRun:
         self.runner = new_runner_id()
         self._leader: RatingRow | None = None
         self.blocks_elsewhere = 0
+        # Set by the final rerun (ladder.rerun) when it begins: its blocks count there.
+        self.rerun: RerunProgress | None = None
 
     async def play(self, player: BlockPlayer, pending: Sequence[BlockPlan]) -> None:
         config = self.config
@@ -107,27 +122,38 @@ class SeasonRun:
                 plan = by_index.get(index)
                 if plan is None:  # recorded meanwhile by another run: nothing to play
                     continue
-                outcomes = await player.play_block(plan, self.deal_ended)
-                await finish_in_thread(self.record, plan, outcomes)
-                self.report(force=True)
+                await self.play_one(player, plan)
 
-        async def heartbeat() -> None:
-            while True:
-                await asyncio.sleep(HEARTBEAT_S)
-                await asyncio.to_thread(self.store.heartbeat, season, self.runner)
-
-        beating = asyncio.ensure_future(heartbeat())
-        try:
+        async with self.heartbeating():
             await all_or_nothing([play_blocks() for _ in range(player.workers)])
-        finally:
-            beating.cancel()
-            await asyncio.gather(beating, return_exceptions=True)
         claims = await asyncio.to_thread(self.store.claims, season)
         self.blocks_elsewhere = sum(
             1
             for state, holder in claims.values()
             if state is ClaimState.CLAIMED and holder != self.runner
         )
+
+    async def play_one(self, player: BlockPlayer, plan: BlockPlan) -> None:
+        """Play a claimed block and record it."""
+        outcomes = await player.play_block(plan, self.deal_ended)
+        await finish_in_thread(self.record, plan, outcomes)
+        self.report(force=True)
+
+    @asynccontextmanager
+    async def heartbeating(self) -> AsyncIterator[None]:
+        """The run's claims kept fresh while the body plays them."""
+
+        async def heartbeat() -> None:
+            while True:
+                await asyncio.sleep(HEARTBEAT_S)
+                await asyncio.to_thread(self.store.heartbeat, self.config.name, self.runner)
+
+        beating = asyncio.ensure_future(heartbeat())
+        try:
+            yield
+        finally:
+            beating.cancel()
+            await asyncio.gather(beating, return_exceptions=True)
 
     def record(self, plan: BlockPlan, outcomes: list[MatchOutcome]) -> None:
         """Record a played block (in a worker thread: a database that is away is retried
@@ -137,7 +163,10 @@ class SeasonRun:
         record_and_rate(
             self.store, self.config.name, plan, outcomes, results, self.model.rate_block
         )
-        self.blocks_done += 1
+        if self.rerun is None:
+            self.blocks_done += 1
+        else:
+            self.rerun = replace(self.rerun, blocks_done=self.rerun.blocks_done + 1)
         self.blocks_played += 1
         # The pointer printed at the end names the last match of the highest block this run
         # recorded, not of whichever block finished last: with several workers that order is
@@ -169,6 +198,7 @@ class SeasonRun:
                 deals_per_second=self.deals / elapsed,
                 leader=None if leader is None else leader.bot,
                 leader_rating=None if leader is None else leader.rating.conservative,
+                rerun=self.rerun,
             )
         )
 

@@ -20,6 +20,7 @@ __all__ = [
     "CommandBot",
     "ExternalBot",
     "RatingParams",
+    "RerunSettings",
     "SeasonConfig",
     "TimeControl",
 ]
@@ -75,11 +76,21 @@ BotSpec = CommandBot | ExternalBot
 
 
 @dataclass(frozen=True, slots=True)
+class RerunSettings:
+    """A final rerun among the season's ``top`` bots (:mod:`ladder.rerun`): extra blocks
+    while their intervals overlap, at most ``max_blocks`` (None: the rerun's default cap)."""
+
+    top: int
+    max_blocks: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SeasonConfig:
-    """A validated season file. ``players`` comes from the ruleset."""
+    """A validated season file. ``players`` comes from the ruleset; ``seed`` None: the runner
+    draws a secret one when the season is created (:mod:`ladder.commitment`)."""
 
     name: str
-    seed: int
+    seed: int | None
     blocks: int
     bots: tuple[BotSpec, ...]
     players: int
@@ -92,6 +103,7 @@ class SeasonConfig:
     seat_wait_ms: int = 0
     rating: RatingParams = RatingParams()
     source: Path | None = None
+    rerun: RerunSettings | None = None  # not a stored setting: asked for at each run
 
     def bot(self, name: str) -> BotSpec:
         """The bot named ``name``."""

@@ -24,7 +24,8 @@ block claims (:mod:`ladder.storage_claims`), finished blocks and the ratings the
 (:mod:`ladder.storage_blocks`), the read models (:mod:`ladder.storage_reads`), and the
 always-on ladder's versions, planned blocks, challenges and presence
 (:mod:`ladder.storage_living`, :mod:`ladder.storage_planned`, :mod:`ladder.storage_challenges`,
-:mod:`ladder.storage_presence`).
+:mod:`ladder.storage_presence`), a season's final rerun (:mod:`ladder.storage_rerun`), and
+each match's role figures once judged (:mod:`ladder.storage_roles`).
 
 >>> from pathlib import Path
 >>> from ladder.config import RatingParams
@@ -36,6 +37,7 @@ always-on ladder's versions, planned blocks, challenges and presence
 from __future__ import annotations
 
 from ladder.season_rows import SeasonInfo, SeasonStatus
+from ladder.storage_audit import SeasonAuditMixin
 
 # SIDE, database_url and RateUnlocked are not exported, but stay reachable here as before.
 from ladder.storage_base import SCHEMA_VERSION, SIDE, LadderStoreBase, database_url  # noqa: F401
@@ -43,10 +45,14 @@ from ladder.storage_blocks import BlockRecordsMixin, RatedBlock, RateUnlocked  #
 from ladder.storage_bots import BotIdentitiesMixin, BotIdentity, token_hash
 from ladder.storage_challenges import Challenge, ChallengeLimitError, ChallengesMixin
 from ladder.storage_claims import BlockClaimsMixin
+from ladder.storage_commitments import SeasonCommitmentsMixin
 from ladder.storage_living import LadderVersion, LivingLadderMixin, VersionError
+from ladder.storage_periods import SeedPeriodsMixin
 from ladder.storage_planned import PlannedBlock, PlannedBlocksMixin
 from ladder.storage_presence import PresenceMixin, VersionPresence
 from ladder.storage_reads import BotTotals, RatingRow, ReadModelsMixin, RecordedMatch
+from ladder.storage_rerun import RerunMixin, RerunRecord
+from ladder.storage_roles import KeptFigures, RoleFiguresMixin
 from ladder.storage_seasons import SeasonsMixin, season_settings
 
 __all__ = [
@@ -55,12 +61,14 @@ __all__ = [
     "BotTotals",
     "Challenge",
     "ChallengeLimitError",
+    "KeptFigures",
     "LadderStore",
     "LadderVersion",
     "PlannedBlock",
     "RatedBlock",
     "RatingRow",
     "RecordedMatch",
+    "RerunRecord",
     "SeasonInfo",
     "SeasonStatus",
     "VersionError",
@@ -80,6 +88,11 @@ class LadderStore(
     PlannedBlocksMixin,
     ChallengesMixin,
     PresenceMixin,
+    SeasonCommitmentsMixin,  # committed seeds, and an always-on ladder's periods of them
+    SeedPeriodsMixin,
+    SeasonAuditMixin,  # what `season verify` reads
+    RerunMixin,
+    RoleFiguresMixin,
     LadderStoreBase,
 ):
     """The ladder database. Use :meth:`open`; close it (or use it as a context manager)."""

@@ -15,7 +15,7 @@ from ladder.schema import BLOCK_CLAIMS, SEASONS, ClaimState
 from ladder.season_rows import season_id_of, unknown_season
 from ladder.storage_base import LadderStoreBase, now_ms
 
-__all__ = ["BlockClaimsMixin", "add_claims"]
+__all__ = ["BlockClaimsMixin", "add_claims", "plan_claimed_block"]
 
 
 class BlockClaimsMixin(LadderStoreBase):
@@ -143,3 +143,26 @@ def add_claims(db: sqlalchemy.Connection, season_id: int, planned: int) -> None:
             BLOCK_CLAIMS.insert(),
             [{"season_id": season_id, "block_index": index} for index in range(start, planned)],
         )
+
+
+def plan_claimed_block(
+    db: sqlalchemy.Connection, season_id: int, index: int, runner: str, now: int
+) -> None:
+    """Plan block ``index`` of a season, the next after its planned ones, claimed by
+    ``runner`` in the same transaction: a block planned one at a time, as the blocks before it
+    decide (a season's final rerun), is never open for another runner to take first."""
+    db.execute(
+        BLOCK_CLAIMS.insert().values(
+            season_id=season_id,
+            block_index=index,
+            state=ClaimState.CLAIMED.value,
+            claimed_by=runner,
+            claimed_at=now,
+            heartbeat_at=now,
+        )
+    )
+    db.execute(
+        update(SEASONS)
+        .where(SEASONS.c.season_id == season_id)
+        .values(blocks_planned=index + 1, updated_at=now)
+    )

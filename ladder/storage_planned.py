@@ -19,15 +19,15 @@ from sqlalchemy import select, update
 from ladder.duplicate import block_seed
 from ladder.errors import LadderError
 from ladder.schema import (
-    BLOCK_CLAIMS,
     CHALLENGES,
     PLANNED_BLOCKS,
     SEASONS,
     ChallengeState,
-    ClaimState,
 )
 from ladder.season_rows import lock_season, season_id_of
 from ladder.storage_base import LadderStoreBase, now_ms
+from ladder.storage_claims import plan_claimed_block
+from ladder.storage_periods import period_block_seed
 
 __all__ = ["PlannedBlock", "PlannedBlocksMixin", "PlayHistory"]
 
@@ -70,10 +70,13 @@ class PlannedBlocksMixin(LadderStoreBase):
         deals: int,
         rated: bool = True,
         challenge_id: int | None = None,
+        period_blocks: int | None = None,
     ) -> int:
         """Plan the ladder's next block for ``bots`` and claim it for ``runner``, in one
         transaction; its index (a challenge's is marked planned with it). Its deal seed is the
-        block's of ``ladder_seed`` (:func:`ladder.duplicate.block_seed`), as a season's."""
+        block's of ``ladder_seed`` (:func:`ladder.duplicate.block_seed`), as a season's; with
+        ``period_blocks``, of its seed period's committed seed instead (a block opening a new
+        period commits it here: :mod:`ladder.storage_periods`)."""
 
         def plan(db: sqlalchemy.Connection) -> int:
             season_id, _ = lock_season(db, ladder)
@@ -83,33 +86,22 @@ class PlannedBlocksMixin(LadderStoreBase):
                 ).scalar_one()
             )
             now = now_ms()
+            seed = ladder_seed
+            if period_blocks is not None:
+                seed = period_block_seed(db, season_id, ladder, index, period_blocks)
             db.execute(
                 PLANNED_BLOCKS.insert().values(
                     season_id=season_id,
                     block_index=index,
                     bots_json=json.dumps(list(bots)),
-                    seed=str(block_seed(ladder_seed, index)),
+                    seed=str(block_seed(seed, index)),
                     rated=int(rated),
                     deals=deals,
                     challenge_id=challenge_id,
                     planned_at=now,
                 )
             )
-            db.execute(
-                BLOCK_CLAIMS.insert().values(
-                    season_id=season_id,
-                    block_index=index,
-                    state=ClaimState.CLAIMED.value,
-                    claimed_by=runner,
-                    claimed_at=now,
-                    heartbeat_at=now,
-                )
-            )
-            db.execute(
-                update(SEASONS)
-                .where(SEASONS.c.season_id == season_id)
-                .values(blocks_planned=index + 1, updated_at=now)
-            )
+            plan_claimed_block(db, season_id, index, runner, now)
             if challenge_id is not None:
                 db.execute(
                     update(CHALLENGES)

@@ -18,6 +18,8 @@ from ladder.schema import BOT_TOTALS, RATINGS, SEASON_BOTS, SEASONS
 from ladder.season_rows import SeasonInfo, SeasonStatus, season_info, season_named
 from ladder.storage_base import LadderStoreBase, now_ms
 from ladder.storage_claims import add_claims
+from ladder.storage_commitments import check_season_commitment, new_season_commitment
+from ladder.storage_rerun import planned_blocks_kept
 
 __all__ = ["SeasonsMixin", "season_settings"]
 
@@ -25,7 +27,8 @@ __all__ = ["SeasonsMixin", "season_settings"]
 def season_settings(config: SeasonConfig) -> dict[str, Any]:
     """The settings a stored season must keep: they decide its deals, schedule and ratings.
 
-    ``blocks`` may grow (the schedule is prefix-stable), and the time control, concurrency and
+    ``blocks`` may grow (the schedule is prefix-stable; not after a final rerun,
+    :mod:`ladder.storage_rerun`), and the time control, concurrency and
     bot commands may change between runs (a fixed path, a faster machine).
     """
     return {
@@ -82,6 +85,7 @@ class SeasonsMixin(LadderStoreBase):
                         blocks_planned=config.blocks,
                         created_at=now,
                         updated_at=now,
+                        **new_season_commitment(config.name, settings, config.seed),
                     )
                     .returning(SEASONS.c.season_id)
                 ).scalar_one()
@@ -125,11 +129,14 @@ class SeasonsMixin(LadderStoreBase):
                         f"changed{where}: {', '.join(different)}. Keep the stored settings to "
                         "resume it, or give the season a new name"
                     )
+                check_season_commitment(db, season_id, config, settings, stored)
+                # A season with a final rerun keeps its planned count, the rerun's included.
+                kept = planned_blocks_kept(stored, config.name, config.blocks, config.source)
                 db.execute(
                     update(SEASONS)
                     .where(SEASONS.c.season_id == season_id)
                     .values(
-                        blocks_planned=config.blocks,
+                        blocks_planned=SEASONS.c.blocks_planned if kept else config.blocks,
                         updated_at=now,
                         status=SeasonStatus.RUNNING.value,
                         status_detail="",

@@ -33,42 +33,38 @@ match id prefix several matches start with a 400), and every request passes :mod
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from http import HTTPStatus
 from typing import Any, Final
-from urllib.parse import quote
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from arena.logrecords import MatchStatus
-from web import bots, challenge_form, inputs, ladders, listing, matches, seasons
+from web import bots, inputs, ladder_routes, ladders, listing, matches, seasons
+from web.batch_view import batch_view
 from web.bot_figures import FiguresCache
-from web.challenge_form import ChallengeFields, ChallengeRefusedError
+from web.bot_roles import bot_roles
 from web.data import BadRequestError, DataError, NotFoundError, StorageLocation
 from web.guard import Guard
+from web.ladder_routes import LadderPages
 from web.live import RefereeLiveSource, live_routes
 from web.replay_model import match_model
 from web.stores import AppStores
 from web.stream_cap import MAX_STREAMS, StreamSlots
+from web.table_setup import tables_for
 from web.templating import STATIC_DIR, environment
 
 __all__ = ["RUNNING_REFRESH_S", "StorageLocation", "create_app"]
 
 RUNNING_REFRESH_S: Final = 5  # a running season's page reloads itself this often
-# The ladder's page holds the challenge form: a browser names the page's origin in the post's
-# Origin header (which the form's check needs) only under a policy that lets it; "same-origin"
-# still sends no address to other sites.
-LADDER_REFERRER_POLICY: Final = "same-origin"
 
 Handler = Callable[[Request], Response]
 
@@ -81,13 +77,10 @@ class _Pages:
         self,
         stores: AppStores,
         referee: matches.RefereeLink | None,
-        *,
-        allow_challenges: bool = False,
     ) -> None:
         self.stores = stores
         self.location = stores.location
         self.referee = referee
-        self.allow_challenges = allow_challenges
         self.figures = FiguresCache()
         self.templates = Jinja2Templates(env=environment())
 
@@ -115,7 +108,7 @@ class _Pages:
             # A ladder is a season too (its season pages work), but it is listed apart.
             season_rows = [row for row in every_season if row.name not in names]
             ladder_seasons = [row for row in every_season if row.name in names]
-            ladder_rows = ladders.ladders(stores, ladder_seasons, _now_ms())
+            ladder_rows = ladders.ladders(stores, ladder_seasons, ladder_routes.now_ms())
             match_rows, paging = listing.recent_matches(stores, page)
         return self.render(
             request,
@@ -156,10 +149,11 @@ class _Pages:
             rows = seasons.leaderboard(stores, name)
             links = seasons.bot_links(stores, name)
             versus = seasons.versus(stores, name, [row.bot for row in rows], side_a, side_b)
+            batch = batch_view(stores, name)
         return self.render(
             request,
             "leaderboard.html",
-            {"season": info, "rows": rows, "links": links, "versus": versus},
+            {"season": info, "rows": rows, "links": links, "versus": versus, "batch": batch},
             status=HTTPStatus.BAD_REQUEST if versus.error else HTTPStatus.OK,
         )
 
@@ -181,7 +175,8 @@ class _Pages:
         with self.stores.open() as stores:
             view = bots.bot_view(stores, bot_id, page, self.figures)
             series = bots.bot_rating_series(stores, view.seasons)
-            versions = ladders.bot_ladders(stores, view.seasons, _now_ms())
+            versions = ladders.bot_ladders(stores, view.seasons, ladder_routes.now_ms())
+            roles = bot_roles(stores, view.seasons)
         return self.render(
             request,
             "bot.html",
@@ -190,96 +185,9 @@ class _Pages:
                 "chart": seasons.chart_data(series),
                 "stats_matches": bots.BOT_STATS_MATCHES,
                 "ladders": versions,
+                "roles": roles,
             },
         )
-
-    # -- the always-on ladder -------------------------------------------------------------
-
-    def ladder(self, request: Request) -> Response:
-        name = inputs.season_name(request.path_params["name"])
-        queued = challenge_form.queued_number(request.query_params)
-        with self.stores.open() as stores:
-            view = ladders.ladder_view(stores, name, _now_ms())
-        return self._ladder_page(request, view, queued=queued)
-
-    def ladder_state(self, request: Request) -> Response:
-        name = inputs.season_name(request.path_params["name"])
-        with self.stores.open() as stores:
-            view = ladders.ladder_view(stores, name, _now_ms())
-        return Response(
-            ladders.script_json(ladders.state_json(view)),
-            media_type="application/json",
-            headers={"cache-control": "no-store"},  # each poll reads the ladder anew
-        )
-
-    async def ladder_challenge(self, request: Request) -> Response:
-        name = inputs.season_name(request.path_params["name"])
-        try:
-            challenge_form.refuse_unless_allowed(
-                request, allowed=self.allow_challenges, ladder=name
-            )
-            body = await challenge_form.read_body(request)
-        except ChallengeRefusedError as refused:
-            return await run_in_threadpool(self._refused_post, request, name, refused)
-        # The store's reads and its write block: in a worker thread, as the other pages.
-        return await run_in_threadpool(self._queue_challenge, request, name, body)
-
-    def _queue_challenge(self, request: Request, name: str, body: bytes) -> Response:
-        with self.stores.open() as stores:
-            view = ladders.ladder_view(stores, name, _now_ms())
-            assert stores.ladder is not None  # ladder_view found the ladder there
-            fields = None
-            try:
-                fields = challenge_form.read_fields(
-                    body, seats=view.seats, default_deals=view.deals_per_match
-                )
-                number = challenge_form.queue_challenge(stores.ladder, name, fields)
-            except ChallengeRefusedError as refused:
-                return self._ladder_page(request, view, refused=refused, fields=fields)
-        root = str(request.scope.get("root_path", "")).rstrip("/")
-        # 303: the browser follows with a GET, so a reload does not post the form again.
-        return RedirectResponse(
-            f"{root}/ladders/{quote(name, safe='')}?queued={number}",
-            status_code=HTTPStatus.SEE_OTHER,
-        )
-
-    def _refused_post(
-        self, request: Request, name: str, refused: ChallengeRefusedError
-    ) -> Response:
-        with self.stores.open() as stores:
-            view = ladders.ladder_view(stores, name, _now_ms())
-        return self._ladder_page(request, view, refused=refused)
-
-    def _ladder_page(
-        self,
-        request: Request,
-        view: ladders.LadderView,
-        *,
-        queued: int | None = None,
-        refused: ChallengeRefusedError | None = None,
-        fields: ChallengeFields | None = None,
-    ) -> Response:
-        root = str(request.scope.get("root_path", "")).rstrip("/")
-        path = f"{root}/ladders/{quote(view.name, safe='')}"
-        response = self.render(
-            request,
-            "ladder.html",
-            {
-                "ladder": view,
-                "ladder_path": path,
-                "state_url": f"{path}/state.json",
-                "poll_ms": ladders.LADDER_POLL_S * 1000,
-                "allow_challenges": self.allow_challenges,
-                "cli_command": challenge_form.cli_command(view.name, deals=view.deals_per_match),
-                "queued": queued,
-                "refused": refused.reason if refused is not None else "",
-                "fields": fields,
-                "max_deals": challenge_form.MAX_DEALS,
-            },
-            status=refused.status if refused is not None else HTTPStatus.OK,
-        )
-        response.headers["referrer-policy"] = LADDER_REFERRER_POLICY
-        return response
 
     def match(self, request: Request) -> Response:
         match_id = inputs.match_id(request.path_params["match_id"])
@@ -327,6 +235,8 @@ def create_app(
     debug: bool = False,
     max_streams: int = MAX_STREAMS,
     allow_challenges: bool = False,
+    tables: bool = True,
+    people_token: str | None = None,
 ) -> Starlette:
     """The app over ``location`` (checked first: :class:`DataError` if it cannot be served).
 
@@ -334,7 +244,9 @@ def create_app(
     a match the local stores do not hold, and the pages that watch it (``extra_routes``, e.g.
     the live table's) are mounted beside the pages. ``max_streams``: the live tables' event
     streams open at once (:mod:`web.stream_cap`). ``allow_challenges``: a ladder's page
-    queues challenges (its form's posts are refused with a 403 otherwise).
+    queues challenges (its form's posts are refused with a 403 otherwise). ``tables``: the
+    tables where people play (:mod:`web.table_routes`; at ``referee``, else at a referee of the
+    app's own over the data folder), ``people_token`` what a person gives to take a seat.
 
     The app's stores are ``app.state.stores``; its lifespan closes them (run it: a server
     with its lifespan on, ``with TestClient(app)``; or call ``app.state.stores.close()``).
@@ -343,32 +255,31 @@ def create_app(
     if referee is not None and not admin_token:
         raise DataError("a referee needs its admin token")
     link = None if referee is None or not admin_token else matches.RefereeLink(referee, admin_token)
-    pages = _Pages(stores, link, allow_challenges=allow_challenges)
+    pages = _Pages(stores, link)
+    people = tables_for(location, referee, admin_token, enabled=tables, people_token=people_token)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             yield
         finally:
-            stores.close()
+            try:
+                await people.close()  # their bots stopped, the tables' own referee too
+            finally:
+                stores.close()
 
     slots = StreamSlots(max_streams)
     if referee is not None and admin_token:
         source = RefereeLiveSource(referee, admin_token)
         extra_routes = [*live_routes(source, slots=slots), *extra_routes]
+    live_here = referee is not None and bool(admin_token)  # its live routes are mounted above
+    extra_routes = [*people.routes(pages.render, slots, live_mounted=live_here), *extra_routes]
     routes: list[BaseRoute] = [
         Route("/", pages.index, name="index"),
         Route("/seasons/{name}", pages.season, name="season"),
         Route("/seasons/{name}/leaderboard", pages.leaderboard, name="leaderboard"),
         Route("/seasons/{name}/ratings", pages.ratings, name="ratings"),
-        Route("/ladders/{name}", pages.ladder, name="ladder"),
-        Route("/ladders/{name}/state.json", pages.ladder_state, name="ladder_state"),
-        Route(
-            "/ladders/{name}/challenges",
-            pages.ladder_challenge,
-            methods=["POST"],
-            name="ladder_challenge",
-        ),
+        *LadderPages(pages.render, stores, allow_challenges=allow_challenges).routes(),
         Route("/bots/{bot_id}", pages.bot, name="bot"),
         Route("/matches/{match_id}", pages.match, name="match"),
         *extra_routes,
@@ -392,9 +303,5 @@ def create_app(
     app.state.admin_token = admin_token
     app.state.stream_slots = slots
     app.state.allow_challenges = allow_challenges
+    app.state.tables = people.room
     return app
-
-
-def _now_ms() -> int:
-    """The wall clock, for the age of what a ladder last saw (stored in ms since the epoch)."""
-    return time.time_ns() // 1_000_000

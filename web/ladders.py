@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
 from ladder.errors import LadderError, StorageError
+from ladder.periods import SeedPeriod
 from ladder.schema import ChallengeState, VersionStatus
 from ladder.storage import Challenge, LadderStore, LadderVersion, PlannedBlock, VersionPresence
 from web.bots import BotSeason
@@ -58,6 +59,7 @@ __all__ = [
 PRESENCE_FRESH_MS: Final = 60_000
 LADDER_POLL_S: Final = 5  # the page asks for the ladder's state this often (web/static/ladder.js)
 RECENT_BLOCKS: Final = 10
+RECENT_PERIODS: Final = 5
 # A last error is up to 300 characters (ladder.storage_presence.ERROR_CHARS); the table shows
 # its start, the whole in the cell's title.
 ERROR_SHORT_CHARS: Final = 60
@@ -216,6 +218,8 @@ class LadderView:
     blocks: list[BlockRow]
     queue: list[QueueRow]
     read_at: str
+    # The newest seed periods, each with its commitment (its seed once every block of it is in).
+    periods: list[SeedPeriod] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -361,6 +365,7 @@ def ladder_view(stores: Stores, name: str, now: int) -> LadderView:
             for challenge in store.challenges(name, ChallengeState.QUEUED, ChallengeState.PLANNED)
         ],
         read_at=utc_text(now),
+        periods=store.seed_periods(name, RECENT_PERIODS),
     )
 
 

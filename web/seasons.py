@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ladder.commitment import Commitment
 from ladder.errors import UnknownSeasonError, VersusError
 from ladder.leaderboard import LeaderboardRow, season_leaderboard
 from ladder.storage import LadderStore, RecordedMatch, SeasonInfo, SeasonStatus
@@ -48,9 +49,11 @@ class SeasonRow:
     blocks_finished: int
     blocks_planned: int
     updated: str
+    # Its committed seed (its page only; the seed itself only once revealed).
+    commitment: Commitment | None = None
 
     @classmethod
-    def of(cls, info: SeasonInfo) -> SeasonRow:
+    def of(cls, info: SeasonInfo, commitment: Commitment | None = None) -> SeasonRow:
         return cls(
             info.name,
             info.status,
@@ -60,7 +63,13 @@ class SeasonRow:
             info.blocks_finished,
             info.blocks_planned,
             utc_text(info.updated_at),
+            commitment,
         )
+
+    @property
+    def committed(self) -> str:
+        """When its seed was committed, as the pages write times."""
+        return "" if self.commitment is None else utc_text(self.commitment.committed_at)
 
     @property
     def running(self) -> bool:
@@ -83,7 +92,7 @@ def _ladder(stores: Stores) -> LadderStore:
 def season_info(stores: Stores, name: str) -> SeasonRow:
     ladder = _ladder(stores)
     try:
-        return SeasonRow.of(ladder.season(name))
+        return SeasonRow.of(ladder.season(name), ladder.season_commitment(name))
     except UnknownSeasonError as error:
         raise NotFoundError(str(error)) from None
 

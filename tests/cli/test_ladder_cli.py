@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from brandeln_cli.main import app
-from ladder.living import LadderConfig
+from ladder.ladder_config import LadderConfig
 from ladder.schema import Presence
 from ladder.storage import LadderStore
 

@@ -56,6 +56,8 @@ def test_russian_matches_of_the_examples_bots_mostly_end_by_the_target_before_th
     ruleset = find_ruleset(config.ruleset)
     assert ruleset.target_score is not None
     specs = [bot for bot in config.bots if isinstance(bot, CommandBot)][: ruleset.players]
+    # The examples give their seed (a file without one is dealt from a secret, committed seed).
+    assert config.seed is not None
     ended = [_play_match(ruleset, specs, config.seed + k, config.deals_per_match) for k in range(4)]
     # Deterministic (montecarlo is bounded by its sample count), and most matches end by the
     # target: a russian match is slow, and some still reach the cap (as the README says).

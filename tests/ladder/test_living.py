@@ -9,19 +9,38 @@ depends on timing.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import itertools
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
+from ladder import storage_periods
 from ladder.admin_client import AdminClient
+from ladder.commitment import deal_seed, matches_commitment
+from ladder.duplicate import block_seed
 from ladder.errors import StorageError
-from ladder.living import EventKind, LadderConfig, LadderEvent, LivingLadder, new_version_rating
+from ladder.ladder_config import EventKind, LadderConfig, LadderEvent, new_version_rating
+from ladder.living import LivingLadder
 from ladder.schema import ChallengeState, Presence
 from ladder.storage import LadderStore
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee
 
 CONFIG = LadderConfig(name="live", deals_per_match=2, seed=3, interval_s=0.05)
 FRESH, WIDEN = new_version_rating(CONFIG)
+
+
+@pytest.fixture(autouse=True)
+def _fixed_period_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each seed period's secret drawn from a fixed sequence, not the system's randomness:
+    the blocks' deals (and so the fake's chips and matchmaking) are the same on every run."""
+    drawn = itertools.count()
+    monkeypatch.setattr(
+        storage_periods,
+        "new_secret",
+        lambda: hashlib.sha256(f"period {next(drawn)}".encode()).hexdigest(),
+    )
 
 
 @pytest.fixture
@@ -157,3 +176,40 @@ async def test_versions_that_join_a_settled_ladder_share_its_seats(
     seats = {name: sum(name in block.bots for block in late) for name in active}
     assert sorted(seats) == ["a@2", "b@1", "c@1", "d@1", "e@1"]
     assert min(seats.values()) >= 28, seats
+
+
+async def test_each_period_is_committed_before_its_first_block_and_revealed_after_its_last(
+    fake: FakeReferee, store: LadderStore, admin: AdminClient
+) -> None:
+    config = replace(CONFIG, period_blocks=2)
+    _versions(fake, store, "abcd")
+    seen: list[tuple[int | None, str | None]] = []
+    published: list[str] = []
+
+    def on_planned(event: LadderEvent) -> None:
+        if event.kind is EventKind.COMMITTED:
+            published.append(event.detail)
+        # As the block starts to be played: its period is committed, its seed still secret.
+        if event.kind is EventKind.PLANNED and event.block is not None:
+            period = store.period_of_block(config.name, event.block)
+            assert period is not None
+            assert period.commitment.seed is None
+            seen.append((event.block, period.commitment.digest))
+
+    ladder = LivingLadder(config, store, admin, listener=on_planned)
+    for _ in range(3):
+        assert await ladder.play_next()
+    assert [block for block, _ in seen] == [0, 1, 2]
+    assert seen[0][1] == seen[1][1] != seen[2][1]  # blocks 0-1 in period 0, 2 opens period 1
+    assert published == [
+        f"period 0 (blocks 0-1) committed: {seen[0][1]}",
+        f"period 1 (blocks 2-3) committed: {seen[2][1]}",
+    ]
+    newest, oldest = store.seed_periods(config.name)
+    assert (oldest.period, oldest.recorded, newest.period, newest.recorded) == (0, 2, 1, 1)
+    seed = oldest.commitment.seed
+    assert seed is not None  # its blocks are all recorded: revealed
+    assert matches_commitment(oldest.commitment.digest, seed, oldest.commitment.schedule)
+    assert newest.commitment.seed is None
+    for index in (0, 1):
+        assert store.planned_block(config.name, index).seed == block_seed(deal_seed(seed), index)

@@ -13,7 +13,7 @@ import pytest
 
 from ladder.claims import new_runner_id, retire
 from ladder.errors import LadderError, SeasonMismatchError
-from ladder.living import VERSION_WIDEN, LadderConfig, new_version_rating
+from ladder.ladder_config import VERSION_WIDEN, LadderConfig, new_version_rating
 from ladder.rating_order import record_and_rate
 from ladder.ratings import Rating, RatingModel
 from ladder.schema import ChallengeState, Presence, VersionStatus

@@ -278,8 +278,12 @@ def test_a_season_at_80_columns_cuts_nothing_and_keeps_every_column(
         assert "…" not in output
         too_wide = [line for line in output.splitlines() if len(line) > 80]
         assert not too_wide, too_wide
-    # The leaderboard, then each bot's decision time and strikes (fitting 80 columns too).
-    board, decisions = shown[0].split("decisions (ms)")
+    # The leaderboard, the batch ratings, then each bot's decision time and strikes (fitting
+    # 80 columns too).
+    rated, decisions = shown[0].split("decisions (ms)")
+    board, batch = rated.split("batch ratings")
+    batch_ranks = [line.split()[0] for line in batch.splitlines()[2:] if line[:2].strip().isdigit()]
+    assert batch_ranks == ["1", "2", "3", "4"]
     assert [line.split()[0] for line in decisions.splitlines()[2:6]] == ["1", "2", "3", "4"]
     header = next(line for line in board.splitlines() if "μ-3σ" in line)
     assert header.split()[:2] == ["#", "bot"]

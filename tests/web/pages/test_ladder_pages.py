@@ -27,11 +27,12 @@ from typer.testing import CliRunner
 import ladder.challenge_names
 import web.app
 import web.challenge_form
+import web.ladder_routes
 import web.ladders
 from brandeln_cli import web_cmd
 from brandeln_cli.main import app as cli_app
 from ladder.duplicate import DecisionLatency, block_results
-from ladder.living import LadderConfig, new_version_rating
+from ladder.ladder_config import LadderConfig, new_version_rating
 from ladder.rating_order import record_and_rate
 from ladder.ratings import RatingModel
 from ladder.schema import ChallengeState, Presence
@@ -193,7 +194,8 @@ def board_versions(page: str, table_id: str = "ladder-board") -> list[str]:
 
 
 def test_the_modules_docstring_examples_pass() -> None:
-    for module in (web.ladders, web.challenge_form, ladder.challenge_names, web.app):
+    modules = (web.ladders, web.challenge_form, ladder.challenge_names, web.app, web.ladder_routes)
+    for module in modules:
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
@@ -267,8 +269,8 @@ def test_the_newest_blocks_and_the_queue_are_listed(
 def test_a_presence_the_ladder_saw_over_a_minute_ago_is_unknown(
     client: TestClient, ladder_data: LadderData, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    later = web.app._now_ms() + PRESENCE_FRESH_MS + 1000
-    monkeypatch.setattr(web.app, "_now_ms", lambda: later)
+    later = web.ladder_routes.now_ms() + PRESENCE_FRESH_MS + 1000
+    monkeypatch.setattr(web.ladder_routes, "now_ms", lambda: later)
     page = client.get(f"/ladders/{LADDER}")
     rows = table_rows(page.text, "ladder-board")
     seen = [row for row in rows if "unknown (ladder stopped)" in row]
@@ -607,7 +609,7 @@ def test_a_versions_bot_page_shows_where_it_stands_in_its_ladder(
 def test_a_version_seen_long_ago_is_unknown_on_its_bot_page(
     ladder_data: LadderData, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web.app, "_now_ms", lambda: 2**50)
+    monkeypatch.setattr(web.ladder_routes, "now_ms", lambda: 2**50)
     with client_of(ladder_data.data) as client:
         page = client.get(f"/bots/{ladder_data.bot_id('expert@2')}")
     [row] = table_rows(page.text, "bot-ladders")
