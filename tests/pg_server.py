@@ -105,6 +105,18 @@ def _demote() -> tuple[int, int] | None:
     return entry.pw_uid, entry.pw_gid
 
 
+def _as_server_user(ids: tuple[int, int] | None, argv: list[str]) -> list[str]:
+    """``argv`` run as the server's user: through setpriv (which execs in place, so the PID is
+    the program's), not subprocess's ``user=``/``group=``. Those make CPython fork() instead of
+    vfork(), and a fork of this process, whose other threads may be inside gRPC, runs gRPC's
+    fork handlers in the child: once in a while the child crashed (SIGSEGV) before its exec,
+    and PostgreSQL "exited at start" with a gRPC epoll error in its log."""
+    if ids is None:
+        return argv
+    uid, gid = ids
+    return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", *argv]
+
+
 @contextlib.contextmanager
 def postgres_server(
     bindir: Path, host: str = "127.0.0.1", netns: str | None = None
@@ -122,15 +134,12 @@ def postgres_server(
     if ids is not None:
         os.chown(folder, *ids)
     user = "brandeln"
-    uid, gid = ids if ids is not None else (None, None)
-    groups: list[int] | None = [] if ids is not None else None
     subprocess.run(
-        [str(bindir / "initdb"), "-D", str(data), "-U", user, "-A", "trust", "-E", "UTF8"],
+        _as_server_user(
+            ids, [str(bindir / "initdb"), "-D", str(data), "-U", user, "-A", "trust", "-E", "UTF8"]
+        ),
         check=True,
         capture_output=True,
-        user=uid,
-        group=gid,
-        extra_groups=groups,
     )
     if host != "127.0.0.1":
         # initdb -A trust trusts local sockets and loopback only.
@@ -153,22 +162,14 @@ def postgres_server(
     log = (folder / "server.log").open("wb")
     accepts: Callable[[], bool] | None = None
     if netns is None:
-        process = subprocess.Popen(
-            argv,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            user=uid,
-            group=gid,
-            extra_groups=groups,
-        )
+        process = subprocess.Popen(_as_server_user(ids, argv), stdout=log, stderr=subprocess.STDOUT)
     else:
         # Entering a namespace takes root, so the switch to the postgres user comes after:
         # `ip netns exec` and setpriv both exec in place, so the PID is the server's own.
-        drop: list[str] = []
-        if ids is not None:
-            drop = ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
         process = subprocess.Popen(
-            ["ip", "netns", "exec", netns, *drop, *argv], stdout=log, stderr=subprocess.STDOUT
+            ["ip", "netns", "exec", netns, *_as_server_user(ids, argv)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         accepts = functools.partial(_accepts_in_netns, bindir, netns, host, port)
     try:
@@ -244,43 +245,41 @@ class RestartableServer:
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
-        uid, gid = self.ids if self.ids is not None else (None, None)
         subprocess.run(
-            [str(bindir / "initdb"), "-D", str(self.data), "-U", self.user, "-A", "trust"],
+            _as_server_user(
+                self.ids,
+                [str(bindir / "initdb"), "-D", str(self.data), "-U", self.user, "-A", "trust"],
+            ),
             check=True,
             capture_output=True,
-            user=uid,
-            group=gid,
-            extra_groups=[] if self.ids is not None else None,
         )
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{database}"
 
     def start(self) -> PostgresServer:
-        uid, gid = self.ids if self.ids is not None else (None, None)
         self.starts += 1
         log_path = self.folder / f"server-{self.starts}.log"  # a fresh one: see _wait_ready
         log = log_path.open("wb")
         self.process = subprocess.Popen(
-            [
-                str(self.bindir / "postgres"),
-                "-D",
-                str(self.data),
-                "-h",
-                "127.0.0.1",
-                "-p",
-                str(self.port),
-                "-k",
-                str(self.folder),
-                "-c",
-                "fsync=off",
-            ],
+            _as_server_user(
+                self.ids,
+                [
+                    str(self.bindir / "postgres"),
+                    "-D",
+                    str(self.data),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(self.port),
+                    "-k",
+                    str(self.folder),
+                    "-c",
+                    "fsync=off",
+                ],
+            ),
             stdout=log,
             stderr=subprocess.STDOUT,
-            user=uid,
-            group=gid,
-            extra_groups=[] if self.ids is not None else None,
         )
         log.close()
         _wait_ready(self.port, self.process, log_path)
