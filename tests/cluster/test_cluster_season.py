@@ -3,7 +3,8 @@ host a network namespace of the test bed (bench.testbed), PostgreSQL listening i
 head's, the driver run there too. A season played there equals the same season played on one
 machine (results, ratings and logs, up to timing and drawn ids); a worker node killed
 mid-season costs only its block; a driver killed and started again resumes from the
-database, and its bots do not outlive it.
+database, and its bots do not outlive it. `brandeln ladder serve --cluster` plays, stops and
+resumes there too (tests/cluster/cluster_ladder.py).
 
 One sandbox serves the module (a cluster start costs ~10 s on 2 cores): the tests run in file
 order, and the node-killing test comes last.
@@ -24,6 +25,7 @@ import pytest
 
 from bench.season_record import season_record
 from tests.cluster.cluster_bed import Bed, bot_processes, cluster_bed, in_sandbox
+from tests.cluster.cluster_ladder import ladder_plays_stops_and_resumes
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -213,6 +215,11 @@ def test_the_driver_killed_mid_season_resumes_from_the_database(
     output = finish(start_cluster_season(bed, tmp_path, season))
     assert f"of {BLOCKS} in all" in output
     assert cluster_record(bed, "resumed") == expected
+
+
+@pytest.mark.timeout(900)  # two runs of the ladder, each with generous hang guards
+def test_a_ladder_on_the_cluster_plays_stops_and_resumes(bed: Bed, tmp_path: Path) -> None:
+    ladder_plays_stops_and_resumes(bed, tmp_path)
 
 
 def test_a_worker_node_killed_mid_season_costs_only_its_block(

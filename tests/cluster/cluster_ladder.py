@@ -1,6 +1,7 @@
-"""`brandeln ladder serve --cluster` on a real Ray cluster of two hosts on this machine (each a
-network namespace of the test bed, bench.testbed; PostgreSQL listening in the head's, the
-ladder run there too): four command versions of sample bots play blocks unattended on the
+"""`brandeln ladder serve --cluster` on the cluster test bed (tests/cluster/cluster_bed.py;
+PostgreSQL listening in the head's namespace, the ladder run there too), run by
+tests/cluster/test_cluster_season.py on its sandbox (a cluster start costs more than the
+ladder's check): four command versions of sample bots play blocks unattended on the
 worker slots; a version that connects by itself is skipped and said once; SIGTERM stops the
 ladder cleanly, with no bot left on any host; a restart resumes with nothing counted twice.
 
@@ -13,15 +14,12 @@ import json
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cluster.cluster_bed import ROOT, Bed, bot_processes, cluster_bed, in_sandbox
-
-pytestmark = pytest.mark.timeout(900)
+from tests.cluster.cluster_bed import ROOT, Bed, bot_processes, in_sandbox
 
 WAIT_S = 300.0  # a hang guard: the machine runs other suites beside this one
 LADDER = "ladder"
@@ -32,12 +30,6 @@ SELF_CONNECTING = "self@1"
 def _command(kind: str) -> str:
     bot = kind.removesuffix("-2")
     return f"python -m brandeln_cli bot run {bot} --server {{server}} --token {{token}}"
-
-
-@pytest.fixture(scope="module")
-def bed() -> Iterator[Bed]:
-    with cluster_bed(hosts=2) as made:
-        yield made
 
 
 READ = """
@@ -136,7 +128,8 @@ def each_block_once(state: dict[str, Any]) -> None:
     assert sum(state["blocks"].values()) == 4 * len(state["finished"])
 
 
-def test_a_ladder_on_the_cluster_plays_stops_and_resumes(bed: Bed, tmp_path: Path) -> None:
+def ladder_plays_stops_and_resumes(bed: Bed, tmp_path: Path) -> None:
+    """The ladder's check (see the module's docstring) on ``bed``."""
     first_log = tmp_path / "first.log"
     process = serve(bed, tmp_path, first_log)
     # The ladder exists once it serves; the versions are published to it then.
@@ -163,7 +156,7 @@ def test_a_ladder_on_the_cluster_plays_stops_and_resumes(bed: Bed, tmp_path: Pat
         "3 blocks recorded", lambda: len(ladder_state(bed)["finished"]) >= 3, process, first_log
     )
     output = stop(process, first_log)
-    assert "worker slots on 2 nodes" in output
+    assert f"worker slots on {1 + len(bed.workers)} nodes" in output
     assert "stopped after" in output
     no_bots_left(bed)
     state = ladder_state(bed)
