@@ -149,7 +149,8 @@ def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path
     blocks = 6
     data = tmp_path / "data"
     file = tmp_path / "season.toml"
-    file.write_text(random_bots_season("killed", blocks=blocks, deals=40, concurrency=2))
+    # 16 deals a match: the five blocks after the first take seconds, the kill milliseconds.
+    file.write_text(random_bots_season("killed", blocks=blocks, deals=16, concurrency=2))
     first_log = tmp_path / "first-run.log"
     with first_log.open("w") as log:
         first = subprocess.Popen(

@@ -203,7 +203,7 @@ def test_two_runners_on_one_postgresql_share_the_blocks_and_play_none_twice(
     tmp_path: Path, pg_db: str
 ) -> None:
     blocks = 8
-    text = heuristic_season("shared", blocks=blocks)
+    text = heuristic_season("shared", blocks=blocks, deals=4)  # what is shared is blocks
     file = tmp_path / "season.toml"
     file.write_text(text)
     logs = [tmp_path / "runner-1.log", tmp_path / "runner-2.log"]
@@ -235,7 +235,7 @@ def test_two_runners_on_one_postgresql_share_the_blocks_and_play_none_twice(
 
 def test_resume_after_sigkill_of_the_runner_on_postgresql(tmp_path: Path, pg_db: str) -> None:
     blocks = 6
-    text = heuristic_season("killed", blocks=blocks, deals=16)
+    text = heuristic_season("killed", blocks=blocks, deals=8)
     file = tmp_path / "season.toml"
     file.write_text(text)
     data = tmp_path / "data"
