@@ -8,14 +8,16 @@ import asyncio
 import fcntl
 import hashlib
 import itertools
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -183,6 +185,31 @@ def start_minimal_bot(
 # -- the storage tests' two backends -------------------------------------------------------
 
 _database_numbers = itertools.count(1)
+
+
+def made_once(
+    factory: pytest.TempPathFactory,
+    worker_id: str,
+    name: str,
+    make: Callable[[Path], Mapping[str, Any]],
+) -> tuple[Path, dict[str, Any]]:
+    """A folder of data made once for the whole run, and what ``make(folder)`` said of it (as
+    JSON): under pytest-xdist the first worker to ask makes it, under a lock, and the others
+    wait for it and read it (the xdist docs' way), instead of each playing the same seasons
+    again. Tests read it, and copy what they damage."""
+    if worker_id == "master":  # one process: its own temp folder is the run's
+        folder = factory.mktemp(name)
+        return folder, json.loads(json.dumps(make(folder)))
+    shared = factory.getbasetemp().parent  # the run's folder, above each worker's own
+    folder, facts = shared / name, shared / f"{name}.json"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not facts.is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # a maker that failed half-way
+            folder.mkdir()
+            facts.write_text(json.dumps(make(folder)))
+    made: dict[str, Any] = json.loads(facts.read_text())
+    return folder, made
 
 
 @pytest.fixture(scope="session")

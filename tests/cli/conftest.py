@@ -21,7 +21,7 @@ import pytest
 
 from arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, cards_pb2
-from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
+from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses, made_once
 
 BEHAVIOURS = ("illegal", "first", "last", "first")
 
@@ -56,15 +56,18 @@ async def _play(data: Path, bots: BotProcesses) -> str:
     return result.match_id
 
 
-@pytest.fixture(scope="session")
-def recorded_match(tmp_path_factory: pytest.TempPathFactory) -> RecordedMatch:
-    root = tmp_path_factory.mktemp("recorded")
+def _record(root: Path) -> dict[str, str]:
     bots = BotProcesses(root)
     try:
-        match_id = asyncio.run(_play(root / "data", bots))
+        return {"match_id": asyncio.run(_play(root / "data", bots))}
     finally:
         bots.stop()
-    return RecordedMatch(root / "data", match_id)
+
+
+@pytest.fixture(scope="session")
+def recorded_match(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> RecordedMatch:
+    root, facts = made_once(tmp_path_factory, worker_id, "recorded", _record)
+    return RecordedMatch(root / "data", facts["match_id"])
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from ladder.config import ExternalBot, SeasonConfig, parse_season
 from ladder.runner import run_season
 from ladder.storage import LadderStore
 from sample_bots.sdk.session import SessionOptions, SessionStats, play
-from tests.conftest import BotProcesses
+from tests.conftest import BotProcesses, made_once
 from tests.web.hostile import HOSTILE_TEXTS
 from tests.web.matches import PATIENT, PatientBot
 
@@ -113,9 +113,7 @@ async def _play(data: Path, bots: BotProcesses) -> str:
     return hostile_id
 
 
-@pytest.fixture(scope="session")
-def season_data(tmp_path_factory: pytest.TempPathFactory) -> SeasonData:
-    root = tmp_path_factory.mktemp("web-season")
+def _play_season(root: Path) -> dict[str, str]:
     bots = BotProcesses(root)
     try:
         # In a thread of its own: Playwright's sync API may already run a loop in this one.
@@ -123,7 +121,13 @@ def season_data(tmp_path_factory: pytest.TempPathFactory) -> SeasonData:
             hostile_id = worker.submit(asyncio.run, _play(root / "data", bots)).result()
     finally:
         bots.stop()
-    return SeasonData(root / "data", SEASON, HOSTILE_SEASON, hostile_id)
+    return {"hostile_id": hostile_id}
+
+
+@pytest.fixture(scope="session")
+def season_data(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> SeasonData:
+    root, facts = made_once(tmp_path_factory, worker_id, "web-season", _play_season)
+    return SeasonData(root / "data", SEASON, HOSTILE_SEASON, facts["hostile_id"])
 
 
 def copy_data(source: Path, data: Path) -> Path:
@@ -230,13 +234,18 @@ def _same(bot: PatientBot) -> PatientBot:
     return bot
 
 
-@pytest.fixture(scope="session")
-def hostile_data(tmp_path_factory: pytest.TempPathFactory) -> HostileData:
-    data = tmp_path_factory.mktemp("web-hostile") / "data"
+def _play_hostile_seasons(root: Path) -> dict[str, list[dict[str, str]]]:
     # In a thread of its own: Playwright's sync API may already run a loop in this one.
     with ThreadPoolExecutor(max_workers=1) as worker:
-        bots = worker.submit(asyncio.run, _play_hostile(data)).result()
-    return HostileData(data, HOSTILE_SEASONS, tuple(bots))
+        bots = worker.submit(asyncio.run, _play_hostile(root / "data")).result()
+    return {"bots": [dataclasses.asdict(bot) for bot in bots]}
+
+
+@pytest.fixture(scope="session")
+def hostile_data(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> HostileData:
+    root, facts = made_once(tmp_path_factory, worker_id, "web-hostile", _play_hostile_seasons)
+    bots = tuple(HostileBot(**bot) for bot in facts["bots"])
+    return HostileData(root / "data", HOSTILE_SEASONS, bots)
 
 
 @pytest.fixture
