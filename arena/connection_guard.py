@@ -11,7 +11,10 @@ Admin call and bot is closed at the door (UNAVAILABLE). ``TCP_DEFER_ACCEPT``
 The guard keeps room. Every :data:`PERIOD_S` it counts the process's descriptors (cheap);
 once the connections reach :data:`HIGH_WATER` of the cap it lists them (``arena.proc_sockets``)
 and closes idle ones (no call open on them) until they are down to :data:`LOW_WATER`: those of
-the address holding the most connections first, the oldest first within it. A connection with
+the address holding the most connections first, within it the one that has received nothing
+for longest first (the kernel's ``tcpi_last_data_recv``, :func:`idle_ms`; the socket's inode
+breaks ties). Not the inode alone: the kernel hands inode numbers out in per-CPU batches, so
+on a busy machine a lower one is not always an older connection. A connection with
 a call open (a bot's Play stream, a running Admin call, a health Watch) is never closed; an
 idle client that is closed reconnects on its next call, as after ``max_connection_idle_ms``.
 Calls are counted by a server interceptor (:class:`OpenCalls`), per call, not per message.
@@ -28,6 +31,7 @@ import inspect
 import logging
 import os
 import socket
+import struct
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
@@ -37,13 +41,27 @@ import grpc
 
 from arena.proc_sockets import AcceptedSocket, accepted_sockets, descriptor_count
 
-__all__ = ["HIGH_WATER", "LOW_WATER", "PERIOD_S", "ConnectionGuard", "OpenCalls", "peer_address"]
+__all__ = [
+    "HIGH_WATER",
+    "LOW_WATER",
+    "PERIOD_S",
+    "ConnectionGuard",
+    "OpenCalls",
+    "idle_ms",
+    "peer_address",
+]
 
 PERIOD_S: Final = 0.25
 # Fractions of the cap: a sweep starts at the first and closes idle connections down to the
 # second, leaving a quarter of the cap for whoever comes next.
 HIGH_WATER: Final = 0.8
 LOW_WATER: Final = 0.55
+
+# struct tcp_info (linux/tcp.h): eight one-byte fields, then __u32s; tcpi_last_data_recv, the
+# milliseconds since the socket last received data, is the 12th of them.
+_TCP_INFO_BYTES: Final = 60
+_LAST_DATA_RECV: Final = struct.Struct("=I")
+_LAST_DATA_RECV_OFFSET: Final = 8 + 11 * 4
 
 _log = logging.getLogger(__name__)
 
@@ -156,8 +174,9 @@ class ConnectionGuard:
             return 0
         per_host = Counter(found.peer_host for found in held)
         idle = [found for found in held if not self.calls.busy((found.peer_host, found.peer_port))]
-        # The address holding the most connections loses its first; the oldest go first.
-        idle.sort(key=lambda found: (-per_host[found.peer_host], found.inode))
+        quiet = {found.inode: idle_ms(found) for found in idle}
+        # The address holding the most connections loses its first; the longest idle go first.
+        idle.sort(key=lambda found: (-per_host[found.peer_host], -quiet[found.inode], found.inode))
         closed = sum(_shut(found) for found in idle[: len(held) - int(self.cap * LOW_WATER)])
         if closed:
             self.closed += closed
@@ -187,21 +206,45 @@ class ConnectionGuard:
                 )
 
 
+def idle_ms(found: AcceptedSocket) -> int:
+    """How long the connection has received nothing, in ms, as the kernel counts it (0 if it
+    is gone or the kernel does not say)."""
+    connection = _duplicate(found)
+    if connection is None:
+        return 0
+    with connection:  # closing it closes the duplicate, not gRPC's descriptor
+        try:
+            info = connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+        except OSError:
+            return 0
+    if len(info) < _LAST_DATA_RECV_OFFSET + _LAST_DATA_RECV.size:
+        return 0
+    (quiet,) = _LAST_DATA_RECV.unpack_from(info, _LAST_DATA_RECV_OFFSET)
+    return int(quiet)
+
+
 def _shut(found: AcceptedSocket) -> bool:
     """Shut the connection's socket down (gRPC then closes it); False if it is gone."""
-    try:
-        duplicate = os.dup(found.fd)
-    except OSError:
-        return False
-    try:
-        # The descriptor may have been closed, and its number reused, since it was listed.
-        if os.fstat(duplicate).st_ino != found.inode:
-            raise OSError("not the listed socket")
-        connection = socket.socket(fileno=duplicate)
-    except OSError:
-        os.close(duplicate)
+    connection = _duplicate(found)
+    if connection is None:
         return False
     # Closing it closes the duplicate, not gRPC's descriptor.
     with connection, contextlib.suppress(OSError):
         connection.shutdown(socket.SHUT_RDWR)
     return True
+
+
+def _duplicate(found: AcceptedSocket) -> socket.socket | None:
+    """A socket object on a duplicate of gRPC's descriptor; None if the connection is gone."""
+    try:
+        duplicate = os.dup(found.fd)
+    except OSError:
+        return None
+    try:
+        # The descriptor may have been closed, and its number reused, since it was listed.
+        if os.fstat(duplicate).st_ino != found.inode:
+            raise OSError("not the listed socket")
+        return socket.socket(fileno=duplicate)
+    except OSError:
+        os.close(duplicate)
+        return None

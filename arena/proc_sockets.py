@@ -44,8 +44,7 @@ class TcpState(StrEnum):
 @dataclass(frozen=True, slots=True)
 class AcceptedSocket:
     """One connection this process serves on the port: its descriptor, its socket's inode
-    (the kernel hands inodes out in increasing order: a lower one is, roughly, older) and the
-    peer's address."""
+    and the peer's address."""
 
     fd: int
     inode: int
