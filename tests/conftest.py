@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -199,7 +200,9 @@ def made_once(
     again. Tests read it, and copy what they damage."""
     if worker_id == "master":  # one process: its own temp folder is the run's
         folder = factory.mktemp(name)
-        return folder, json.loads(json.dumps(make(folder)))
+        facts_made = json.loads(json.dumps(make(folder)))
+        _settle_databases(folder)
+        return folder, facts_made
     shared = factory.getbasetemp().parent  # the run's folder, above each worker's own
     folder, facts = shared / name, shared / f"{name}.json"
     with (shared / f"{name}.lock").open("w") as lock:
@@ -207,9 +210,31 @@ def made_once(
         if not facts.is_file():
             shutil.rmtree(folder, ignore_errors=True)  # a maker that failed half-way
             folder.mkdir()
-            facts.write_text(json.dumps(make(folder)))
+            made_now = json.dumps(make(folder))
+            _settle_databases(folder)
+            facts.write_text(made_now)
     made: dict[str, Any] = json.loads(facts.read_text())
     return folder, made
+
+
+def _settle_databases(folder: Path) -> None:
+    """Fold every SQLite write-ahead log under ``folder`` into its database, so the database
+    file alone holds everything: a reader's ``-wal`` and ``-shm`` files then hold nothing, and
+    copies may leave them out (they come and go while other workers read the folder)."""
+    for database in folder.rglob("*.db"):
+        connection = sqlite3.connect(database)
+        try:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            connection.close()
+
+
+def copy_data_folder(source: Path, to: Path) -> Path:
+    """A copy of a data folder made once (``made_once``) and read by other workers meanwhile:
+    SQLite's ``-wal``/``-shm`` files of their readers appear and vanish mid-copy, and hold
+    nothing the settled database lacks, so they are left out."""
+    shutil.copytree(source, to, ignore=shutil.ignore_patterns("*.db-wal", "*.db-shm"))
+    return to
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ import pytest
 
 from arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, cards_pb2
-from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses, made_once
+from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses, copy_data_folder, made_once
 
 BEHAVIOURS = ("illegal", "first", "last", "first")
 
@@ -94,7 +93,7 @@ class MatchCopy:
 @pytest.fixture
 def match_copy(recorded_match: RecordedMatch, tmp_path: Path) -> MatchCopy:
     data = tmp_path / "data"
-    shutil.copytree(recorded_match.data, data)
+    copy_data_folder(recorded_match.data, data)
     copy = MatchCopy(data, recorded_match.match_id)
     with sqlite3.connect(data / "referee.db") as db:
         db.execute("UPDATE matches SET log_path=?", (str(copy.log),))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import shutil
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from ladder.config import ExternalBot, SeasonConfig, parse_season
 from ladder.runner import run_season
 from ladder.storage import LadderStore
 from sample_bots.sdk.session import SessionOptions, SessionStats, play
-from tests.conftest import BotProcesses, made_once
+from tests.conftest import BotProcesses, copy_data_folder, made_once
 from tests.web.hostile import HOSTILE_TEXTS
 from tests.web.matches import PATIENT, PatientBot
 
@@ -132,7 +131,7 @@ def season_data(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Sea
 
 def copy_data(source: Path, data: Path) -> Path:
     """A copy of a data folder, the referee's index pointing at the copied logs."""
-    shutil.copytree(source, data)
+    copy_data_folder(source, data)
     old, new = str(source), str(data)
     with sqlite3.connect(data / "embedded" / "referee.db") as db:
         db.execute("UPDATE matches SET log_path = replace(log_path, ?, ?)", (old, new))
