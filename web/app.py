@@ -55,7 +55,7 @@ from web.bot_roles import bot_roles
 from web.data import BadRequestError, DataError, NotFoundError, StorageLocation
 from web.guard import Guard
 from web.ladder_routes import LadderPages
-from web.live import RefereeLiveSource, live_routes
+from web.live import KEEPALIVE_S, RefereeLiveSource, live_routes
 from web.replay_model import match_model
 from web.stores import AppStores
 from web.stream_cap import MAX_STREAMS, StreamSlots
@@ -237,6 +237,7 @@ def create_app(
     allow_challenges: bool = False,
     tables: bool = True,
     people_token: str | None = None,
+    keepalive_s: float = KEEPALIVE_S,
 ) -> Starlette:
     """The app over ``location`` (checked first: :class:`DataError` if it cannot be served).
 
@@ -247,6 +248,7 @@ def create_app(
     queues challenges (its form's posts are refused with a 403 otherwise). ``tables``: the
     tables where people play (:mod:`web.table_routes`; at ``referee``, else at a referee of the
     app's own over the data folder), ``people_token`` what a person gives to take a seat.
+    ``keepalive_s``: the longest silence on an event stream before a keep-alive comment.
 
     The app's stores are ``app.state.stores``; its lifespan closes them (run it: a server
     with its lifespan on, ``with TestClient(app)``; or call ``app.state.stores.close()``).
@@ -271,9 +273,12 @@ def create_app(
     slots = StreamSlots(max_streams)
     if referee is not None and admin_token:
         source = RefereeLiveSource(referee, admin_token)
-        extra_routes = [*live_routes(source, slots=slots), *extra_routes]
+        extra_routes = [*live_routes(source, slots=slots, keepalive_s=keepalive_s), *extra_routes]
     live_here = referee is not None and bool(admin_token)  # its live routes are mounted above
-    extra_routes = [*people.routes(pages.render, slots, live_mounted=live_here), *extra_routes]
+    table_pages = people.routes(
+        pages.render, slots, live_mounted=live_here, keepalive_s=keepalive_s
+    )
+    extra_routes = [*table_pages, *extra_routes]
     routes: list[BaseRoute] = [
         Route("/", pages.index, name="index"),
         Route("/seasons/{name}", pages.season, name="season"),

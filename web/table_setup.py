@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from services import data_folder
 from web.data import StorageLocation
-from web.live import LiveSource, live_routes
+from web.live import KEEPALIVE_S, LiveSource, live_routes
 from web.stream_cap import StreamSlots
 from web.table_referee import (
     EmbeddedTablesReferee,
@@ -51,14 +51,27 @@ class Tables:
         if self.room is not None:
             await self.room.close()
 
-    def routes(self, render: Render, slots: StreamSlots, *, live_mounted: bool) -> list[Route]:
+    def routes(
+        self,
+        render: Render,
+        slots: StreamSlots,
+        *,
+        live_mounted: bool,
+        keepalive_s: float = KEEPALIVE_S,
+    ) -> list[Route]:
         """The tables' pages, and the live table's for their spectators unless the app mounts
-        it anyway (``live_mounted``: at the same referee, ``--referee``)."""
+        it anyway (``live_mounted``: at the same referee, ``--referee``); ``keepalive_s`` the
+        longest silence on their event streams."""
         routes = table_routes(
-            self.room, render=render, live=self.live, slots=slots, off_reason=self.off_reason
+            self.room,
+            render=render,
+            live=self.live,
+            slots=slots,
+            off_reason=self.off_reason,
+            keepalive_s=keepalive_s,
         )
         if self.live is not None and not live_mounted:
-            routes += live_routes(self.live, slots=slots)
+            routes += live_routes(self.live, slots=slots, keepalive_s=keepalive_s)
         return routes
 
 

@@ -30,8 +30,10 @@ THREE_BOTS: Final = ("heuristic", "random", "heuristic")
 @contextmanager
 def served_tables(data: Path, people_token: str | None = None) -> Iterator[str]:
     """``brandeln web``'s app over the data folder ``data``, served on a free loopback port;
-    its lifespan ends every table (their bots stopped) as the server stops."""
-    app = create_app(StorageLocation(data=data), people_token=people_token)
+    its lifespan ends every table (their bots stopped) as the server stops. Its streams send
+    a keep-alive after a second of silence, not fifteen: a spectator's reader takes one as
+    the sign that all the held match had to send has come."""
+    app = create_app(StorageLocation(data=data), people_token=people_token, keepalive_s=1.0)
     with serve_asgi(app) as base:
         yield base
 
