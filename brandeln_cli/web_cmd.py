@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -17,6 +19,7 @@ import typer
 from brandeln_cli.options import DataOption, RefereeOption
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
+from brandeln_cli.stop_signals import SignalLatch
 from brandeln_cli.terminal_text import markup
 from services import data_folder
 
@@ -130,6 +133,8 @@ def web(
         raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound_port = listener.getsockname()[1]
     address = web_address(host, bound_port)
+    latch = SignalLatch()
+    latch.install()  # from here on the lines below promise that Ctrl-C stops it
     console.print(
         f"Brandeln Arena web pages of {markup(location.describe())}: {address}", markup=True
     )
@@ -153,7 +158,7 @@ def web(
                 f"--people-token or ${PEOPLE_TOKEN_ENV} asks them for a token"
             )
     console.print(f"({_writes(challenges=challenges, tables=tables)}; Ctrl-C stops it)")
-    _serve(app, listener)
+    _serve(app, listener, latch)
 
 
 def _writes(*, challenges: bool, tables: bool) -> str:
@@ -188,8 +193,17 @@ def _listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _serve(app: object, listener: socket.socket) -> None:
+def _serve(app: object, listener: socket.socket, latch: SignalLatch) -> None:
+    """Serve ``app`` on ``listener`` until SIGINT or SIGTERM, caught by ``latch`` until
+    uvicorn's own handlers are in place; then it returns (exit code 0)."""
     import uvicorn  # noqa: PLC0415
+
+    class Server(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            with super().capture_signals():  # uvicorn's handlers in, the latch's back after
+                latch.hand_over(self.handle_exit)  # a stop that came first: serve none
+                yield
 
     # A browser's event stream (a live table, a seat) stays open as long as its page: past
     # this many seconds of shutdown they are cut, and the lifespan stops the tables' bots.
@@ -199,7 +213,7 @@ def _serve(app: object, listener: socket.socket) -> None:
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
-    server = uvicorn.Server(config)
+    server = Server(config)
     try:
         server.run(sockets=[listener])
     finally:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from brandeln_cli.stop_signals import STOP_SIGNALS, stop_on_signals
+from brandeln_cli.stop_signals import STOP_SIGNALS, SignalLatch, stop_on_signals
 
 
 def _record_signal_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Any]]:
@@ -49,3 +49,17 @@ def test_a_signal_sets_the_stop_event_and_is_ignored_after(
     # At no instant did either signal get its default action (or Python's KeyboardInterrupt).
     defaults = {signal.SIG_DFL, signal.default_int_handler}
     assert not [call for call in calls if call[1] in defaults]
+
+
+@pytest.mark.parametrize("signum", STOP_SIGNALS)
+def test_the_latch_keeps_a_signal_until_the_loop_takes_it_and_outlives_the_loop(
+    signum: int,
+) -> None:
+    latch = SignalLatch()
+    latch.install()
+    os.kill(os.getpid(), signum)  # before the loop: caught, not lost, not the default action
+    handed: list[int] = []
+    latch.hand_over(lambda got, frame: handed.append(got))
+    assert handed == [signum]
+    os.kill(os.getpid(), signum)  # after the loop: caught again, the process goes on
+    assert latch.received == [signum, signum]

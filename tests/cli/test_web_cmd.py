@@ -3,8 +3,11 @@ only unless told otherwise (and says so); refuses what it cannot serve before li
 
 from __future__ import annotations
 
+import os
 import socket
 import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ from typer.testing import CliRunner
 
 from brandeln_cli import web_cmd
 from brandeln_cli.main import app
+from brandeln_cli.stop_signals import STOP_SIGNALS, SignalLatch
 from tests.web.web_process import WAIT_S, web_process
 from web.stream_cap import MAX_STREAMS
 
@@ -68,7 +72,7 @@ def test_a_host_other_than_loopback_is_warned_about(
         return bind("127.0.0.1", 0)
 
     monkeypatch.setattr(web_cmd, "_listen", listen)
-    monkeypatch.setattr(web_cmd, "_serve", lambda app, listener: listener.close())
+    monkeypatch.setattr(web_cmd, "_serve", lambda app, listener, latch: listener.close())
     args = ["web", "--data", str(tmp_path), "--host", "0.0.0.0", "--port", "0"]
     result = runner.invoke(app, args, env={"BRANDELN_ADMIN_TOKEN": ""})
     assert result.exit_code == 0, result.output
@@ -77,6 +81,29 @@ def test_a_host_other_than_loopback_is_warned_about(
         result.output
     )
     assert "this machine only" not in result.output
+
+
+@pytest.mark.parametrize("signum", STOP_SIGNALS)
+def test_a_stop_signal_before_uvicorn_starts_stops_the_server_at_its_start(signum: int) -> None:
+    # `brandeln web` prints "Ctrl-C stops it" before uvicorn installs its handlers; started
+    # with SIGINT ignored (a background job, as CI starts one), a Ctrl-C in between was lost
+    # and the server ran on (seen: a test's stop waited out its 30 s kill timeout).
+    phases: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        phases.append("started")
+        yield
+        phases.append("stopped")
+
+    listener = web_cmd._listen("127.0.0.1", 0)
+    latch = SignalLatch()
+    latch.install()
+    os.kill(os.getpid(), signum)  # before _serve: uvicorn's handlers are not in yet
+    web_cmd._serve(Starlette(lifespan=lifespan), listener, latch)  # returns: no main loop
+    assert phases == ["started", "stopped"]
+    assert listener.fileno() == -1  # closed
+    assert latch.received == [signum, signum]  # uvicorn raised it again, on the latch
 
 
 def test_web_runs_its_apps_lifespan_which_closes_the_stores_at_shutdown(

@@ -557,7 +557,7 @@ def test_the_web_command_turns_the_challenge_form_on_with_challenges(
 ) -> None:
     served: list[Starlette] = []
 
-    def serve(app: Starlette, listener: socket.socket) -> None:
+    def serve(app: Starlette, listener: socket.socket, latch: object) -> None:
         served.append(app)
         listener.close()
 
