@@ -12,16 +12,18 @@ import ipaddress
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from brandeln_cli.options import DataOption, RefereeOption
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
-from brandeln_cli.stop_signals import SignalLatch
 from brandeln_cli.terminal_text import markup
 from services import data_folder
+
+if TYPE_CHECKING:
+    from brandeln_cli.stop_signals import SignalLatch
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -133,6 +135,8 @@ def web(
         raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound_port = listener.getsockname()[1]
     address = web_address(host, bound_port)
+    from brandeln_cli.stop_signals import SignalLatch  # noqa: PLC0415 - it imports asyncio
+
     latch = SignalLatch()
     latch.install()  # from here on the lines below promise that Ctrl-C stops it
     console.print(
