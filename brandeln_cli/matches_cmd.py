@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -130,7 +129,7 @@ def matches_list(
 ) -> None:
     """Finished and running matches, newest first (with --season: a season's, by block)."""
     if season is not None:
-        _season_matches(season, bot, limit, data, referee, ca, as_json)
+        _season_matches(season, bot, limit, data, referee, ca, as_json, db)
         return
     try:
         source = open_source(data, referee, ca, db=db)
@@ -167,15 +166,16 @@ def _season_matches(
     referee: str | None,
     ca: Path | None,
     as_json: bool,
+    db: str | None,
 ) -> None:
     """A season's matches as the ladder recorded them, newest block first."""
-    from brandeln_cli.db_option import DB_ENV, ladder_database  # noqa: PLC0415
+    from brandeln_cli.db_option import ladder_database  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
     from ladder.storage import LadderStore  # noqa: PLC0415
 
-    # The ladder where `season run` put it: $BRANDELN_DB when set, else DATA/ladder.db.
+    # The ladder where `season run` put it: --db (or $BRANDELN_DB), else DATA/ladder.db.
     try:
-        with LadderStore.open(ladder_database(os.environ.get(DB_ENV), data), create=False) as store:
+        with LadderStore.open(ladder_database(db, data), create=False) as store:
             recorded = store.matches(season)
     except LadderError as error:
         raise fail(str(error)) from None

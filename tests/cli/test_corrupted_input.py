@@ -208,6 +208,17 @@ def test_an_unusable_ladder_database_is_one_line_and_left_as_it_was(
     assert _files(tmp_path) == before
 
 
+@pytest.mark.parametrize("command", LADDER_COMMANDS, ids=" ".join)
+def test_a_ladder_database_given_by_db_is_the_one_read(tmp_path: Path, command: list[str]) -> None:
+    # `matches list --season` read $BRANDELN_DB or DATA/ladder.db, never --db itself.
+    db_path = tmp_path / "given.db"
+    versioned_but_empty(db_path)
+    data = tmp_path / "data"
+    result = runner.invoke(app, [*command, "--db", str(db_path), "--data", str(data)])
+    assert_one_line_error(result, str(db_path), "")
+    assert not data.exists()
+
+
 def test_season_run_refuses_an_unusable_ladder_database(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
