@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 
 from web import challenge_form, inputs, ladders
 from web.challenge_form import ChallengeFields, ChallengeRefusedError
+from web.script_json import script_json
 from web.stores import AppStores
 
 __all__ = ["LADDER_REFERRER_POLICY", "LadderPages", "now_ms"]
@@ -67,7 +68,7 @@ class LadderPages:
         with self.stores.open() as stores:
             view = ladders.ladder_view(stores, name, now_ms())
         return Response(
-            ladders.script_json(ladders.state_json(view)),
+            script_json(ladders.state_json(view)),
             media_type="application/json",
             headers={"cache-control": "no-store"},  # each poll reads the ladder anew
         )

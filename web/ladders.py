@@ -3,24 +3,14 @@ seasons, a ladder's leaderboard of versions with where each stands at the refere
 blocks and its queue of challenges, and a version's standing on its bot page.
 
 A ladder (``brandeln ladder serve``, :mod:`ladder.living`) is a season of kind ``ladder``, so
-the season pages show it too; these show what only a ladder has. Where a version stands
-(playing, idle, away) is what the ladder wrote when it last looked: a look older than
-:data:`PRESENCE_FRESH_MS` says the ladder is not serving, and the page says "unknown" rather
-than a status nobody keeps up to date any more.
-
->>> from ladder.schema import Presence
->>> from ladder.storage import VersionPresence
->>> seen = VersionPresence("a@1", Presence.IDLE, 1, seen_at=1_000)
->>> shown_presence(seen, now=2_000).label, shown_presence(seen, now=1_000_000).label
-('idle', 'unknown (ladder stopped)')
+the season pages show it too; these show what only a ladder has. Where a version stands and
+whether the ladder serves are judged by :mod:`web.ladder_presence`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Final
 
 from ladder.errors import LadderError, StorageError
@@ -29,34 +19,27 @@ from ladder.schema import ChallengeState, VersionStatus
 from ladder.storage import Challenge, LadderStore, LadderVersion, PlannedBlock, VersionPresence
 from web.bots import BotSeason
 from web.data import NotFoundError
+from web.ladder_presence import ServiceState, ShownPresence, service_state, shown_presence
 from web.listing import utc_text
 from web.seasons import SeasonRow, season_info
 from web.stores import Stores
 
 __all__ = [
     "LADDER_POLL_S",
-    "PRESENCE_FRESH_MS",
     "RECENT_BLOCKS",
     "BlockRow",
     "BotLadder",
     "LadderRow",
     "LadderView",
     "QueueRow",
-    "ServiceState",
-    "ShownPresence",
     "VersionRow",
     "bot_ladders",
     "ladder_names",
     "ladder_view",
     "ladders",
-    "script_json",
-    "shown_presence",
     "state_json",
 ]
 
-# The ladder looks at its versions before each block it plans (every few seconds when idle):
-# a look older than this says it is not serving.
-PRESENCE_FRESH_MS: Final = 60_000
 LADDER_POLL_S: Final = 5  # the page asks for the ladder's state this often (web/static/ladder.js)
 RECENT_BLOCKS: Final = 10
 RECENT_PERIODS: Final = 5
@@ -64,58 +47,6 @@ RECENT_PERIODS: Final = 5
 # its start, the whole in the cell's title.
 ERROR_SHORT_CHARS: Final = 60
 MS_PER_S: Final = 1000
-
-
-class ShownPresence(StrEnum):
-    """Where a version stands, as the page says it."""
-
-    PLAYING = "playing"
-    IDLE = "idle"
-    AWAY = "away"
-    UNSEEN = "unseen"  # the ladder has not looked at it yet
-    UNKNOWN = "unknown"  # the ladder's last look is too old: it is not serving
-
-    @property
-    def label(self) -> str:
-        if self is ShownPresence.UNKNOWN:
-            return "unknown (ladder stopped)"
-        if self is ShownPresence.UNSEEN:
-            return "not seen yet"
-        return self.value
-
-
-def shown_presence(seen: VersionPresence | None, now: int) -> ShownPresence:
-    """``seen`` as the page shows it at ``now`` (ms since the epoch)."""
-    if seen is None:
-        return ShownPresence.UNSEEN
-    if now - seen.seen_at > PRESENCE_FRESH_MS:
-        return ShownPresence.UNKNOWN
-    return ShownPresence(seen.presence.value)
-
-
-class ServiceState(StrEnum):
-    """Whether the ladder serves, judged by its newest look at its versions."""
-
-    SERVING = "serving"
-    STOPPED = "stopped"
-    UNSEEN = "unseen"  # it never looked at a version
-
-    @property
-    def label(self) -> str:
-        if self is ServiceState.STOPPED:
-            return "not serving"
-        if self is ServiceState.UNSEEN:
-            return "not seen serving yet"
-        return "serving"
-
-
-def _service(presence: Mapping[str, VersionPresence], now: int) -> tuple[ServiceState, int]:
-    """The ladder's state and its newest look (ms, 0 for none)."""
-    newest = max((seen.seen_at for seen in presence.values()), default=0)
-    if not newest:
-        return ServiceState.UNSEEN, 0
-    fresh = now - newest <= PRESENCE_FRESH_MS
-    return ServiceState.SERVING if fresh else ServiceState.STOPPED, newest
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +201,7 @@ def ladders(stores: Stores, seasons: Sequence[SeasonRow], now: int) -> list[Ladd
     rows = []
     for info in seasons:
         active = sum(1 for version in store.versions(info.name) if version.active)
-        service, _ = _service(store.presence(info.name), now)
+        service, _ = service_state(store.presence(info.name), now)
         rows.append(
             LadderRow(
                 info.name,
@@ -347,7 +278,7 @@ def ladder_view(stores: Stores, name: str, now: int) -> LadderView:
         )
     versions = store.versions(name)
     presence = store.presence(name)
-    service, newest = _service(presence, now)
+    service, newest = service_state(presence, now)
     active = _ranked([v for v in versions if v.status is VersionStatus.ACTIVE])
     retired = _ranked([v for v in versions if v.status is not VersionStatus.ACTIVE])
     finished = store.finished_blocks(name)
@@ -383,32 +314,6 @@ def state_json(view: LadderView) -> dict[str, Any]:
         "blocks": [block.as_json() for block in view.blocks],
         "queue": [row.as_json() for row in view.queue],
     }
-
-
-# What a script reads is escaped as Jinja's |tojson escapes it: a name holding "</script>" or
-# "<!--" stays inert even should the JSON ever be read as HTML, or pasted into a page.
-_SCRIPT_ESCAPES: Final = str.maketrans(
-    {
-        "<": "\\u003c",
-        ">": "\\u003e",
-        "&": "\\u0026",
-        "'": "\\u0027",
-        "\u2028": "\\u2028",
-        "\u2029": "\\u2029",
-    }
-)
-
-
-def script_json(data: Any) -> bytes:
-    """``data`` as JSON for a script: UTF-8, with ``<``, ``>``, ``&``, ``'`` and the two
-    line separators written as escapes (the same value once parsed).
-
-    >>> encoded = script_json({"name": "</script>&'"})
-    >>> b"<" in encoded, json.loads(encoded) == {"name": "</script>&'"}
-    (False, True)
-    """
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False)
-    return text.translate(_SCRIPT_ESCAPES).encode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)

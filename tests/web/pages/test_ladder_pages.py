@@ -27,8 +27,10 @@ from typer.testing import CliRunner
 import ladder.challenge_names
 import web.app
 import web.challenge_form
+import web.ladder_presence
 import web.ladder_routes
 import web.ladders
+import web.script_json
 from brandeln_cli import web_cmd
 from brandeln_cli.main import app as cli_app
 from ladder.duplicate import DecisionLatency, block_results
@@ -42,7 +44,7 @@ from tests.web.hostile import HOSTILE_TEXTS, SLASHLESS_TEXTS, assert_inert
 from tests.web.pages.conftest import SeasonData
 from web.app import StorageLocation, create_app
 from web.challenge_form import MAX_DEALS, MAX_FORM_BYTES
-from web.ladders import PRESENCE_FRESH_MS, ShownPresence, shown_presence
+from web.ladder_presence import PRESENCE_FRESH_MS, ShownPresence, shown_presence
 
 LADDER = "ladder"
 CONFIG = LadderConfig(name=LADDER, deals_per_match=4, seed=3)
@@ -194,7 +196,15 @@ def board_versions(page: str, table_id: str = "ladder-board") -> list[str]:
 
 
 def test_the_modules_docstring_examples_pass() -> None:
-    modules = (web.ladders, web.challenge_form, ladder.challenge_names, web.app, web.ladder_routes)
+    modules = (
+        web.ladders,
+        web.ladder_presence,
+        web.script_json,
+        web.challenge_form,
+        ladder.challenge_names,
+        web.app,
+        web.ladder_routes,
+    )
     for module in modules:
         assert doctest.testmod(module).failed == 0, module.__name__
 
