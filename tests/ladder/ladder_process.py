@@ -61,3 +61,15 @@ def wait_until(what: str, probe: Callable[[], T | None], *, seconds: float = WAI
 
 def data_args(data: Path, db: str | None) -> list[str]:
     return ["--data", str(data), *(["--db", db] if db else [])]
+
+
+def ladder_serve_args(
+    data: Path, db: str | None, port: int, *, move_ms: int, more: Sequence[str] = ()
+) -> list[str]:
+    """`ladder serve`'s arguments in the tests: one deal a match, a block planned every 0.2 s
+    when idle, at ``port``, a move's time ``move_ms`` (far above a bot's answer), then ``more``."""
+    return [
+        *data_args(data, db),
+        *("--port", str(port), "--deals", "1", "--interval", "0.2"),
+        *("--move-ms", str(move_ms), *more),
+    ]

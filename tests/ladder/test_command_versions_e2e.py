@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from brandeln_cli.main import app
 from ladder.storage import LadderStore
-from tests.ladder.ladder_process import data_args, ladder_process, wait_until
+from tests.ladder.ladder_process import data_args, ladder_process, ladder_serve_args, wait_until
 from tests.pg_server import free_port
 
 runner = CliRunner()
@@ -55,8 +55,8 @@ def test_the_ladder_launches_its_command_versions_and_stops_them(tmp_path: Path)
     data = tmp_path / "data"
     where = data_args(data, None)
     port = free_port()
-    serve = [*where, "--port", str(port), "--deals", "1", "--interval", "0.2"]
-    serve += ["--move-ms", "20000", "--log-json", "--log-level", "info"]
+    more = ["--log-json", "--log-level", "info"]
+    serve = ladder_serve_args(data, None, port, move_ms=20000, more=more)
     with ladder_process(serve) as ladder, LadderStore.open(data / "ladder.db") as store:
         pid = ladder.process.pid
         # Three, added while it runs: not enough for a table of four.

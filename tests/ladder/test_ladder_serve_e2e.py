@@ -24,7 +24,7 @@ from ladder.matchmaking import PLACEMENT_BLOCKS
 from ladder.schema import ChallengeState, ClaimState
 from ladder.storage import LadderStore
 from tests.conftest import BotProcesses
-from tests.ladder.ladder_process import data_args, ladder_process, wait_until
+from tests.ladder.ladder_process import data_args, ladder_process, ladder_serve_args, wait_until
 from tests.pg_server import free_port
 
 runner = CliRunner()
@@ -82,22 +82,8 @@ def test_a_ladder_plays_unattended_places_versions_serves_challenges_and_survive
     ladder_db = db_url  # an SQLite file or a PostgreSQL database, for the ladder and versions
     port = free_port()
     address = f"127.0.0.1:{port}"
-    serve_args = [
-        *data_args(data, ladder_db),
-        "--port",
-        str(port),
-        "--deals",
-        "1",
-        "--interval",
-        "0.2",
-        "--move-ms",
-        "20000",
-        "--metrics-port",
-        "0",
-        "--log-json",
-        "--log-level",
-        "info",
-    ]
+    more = ["--metrics-port", "0", "--log-json", "--log-level", "info"]
+    serve_args = ladder_serve_args(data, ladder_db, port, move_ms=20000, more=more)
 
     def sample_bot(token: str, name: str) -> None:
         bot_processes.start(

@@ -27,7 +27,7 @@ from ladder.duplicate import block_seed
 from ladder.periods import SeedPeriod
 from ladder.storage import LadderStore
 from tests.conftest import MINIMAL_BOT, BotProcesses
-from tests.ladder.ladder_process import data_args, ladder_process, wait_until
+from tests.ladder.ladder_process import data_args, ladder_process, ladder_serve_args, wait_until
 from tests.pg_server import free_port
 
 runner = CliRunner()
@@ -71,21 +71,10 @@ def stopped_ladder(tmp_path: Path, bot_processes: BotProcesses) -> Path:
     data = tmp_path / "data"
     port = free_port()
     address = f"127.0.0.1:{port}"
-    serve_args = [
-        *data_args(data, None),
-        "--port",
-        str(port),
-        "--deals",
-        "1",
-        "--interval",
-        "0.2",
-        # Far above a random bot's answer; the silent version's first wait holds its block in
-        # flight until the ladder is stopped.
-        "--move-ms",
-        "120000",
-        "--period-blocks",
-        str(PERIOD_BLOCKS),
-    ]
+    # The silent version's first wait (two minutes a move) holds its block in flight until the
+    # ladder is stopped.
+    more = ["--period-blocks", str(PERIOD_BLOCKS)]
+    serve_args = ladder_serve_args(data, None, port, move_ms=120000, more=more)
     with ladder_process(serve_args) as ladder, LadderStore.open(data / "ladder.db") as store:
         for family in "abcd":
             token = _version(data, family)
