@@ -22,6 +22,12 @@ from typing import Final
 from tests.conftest import ROOT
 
 WAIT_S: Final = 180.0  # for a line or an exit: generous, the suite runs beside CPU hogs
+_IGNORING_LAUNCHER: Final = (
+    "import os, signal, sys\n"
+    "for number in sys.argv[1].split(','):\n"
+    "    signal.signal(int(number), signal.SIG_IGN)\n"
+    "os.execv(sys.executable, sys.argv[2:])\n"
+)
 
 
 @dataclass
@@ -81,17 +87,26 @@ def _pump(stream: Iterator[str], into: queue.Queue[str | None]) -> None:
 
 @contextmanager
 def cli_process(
-    args: Sequence[str], env: dict[str, str] | None = None, *, stop: int = signal.SIGTERM
+    args: Sequence[str],
+    env: dict[str, str] | None = None,
+    *,
+    stop: int = signal.SIGTERM,
+    ignoring: Sequence[int] = (),
 ) -> Iterator[CliProcess]:
     """`brandeln ARGS` (no $BRANDELN_ADMIN_TOKEN of the caller's), stopped afterwards by its
-    PID: ``stop``, then SIGKILL if it has not ended in 30 s."""
+    PID: ``stop``, then SIGKILL if it has not ended in 30 s. ``ignoring``: signals it starts
+    with ignored, as a shell without job control starts a background job (SIGINT, SIGQUIT)."""
     environment = {
         **{k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"},
         "PYTHONPATH": str(ROOT),
         **(env or {}),
     }
+    command = [sys.executable, "-m", "brandeln_cli", *args]
+    if ignoring:  # dispositions set to SIG_IGN survive exec; no preexec_fn in a threaded test
+        numbers = ",".join(str(int(number)) for number in ignoring)
+        command = [sys.executable, "-c", _IGNORING_LAUNCHER, numbers, *command]
     process = subprocess.Popen(
-        [sys.executable, "-m", "brandeln_cli", *args],
+        command,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

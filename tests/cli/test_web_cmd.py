@@ -4,6 +4,7 @@ only unless told otherwise (and says so); refuses what it cannot serve before li
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import urllib.request
 from collections.abc import AsyncIterator
@@ -81,6 +82,15 @@ def test_a_host_other_than_loopback_is_warned_about(
         result.output
     )
     assert "this machine only" not in result.output
+
+
+@pytest.mark.parametrize("signum", STOP_SIGNALS)
+def test_a_stop_signal_right_after_the_line_stops_web_started_with_sigint_ignored(
+    tmp_path: Path, signum: int
+) -> None:
+    # As CI starts the suite: in the background, SIGINT ignored in every process it starts.
+    with web_process(["--data", str(tmp_path)], ignoring=(signal.SIGINT,)) as web:
+        assert web.signal(signum) == 0  # at once: no wait for uvicorn to be up
 
 
 @pytest.mark.parametrize("signum", STOP_SIGNALS)

@@ -39,9 +39,13 @@ class WebProcess(CliProcess):
 
 
 @contextmanager
-def web_process(args: Sequence[str], env: dict[str, str] | None = None) -> Iterator[WebProcess]:
-    """`brandeln web ARGS --port 0`, started and stopped (SIGINT, then SIGKILL) by its PID."""
-    with cli_process(["web", *args, "--port", "0"], env, stop=signal.SIGINT) as running:
+def web_process(
+    args: Sequence[str], env: dict[str, str] | None = None, *, ignoring: Sequence[int] = ()
+) -> Iterator[WebProcess]:
+    """`brandeln web ARGS --port 0`, started and stopped (SIGINT, then SIGKILL) by its PID;
+    ``ignoring``: signals it starts with ignored (:func:`tests.cli_process.cli_process`)."""
+    command = ["web", *args, "--port", "0"]
+    with cli_process(command, env, stop=signal.SIGINT, ignoring=ignoring) as running:
         web = WebProcess(running.process, running.lines, running._queue)
         web.wait_for(STARTED)
         found = next((ADDRESS.search(line) for line in web.lines if ADDRESS.search(line)), None)
