@@ -31,6 +31,14 @@ ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "sample_bots" / "node"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules marked ``early`` first, the order otherwise kept. Under xdist's loadfile
+    each module runs whole on one worker, handed out in the order collected: a module of a few
+    minutes (a Ray cluster, PostgreSQL seasons) collected late ran alone at the end of the run
+    while the other workers idled."""
+    items.sort(key=lambda item: item.get_closest_marker("early") is None)  # a stable sort
+
+
 @pytest.fixture(autouse=True)
 def _restore_stop_signals() -> Iterator[None]:
     """Give SIGINT and SIGTERM back their handlers after every test.

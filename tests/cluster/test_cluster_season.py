@@ -27,7 +27,7 @@ from bench.season_record import season_record
 from tests.cluster.cluster_bed import Bed, bot_processes, cluster_bed, in_sandbox
 from tests.cluster.cluster_ladder import ladder_plays_stops_and_resumes
 
-pytestmark = pytest.mark.timeout(400)
+pytestmark = [pytest.mark.timeout(400), pytest.mark.early]
 
 ROOT = Path(__file__).resolve().parents[2]
 SEASON_SECONDS = 240

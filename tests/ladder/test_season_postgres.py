@@ -35,7 +35,7 @@ from tests.conftest import ROOT
 
 # Whole seasons in processes of their own, whose waits allow 300 s: so does pytest (its
 # default is 120 s), for a loaded machine.
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.early]
 runner = CliRunner()
 BOTS = tuple(f"h{n}" for n in range(1, 5))
 

@@ -25,7 +25,7 @@ from tests.ladder.test_season_postgres import (
     wait_for_blocks,
 )
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.early]
 
 
 @pytest.fixture

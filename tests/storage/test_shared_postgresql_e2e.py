@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 import sqlalchemy
 from typer.testing import CliRunner
 
@@ -28,6 +29,7 @@ from tests.faults.test_crash_safety import (
 from tests.ladder.test_season_e2e import random_bots_season
 
 runner = CliRunner()
+pytestmark = pytest.mark.early  # a few minutes of seasons: begun first (tests/conftest.py)
 
 
 async def _seasons(tmp_path: Path, url: str, names: list[str]) -> AsyncIterator[list[Season]]:
