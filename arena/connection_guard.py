@@ -12,9 +12,12 @@ The guard keeps room. Every :data:`PERIOD_S` it counts the process's descriptors
 once the connections reach :data:`HIGH_WATER` of the cap it lists them (``arena.proc_sockets``)
 and closes idle ones (no call open on them) until they are down to :data:`LOW_WATER`: those of
 the address holding the most connections first, within it the one that has received nothing
-for longest first (the kernel's ``tcpi_last_data_recv``, :func:`idle_ms`; the socket's inode
-breaks ties). Not the inode alone: the kernel hands inode numbers out in per-CPU batches, so
-on a busy machine a lower one is not always an older connection. A connection with
+for longest first (:func:`heard_at_ms`: the kernel's ``tcpi_last_data_recv`` taken from the
+monotonic clock read beside it; the socket's inode breaks ties). Not the inode alone: the
+kernel hands inode numbers out in per-CPU batches, so on a busy machine a lower one is not
+always an older connection. Nor the kernel's age alone: a sweep that a loaded machine slows
+down reads the last sockets it lists later, so they would look older than they are. A
+connection with
 a call open (a bot's Play stream, a running Admin call, a health Watch) is never closed; an
 idle client that is closed reconnects on its next call, as after ``max_connection_idle_ms``.
 Calls are counted by a server interceptor (:class:`OpenCalls`), per call, not per message.
@@ -29,9 +32,11 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import math
 import os
 import socket
 import struct
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
@@ -47,6 +52,7 @@ __all__ = [
     "PERIOD_S",
     "ConnectionGuard",
     "OpenCalls",
+    "heard_at_ms",
     "idle_ms",
     "peer_address",
 ]
@@ -174,9 +180,9 @@ class ConnectionGuard:
             return 0
         per_host = Counter(found.peer_host for found in held)
         idle = [found for found in held if not self.calls.busy((found.peer_host, found.peer_port))]
-        quiet = {found.inode: idle_ms(found) for found in idle}
+        heard = {found.inode: heard_at_ms(found) for found in idle}
         # The address holding the most connections loses its first; the longest idle go first.
-        idle.sort(key=lambda found: (-per_host[found.peer_host], -quiet[found.inode], found.inode))
+        idle.sort(key=lambda found: (-per_host[found.peer_host], heard[found.inode], found.inode))
         closed = sum(_shut(found) for found in idle[: len(held) - int(self.cap * LOW_WATER)])
         if closed:
             self.closed += closed
@@ -209,18 +215,38 @@ class ConnectionGuard:
 def idle_ms(found: AcceptedSocket) -> int:
     """How long the connection has received nothing, in ms, as the kernel counts it (0 if it
     is gone or the kernel does not say)."""
+    reading = _quiet_reading(found)
+    return 0 if reading is None else reading[1]
+
+
+def heard_at_ms(found: AcceptedSocket) -> float:
+    """When the connection last received data, in ms of ``time.monotonic()`` (infinity if it
+    is gone or the kernel does not say): the kernel's age of it, taken from the clock read just
+    before the kernel is asked. Ages read one after another are not comparable on a loaded
+    machine, where reading a few hundred sockets can take a second."""
+    reading = _quiet_reading(found)
+    if reading is None:
+        return math.inf
+    read_at, quiet = reading
+    return read_at - quiet
+
+
+def _quiet_reading(found: AcceptedSocket) -> tuple[float, int] | None:
+    """(the monotonic clock in ms, the kernel's ms since the connection last received data),
+    read one right after the other; None if the connection is gone or the kernel does not say."""
     connection = _duplicate(found)
     if connection is None:
-        return 0
+        return None
     with connection:  # closing it closes the duplicate, not gRPC's descriptor
         try:
+            read_at = time.monotonic() * 1000
             info = connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
         except OSError:
-            return 0
+            return None
     if len(info) < _LAST_DATA_RECV_OFFSET + _LAST_DATA_RECV.size:
-        return 0
+        return None
     (quiet,) = _LAST_DATA_RECV.unpack_from(info, _LAST_DATA_RECV_OFFSET)
-    return int(quiet)
+    return read_at, int(quiet)
 
 
 def _shut(found: AcceptedSocket) -> bool:

@@ -1,7 +1,8 @@
 """The connection guard's order (arena.connection_guard): idle connections that have received
 nothing for longest go first, whatever their inode numbers say (the kernel hands those out in
-per-CPU batches, so a lower one is not always older). The whole guard against a real referee
-and a flood: tests/faults/test_connection_limits.py."""
+per-CPU batches, so a lower one is not always older) and however slowly the sweep reads them
+(a loaded machine). The whole guard against a real referee and a flood:
+tests/faults/test_connection_limits.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.connection_guard import ConnectionGuard, OpenCalls, idle_ms
+from arena import connection_guard
+from arena.connection_guard import ConnectionGuard, OpenCalls, heard_at_ms, idle_ms
 from arena.proc_sockets import AcceptedSocket, accepted_sockets
 
 WAIT_S = 60.0  # a hang guard only
@@ -87,7 +89,8 @@ def test_the_sweep_closes_the_longest_idle_first_not_the_lowest_inode(
             AcceptedSocket(f.fd, 10**9 - n, f.peer_host, f.peer_port) for n, f in enumerate(found)
         ]
         monkeypatch.setattr("arena.connection_guard.accepted_sockets", lambda _: reversed_inodes)
-        monkeypatch.setattr("arena.connection_guard.idle_ms", lambda f: quiet[found_index(f)])
+        heard = {n: -float(age) for n, age in enumerate(quiet)}  # the older, the earlier
+        monkeypatch.setattr("arena.connection_guard.heard_at_ms", lambda f: heard[found_index(f)])
 
         def found_index(f: AcceptedSocket) -> int:
             return next(n for n, one in enumerate(reversed_inodes) if one.inode == f.inode)
@@ -106,5 +109,63 @@ def test_the_sweep_closes_the_longest_idle_first_not_the_lowest_inode(
         assert sorted(shut) == [0, 1]
     finally:
         for client, accepted in pairs:
+            client.close()
+            accepted.close()
+
+
+def test_a_gone_connection_was_heard_from_never(listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    client, accepted = _connect(listener)
+    found = _found(port, accepted)
+    client.close()
+    accepted.close()
+    assert heard_at_ms(found) == float("inf")  # sorted after every live one: never closed first
+
+
+def test_a_sweep_slowed_down_between_its_readings_still_closes_the_older_connection(
+    listener: socket.socket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen under load: a flood's first connections were left open while newer ones were
+    # closed. The sweep read each connection's age in turn; the readings a loaded machine
+    # delayed made the connections read last look older than they were.
+    port = listener.getsockname()[1]
+    older, newer = _connect(listener), _connect(listener)
+    try:
+        gap_ms = 300
+        deadline = time.monotonic() + WAIT_S
+        while idle_ms(_found(port, older[1])) < gap_ms:  # the kernel's own count
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        newer[0].sendall(b"x")  # the newer one last heard from at least gap_ms later
+        received = b""
+        while not received.endswith(b"x"):
+            received += newer[1].recv(64)
+        listed = [_found(port, older[1]), _found(port, newer[1])]  # the newer one read last
+        # A cap of 2: the sweep starts at 1 connection and keeps 1.
+        guard = ConnectionGuard(port, cap=2, calls=OpenCalls())
+        monkeypatch.setattr("arena.connection_guard.accepted_sockets", lambda _: listed)
+        monkeypatch.setattr("arena.connection_guard.descriptor_count", lambda: 10**6)
+        duplicate = connection_guard._duplicate
+        readings = 0
+
+        def slowed(found: AcceptedSocket) -> socket.socket | None:
+            nonlocal readings
+            readings += 1
+            if readings == 2:  # between the two readings: three times the gap
+                time.sleep(3 * gap_ms / 1000)
+            return duplicate(found)
+
+        monkeypatch.setattr("arena.connection_guard._duplicate", slowed)
+        shut: list[AcceptedSocket] = []
+
+        def record(found: AcceptedSocket) -> bool:
+            shut.append(found)
+            return True
+
+        monkeypatch.setattr("arena.connection_guard._shut", record)
+        assert guard.sweep() == 1
+        assert shut == [listed[0]]
+    finally:
+        for client, accepted in (older, newer):
             client.close()
             accepted.close()
