@@ -58,13 +58,16 @@ def test_idle_ms_grows_while_nothing_arrives_and_restarts_when_data_does(
         assert idle_ms(found) < before
 
 
-def test_a_gone_connection_reads_as_never_idle(listener: socket.socket) -> None:
+def test_a_gone_connection_reads_as_never_idle_and_never_heard_from(
+    listener: socket.socket,
+) -> None:
     port = listener.getsockname()[1]
     client, accepted = _connect(listener)
     found = _found(port, accepted)
     client.close()
     accepted.close()
     assert idle_ms(found) == 0
+    assert heard_at_ms(found) == float("inf")  # sorted after every live one: never closed first
 
 
 def test_the_sweep_closes_the_longest_idle_first_not_the_lowest_inode(
@@ -111,15 +114,6 @@ def test_the_sweep_closes_the_longest_idle_first_not_the_lowest_inode(
         for client, accepted in pairs:
             client.close()
             accepted.close()
-
-
-def test_a_gone_connection_was_heard_from_never(listener: socket.socket) -> None:
-    port = listener.getsockname()[1]
-    client, accepted = _connect(listener)
-    found = _found(port, accepted)
-    client.close()
-    accepted.close()
-    assert heard_at_ms(found) == float("inf")  # sorted after every live one: never closed first
 
 
 def test_a_sweep_slowed_down_between_its_readings_still_closes_the_older_connection(
