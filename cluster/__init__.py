@@ -8,3 +8,12 @@ node, plays whole blocks and returns their outcomes; the driver alone records re
 ratings, through the ladder's block loop (:func:`ladder.runner.run_blocks`). Ray is imported
 only here and only when a season is run with ``--cluster``.
 """
+
+import os
+
+# The CLI's process handles SIGTERM and SIGINT itself: it stops the season or the ladder and
+# exits 0. Ray's C++ failure handler (Abseil's) would catch SIGTERM too, print a stack dump,
+# and set a 3 s alarm that aborts the process (exit -6) when it is still alive by then: a
+# clean stop that took longer on a loaded machine ended by SIGABRT. Read when Ray is first
+# imported; an operator may still set it to 0.
+os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
