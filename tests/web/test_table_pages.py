@@ -71,7 +71,9 @@ def test_a_person_plays_a_whole_match_by_hand_against_three_sample_bots(tmp_path
                 if request is None:
                     continue
                 asked.append(shown(snapshot))
-                if not refused_by_hand:
+                # At the first decision that has an illegal choice to send by hand: the first
+                # decision may have none (a forehand's first bid, as the bots' draws fall).
+                if not refused_by_hand and any(not c["legal"] for c in request["choices"]):
                     refused_by_hand = True
                     check_refusals(base, person, path, request)
                 deal = snapshot["deal"]
@@ -92,6 +94,8 @@ def test_a_person_plays_a_whole_match_by_hand_against_three_sample_bots(tmp_path
                     f"{path}/act", data={"request": str(request["id"]), "action": action}
                 )
                 assert reply.status_code == 202, reply.text
+        # Three deals without one decision where a rule bars a choice: not in a lifetime.
+        assert refused_by_hand, "no decision of the match had an illegal choice"
         result = final["result"]
         assert final["table"]["status"] == "finished", final
         assert result is not None, final
@@ -130,7 +134,6 @@ def check_refusals(base: str, person: httpx.Client, path: str, request: dict[str
     choices = request["choices"]
     assert isinstance(choices, list)
     illegal = [choice for choice in choices if not choice["legal"]]
-    assert illegal, "the first decision offers every bid: some are illegal"
     reply = person.post(
         f"{path}/act", data={"request": str(request["id"]), "action": illegal[-1]["action"]}
     )
