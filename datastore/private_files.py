@@ -78,9 +78,10 @@ def private_sqlite(path: Path) -> Path:
     earlier run left made 0600 too."""
     private_file(path)
     for suffix in SQLITE_SIDE_FILES:
-        side = path.with_name(path.name + suffix)
-        if side.exists():
-            os.chmod(side, FILE_MODE)
+        # No exists() first: another process's transaction creates and deletes its journal at
+        # any moment, and one gone between the look and the chmod failed a second opener.
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(path.with_name(path.name + suffix), FILE_MODE)
     return path
 
 

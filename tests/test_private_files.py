@@ -63,3 +63,25 @@ def test_existing_files_of_ours_are_made_private(module: ModuleType, tmp_path: P
     module.private_sqlite(db)
     assert (_mode(logs), _mode(db), _mode(wal)) == (0o700, 0o600, 0o600)
     assert db.read_text() == "kept"
+
+
+def test_a_journal_gone_between_the_look_and_the_chmod_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen beside CPU hogs: eight openers of one new ladder.db, and one failed with "cannot
+    # create the database file: ... ladder.db-journal": another's transaction had deleted its
+    # journal between the helper's exists() and its chmod.
+    db = tmp_path / "ladder.db"
+    journal = tmp_path / "ladder.db-journal"
+    journal.touch()
+    chmod = os.chmod
+
+    def journal_vanishes_first(path: os.PathLike[str] | str, mode: int) -> None:
+        if Path(path) == journal:
+            journal.unlink(missing_ok=True)  # the other transaction ends just now
+        chmod(path, mode)
+
+    monkeypatch.setattr(os, "chmod", journal_vanishes_first)
+    datastore.private_files.private_sqlite(db)
+    assert _mode(db) == 0o600
+    assert not journal.exists()
