@@ -47,6 +47,19 @@ ANSWERED: Final = """asked => {
 # Two pages, one turn: each is waited on in turn, this long at a time, for its turn or the end.
 TURN_MS: Final = 500
 CARD = re.compile(r"\b[CSHD][AKQJT987]\b")
+# The live replay (web/static/replay.js) at a deal, with these cards down in the trick (a
+# trick taken, its winner marked, counts as none down: as the person's page reads it) and
+# ``held`` cards in each of the four hands, one fewer in a hand that has played to the trick.
+# Backs or faces alike: a page that showed a hand would be caught naming its cards.
+SPECTATOR_AT: Final = """([deal, down, held]) => {
+  const root = document.getElementById("replay");
+  if (!root || root.getAttribute("data-deal") !== String(deal)) return false;
+  const trick = [...root.querySelectorAll(".rp-slot [data-card]")];
+  const taken = trick.some(n => n.classList.contains("rp-winner"));
+  const slots = taken ? [] : trick.map(n => n.dataset.card).sort();
+  const hands = root.querySelectorAll(".rp-hand .rp-card").length;
+  return JSON.stringify(slots) === JSON.stringify(down) && hands === 4 * held - down.length;
+}"""
 
 
 @pytest.fixture
@@ -169,18 +182,20 @@ def press_choice(page: Page, rng: random.Random) -> None:
         page.keyboard.type(action[1] + action[0])  # the rank, then the suit
 
 
-def spectator_cards(browser: Browser, url: str, down: int) -> set[str]:
-    """Every card a spectator's browser names, once its live table shows the ``down`` cards of
-    the trick on the table."""
+def spectator_cards(browser: Browser, url: str, deal: int, down: list[str], held: int) -> set[str]:
+    """Every card a spectator's browser names, once its live table shows the person's moment:
+    deal ``deal``, the ``down`` cards of the trick on the table and ``held`` cards in each hand
+    that has not played to it yet.
+
+    A late spectator is sent the whole match so far and its page follows each event as it
+    comes, so a looser sign (as many cards down, in any deal) can hold for a moment of the
+    catching up; what the page names after it would then be some later moment's cards. This
+    moment is the person's own: the match waits for them, so the page cannot pass it."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
         page.goto(url)
-        page.wait_for_function(
-            "down => document.querySelectorAll('.rp-slot [data-card]').length === down",
-            arg=down,
-            timeout=WAIT_MS,
-        )
+        page.wait_for_function(SPECTATOR_AT, arg=[deal, sorted(down), held], timeout=WAIT_MS)
         named = page.locator("[data-card]").evaluate_all("ns => ns.map(n => n.dataset.card)")
         return set(named) | set(CARD.findall(page.content()))
     finally:
@@ -206,7 +221,8 @@ def test_a_person_plays_a_whole_match_by_keyboard_against_three_sample_bots(
         # led to the person (if the play brings one): cards down, the others still hidden.
         if decision.phase == "play" and (held is None or (decision.trick and not held[1])):
             down = [card for _, card in decision.trick]
-            held = (decision.deal, down, spectator_cards(browser, url, len(down)))
+            seen = spectator_cards(browser, url, decision.deal, down, len(decision.hand))
+            held = (decision.deal, down, seen)
         if decision.phase == "play" and decision.deal >= 2 and not pictured:
             pictured = True
             page.locator("main").screenshot(path=str(screenshot_path("table")))
