@@ -48,7 +48,9 @@ class FakeReferee(admin_pb2_grpc.AdminServicer, bot_pb2_grpc.RefereeServicer):
     skill: dict[str, int] = field(default_factory=dict)  # by season bot name
     forfeits: set[str] = field(default_factory=set)  # season bot names forfeiting every match
     penalties: dict[str, list[str]] = field(default_factory=dict)  # name -> codes per match
-    abort_match_numbers: set[int] = field(default_factory=set)  # RunMatch calls (1-based)
+    # The matches to end 'aborted', by (seed, season bot names by seat): a match of a season
+    # plan, whichever RunMatch call plays it (blocks in flight at once race for the calls).
+    abort_matches: set[tuple[int, tuple[str, ...]]] = field(default_factory=set)
     deal_delay_s: float = 0.0
     list_bots_implemented: bool = True
     rotate_implemented: bool = True
@@ -214,7 +216,8 @@ class FakeReferee(admin_pb2_grpc.AdminServicer, bot_pb2_grpc.RefereeServicer):
                         ),
                     )
             forfeited = [seat for seat, name in enumerate(names) if name in self.forfeits]
-            status = "aborted" if number in self.abort_match_numbers else "finished"
+            aborted = (request.seed, tuple(names)) in self.abort_matches
+            status = "aborted" if aborted else "finished"
             yield admin_pb2.MatchUpdate(
                 result=admin_pb2.MatchSummary(
                     match_id=match_id,

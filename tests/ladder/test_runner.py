@@ -16,8 +16,9 @@ import pytest
 from brandeln.v1 import cards_pb2
 from ladder.bot_processes import BotProcess, start_bot, stop_bots
 from ladder.config import CommandBot, ExternalBot, SeasonConfig
-from ladder.duplicate import BlockPlan, MatchOutcome
+from ladder.duplicate import BlockPlan, MatchOutcome, plan_season
 from ladder.errors import BlockFailedError, BotStartError, MatchUnavailableError, RefereeError
+from ladder.ratings import RatingModel
 from ladder.runner import (
     BlockPlayer,
     SeasonProgress,
@@ -290,16 +291,27 @@ async def test_a_command_that_does_not_exist_is_a_clear_error(
 async def test_an_aborted_match_fails_its_block_and_keeps_the_others(
     fake: FakeReferee, store: LadderStore
 ) -> None:
-    fake.abort_match_numbers = {6}  # a match of the second block
     config = season_config(blocks=3, concurrency=1)
+    # A match of the third block: the first two are in flight at once and either may take the
+    # first match slot, but a run claims the third only once it has recorded one of them.
+    store.ensure_season(config, RatingModel(config.rating).initial())
+    seed = store.season_deal_seed(config.name)
+    plans = plan_season([bot.name for bot in config.bots], config.players, config.blocks, seed)
+    aborted = plans[2].matches[1]
+    fake.abort_matches = {(aborted.seed, aborted.bots)}
     with pytest.raises(
-        BlockFailedError, match=r"match match-6 of block 1 rotation 1 .* ended 'aborted'"
+        BlockFailedError, match=r"match match-\d+ of block 2 rotation 1 .* ended 'aborted'"
     ):
         await run(fake, config, store)
-    assert store.finished_blocks("test-season") == {0}
-    fake.abort_match_numbers = set()
+    kept = store.finished_blocks("test-season")
+    assert kept  # the block recorded before the third was claimed
+    assert kept <= {0, 1}
+    fake.abort_matches = set()
+    calls = len(fake.requests)
     await run(fake, config, store)
     assert store.finished_blocks("test-season") == {0, 1, 2}
+    # The blocks kept are not played again: only the others' matches are.
+    assert len(fake.requests) - calls == sum(len(plans[i].matches) for i in {0, 1, 2} - kept)
 
 
 async def test_forfeits_and_penalties_reach_the_results(
