@@ -89,7 +89,8 @@ class VersionRow:
 
 @dataclass(frozen=True, slots=True)
 class BlockRow:
-    """A block the ladder planned (``number``: 1-based, as the season pages count)."""
+    """A block the ladder planned (``number``: its stored index, counted from 0 as every page,
+    command and log counts blocks)."""
 
     number: int
     bots: tuple[str, ...]
@@ -243,7 +244,7 @@ def _ranked(versions: Sequence[LadderVersion]) -> list[LadderVersion]:
 
 def _block(block: PlannedBlock, finished: set[int]) -> BlockRow:
     return BlockRow(
-        block.index + 1,
+        block.index,
         block.bots,
         block.rated,
         block.deals,
@@ -261,7 +262,7 @@ def _queued(challenge: Challenge) -> QueueRow:
         challenge.deals,
         challenge.requested_by,
         utc_text(challenge.created_at),
-        None if challenge.block_index is None else challenge.block_index + 1,
+        challenge.block_index,
     )
 
 

@@ -265,12 +265,12 @@ def test_the_newest_blocks_and_the_queue_are_listed(
 ) -> None:
     page = client.get(f"/ladders/{LADDER}")
     blocks = table_rows(page.text, "ladder-blocks")
-    assert [row.split()[0] for row in blocks] == ["3", "2", "1"]  # newest first, 1-based
+    assert [row.split()[0] for row in blocks] == ["2", "1", "0"]  # newest first, as stored
     assert blocks[0].endswith("unrated 6 #1 playing or waiting")
     assert blocks[1].endswith("rated 4 recorded")
     queue = table_rows(page.text, "ladder-queue")
     assert len(queue) == 2
-    assert queue[0].startswith("#1 planned (block 3) expert@2")
+    assert queue[0].startswith("#1 planned (block 2) expert@2")
     assert "unrated 6 alice" in queue[0]
     assert queue[1].startswith("#2 queued")
     assert "rated 4 bob" in queue[1]
@@ -312,7 +312,7 @@ def test_the_state_json_says_what_the_page_shows(
     assert [row["name"] for row in state["active"]] == list(ladder_data.active)
     assert [row["rank"] for row in state["active"]] == list(range(1, len(ladder_data.active) + 1))
     assert [row["name"] for row in state["retired"]] == [ladder_data.retired]
-    assert [block["number"] for block in state["blocks"]] == [3, 2, 1]
+    assert [block["number"] for block in state["blocks"]] == [2, 1, 0]
     assert [c["challenge"] for c in state["queue"]] == [1, 2]
     montecarlo = next(row for row in state["active"] if row["name"] == "montecarlo@1")
     assert montecarlo["last_error"] == ladder_data.error
