@@ -17,7 +17,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from brandeln_cli.options import CaOption, DataOption, SeasonRefereeOption, referee_credentials
 from brandeln_cli.output import console, fail
-from brandeln_cli.terminal_text import json_text, markup, plain
+from brandeln_cli.terminal_text import json_text, markup
+from brandeln_cli.wrapped_text import TOGETHER, Hanging
+from engine.plurals import plural
 from services import data_folder
 
 if TYPE_CHECKING:
@@ -140,7 +142,7 @@ def ab(
     if as_json:
         typer.echo(json_text(_document(config, sprt, result)))
     else:
-        console.print(plain(_final_line(config, result)), soft_wrap=True)
+        console.print(Hanging(_final_line(config, result)))
     if result.verdict == "H1" or not config.sequential:
         return
     raise typer.Exit(H0_EXIT if result.verdict == "H0" else UNDECIDED_EXIT)
@@ -196,7 +198,7 @@ def _run(
         test = (
             f"{_hypotheses(sprt)}, LLR bounds {lower:+.2f} / {upper:+.2f}"
             if config.sequential
-            else f"{config.max_deals} deals, fixed length"
+            else f"{plural(config.max_deals, 'deal')}, fixed length"
         )
         console.print(
             f"ab: [bold]{markup(config.b.name)}[/bold] (B) against "
@@ -286,9 +288,9 @@ _VERDICTS = {
 
 def _final_line(config: AbConfig, result: AbResult) -> str:
     figures = (
-        f"B - A: {result.mean:+.3f} chips/deal (95% interval {result.low:+.3f} .. "
-        f"{result.high:+.3f}) over {result.deals} deals ({result.matches} matches, "
-        f"{result.seconds:.0f} s)"
+        f"B{TOGETHER}-{TOGETHER}A: {result.mean:+.3f} chips/deal (95% interval "
+        f"{result.low:+.3f} .. {result.high:+.3f}) over {plural(result.deals, 'deal')} "
+        f"({plural(result.matches, 'match')}, {result.seconds:.0f}{TOGETHER}s)"
     )
     if config.sequential:
         return f"{figures}; LLR {result.llr:+.2f}: {_VERDICTS[str(result.verdict)]}"

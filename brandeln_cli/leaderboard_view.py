@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from brandeln_cli.terminal_text import markup, plain, safe
+from brandeln_cli.wrapped_text import Legend
+from engine.plurals import plural
 
 if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
     from rich.table import Table
@@ -14,6 +16,11 @@ if TYPE_CHECKING:  # imported in the command: `brandeln --help` must stay fast
     from ladder.leaderboard import LeaderboardRow
     from ladder.storage import SeasonInfo
     from ladder.versus import HeadToHead
+
+# What the leaderboard's "made" counts, said beside it and beside `ratings --roles`' bidding,
+# which counts otherwise (brandeln_cli.role_tables.CHOSEN_COUNTS): the tallies of the rated
+# blocks (ladder.tally) count a soloist that won the auction, not one a pass-out forced to play.
+MADE_COUNTS = "contracts made/bid: the auctions it won as soloist, in rated blocks"
 
 
 def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
@@ -26,10 +33,13 @@ def leaderboard_table(rows: list[LeaderboardRow], title: str) -> Table:
     """
     from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415 - --help
 
-    table = compact_table(
-        title=title,
-        caption="ranked by μ-3σ (TrueSkill) · chips/deal ± 95% CI over blocks · "
-        "made = contracts made/bid as soloist · t/o = timeouts · ill. = illegal actions",
+    table = compact_table(title=title)
+    table.caption = Legend(
+        "ranked by μ-3σ (TrueSkill)",
+        "chips/deal ± 95% CI over blocks",
+        f"made = {MADE_COUNTS}",
+        "t/o = timeouts",
+        "ill. = illegal actions",
     )
     fixed(table, "#", right=True)
     folding(table, "bot", min_width=8)
@@ -71,10 +81,12 @@ def batch_table(ratings: BatchRatings, rows: list[LeaderboardRow]) -> Table:
     from ladder.season_batch import rank_interval_text  # noqa: PLC0415
 
     table = compact_table(
-        title=f"batch ratings (Plackett-Luce, all {ratings.blocks} rated blocks at once)",
-        caption="strength: log-strength, mean 0 (1 more: 73% to finish ahead) · interval, "
-        f"P(#1), ranks 95%: over {ratings.resamples} resamples of the blocks · TS #: rank by "
-        "μ-3σ",
+        title=f"batch ratings (Plackett-Luce, all {plural(ratings.blocks, 'rated block')} at once)"
+    )
+    table.caption = Legend(
+        "strength: log-strength, mean 0 (1 more: 73% to finish ahead)",
+        f"interval, P(#1), ranks 95%: over {plural(ratings.resamples, 'resample')} of the blocks",
+        "TS #: rank by μ-3σ",
     )
     fixed(table, "#", right=True)
     folding(table, "bot", min_width=8)
@@ -137,10 +149,8 @@ def decisions_table(rows: list[LeaderboardRow]) -> Table:
     """
     from brandeln_cli.layout import compact_table, fixed, folding  # noqa: PLC0415 - --help
 
-    table = compact_table(
-        title="decisions (ms)",
-        caption="p50, p95: means over matches · max: slowest",
-    )
+    table = compact_table(title="decisions (ms)")
+    table.caption = Legend("p50, p95: means over matches", "max: slowest")
     fixed(table, "#", right=True)
     folding(table, "bot", min_width=8)
     for header in ("decisions", "p50", "p95", "max", "strikes"):
@@ -167,7 +177,7 @@ def season_title(info: SeasonInfo) -> str:
 
     title = (
         f"season {markup(info.name)} ({markup(info.ruleset)}): {info.blocks_finished} of "
-        f"{info.blocks_planned} blocks"
+        f"{plural(info.blocks_planned, 'block')}"
     )
     return title if info.status == SeasonStatus.FINISHED else f"{title}, {info.status}"
 
@@ -206,7 +216,7 @@ def head_to_head_line(gap: HeadToHead) -> str:
     spread = "" if interval.half_width is None else f" ± {interval.half_width:.2f}"
     return (
         f"{a} against {b}: {interval.mean:+.2f}{spread} chips per deal "
-        f"(95% CI over {gap.blocks} block{'s' if gap.blocks != 1 else ''})"
+        f"(95% CI over {plural(gap.blocks, 'block')})"
     )
 
 

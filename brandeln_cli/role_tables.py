@@ -12,12 +12,21 @@ from rich.table import Table
 
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import plain
+from brandeln_cli.wrapped_text import Legend
+from engine.plurals import plural
 from services.role_figures import RoleFigures
 from services.season_roles import SeasonRoles
 
 __all__ = ["bidding_table", "defence_table", "roles_json", "soloist_table"]
 
 ALL = "all"  # the row of a bot's every contract
+# What "chosen" counts (services.role_figures judges every deal with a soloist, in every block
+# of the season), said beside what the leaderboard's "made" counts, which differs.
+CHOSEN_COUNTS = (
+    "the contracts it played as soloist: the auctions it won and the contract a pass-out forced "
+    "on it, in every block, rated or not (the leaderboard's made/bid counts the auctions won in "
+    "rated blocks only)"
+)
 
 
 def _percent(value: float | None) -> str:
@@ -29,12 +38,16 @@ def _rate(value: float | None) -> str:
 
 
 def bidding_table(roles: SeasonRoles, order: Sequence[str] = ()) -> Table:
-    """Per bot and contract it won the auction with (``order``: the ruleset's ladder): chosen,
+    """Per bot and contract it played as soloist (``order``: the ruleset's ladder): chosen,
     made, and how many were makeable double dummy."""
     table = compact_table(
-        title=f"bidding: the contracts each bot won the auction with ({roles.deals} deals)",
-        caption="made % = made/chosen · makeable: could be made double dummy at the first "
-        "card (every hand known), of those with a card play to judge",
+        title=f"bidding: the contracts each bot played as soloist ({plural(roles.deals, 'deal')})"
+    )
+    table.caption = Legend(
+        f"chosen = {CHOSEN_COUNTS}",
+        "made % = made/chosen",
+        "makeable: could be made double dummy at the first card (every hand known), of those "
+        "with a card play to judge",
     )
     folding(table, "bot")
     fixed(table, "contract")
@@ -63,8 +76,11 @@ def soloist_table(roles: SeasonRoles) -> Table:
     return _per_bot_table(
         roles,
         "soloist play, double dummy",
-        "makeable: at the first card · lost: makeable and not made (only the soloist's own "
-        "cards can lose it) · slips: its cards that gave the contract away",
+        Legend(
+            "makeable: at the first card",
+            "lost: makeable and not made (only the soloist's own cards can lose it)",
+            "slips: its cards that gave the contract away",
+        ),
         ("deals", "makeable", "made", "lost", "lost %", "slips", "slips/deal"),
         lambda figures: (
             str(figures.soloist.deals),
@@ -83,8 +99,11 @@ def defence_table(roles: SeasonRoles) -> Table:
     return _per_bot_table(
         roles,
         "defence, double dummy",
-        "beatable: at the first card · let through: beatable, made, and its slip the last to "
-        "hand it over · slips: its cards that let a beatable contract become makeable",
+        Legend(
+            "beatable: at the first card",
+            "let through: beatable, made, and its slip the last to hand it over",
+            "slips: its cards that let a beatable contract become makeable",
+        ),
         ("deals", "beatable", "let through", "slips", "slips/deal"),
         lambda figures: (
             str(figures.defence.deals),
@@ -99,12 +118,13 @@ def defence_table(roles: SeasonRoles) -> Table:
 def _per_bot_table(
     roles: SeasonRoles,
     title: str,
-    caption: str,
+    legend: Legend,
     headers: Sequence[str],
     cells: Callable[[RoleFigures], Sequence[str]],
 ) -> Table:
     """A row per bot: its name (folding), then ``cells`` of its figures under ``headers``."""
-    table = compact_table(title=title, caption=caption)
+    table = compact_table(title=title)
+    table.caption = legend
     folding(table, "bot")
     for header in headers:
         fixed(table, header, right=True)

@@ -275,3 +275,145 @@ async def test_prefixes_and_hints_work_through_a_running_referee(
         )
         assert listed.exit_code == 0, listed.output
         assert f"--referee {address}" in listed.output
+
+
+# --- lines that wrap, and legends -------------------------------------------------------------
+
+
+def assert_hangs(output: str, start: str) -> list[str]:
+    """The lines of the item that begins with ``start``: within the width, and every line after
+    its first indented deeper than the first, so it reads as one item. Returns them."""
+    lines = output.splitlines()
+    first = next(n for n, line in enumerate(lines) if line.lstrip().startswith(start))
+    margin = len(lines[first]) - len(lines[first].lstrip())
+    item = [lines[first]]
+    for line in lines[first + 1 :]:
+        if len(line) - len(line.lstrip()) <= margin:
+            break
+        item.append(line)
+    assert all(len(line) <= WIDTH for line in item), item
+    return item
+
+
+def test_the_last_line_of_ab_wraps_under_its_start_and_counts_one_deal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(
+        app,
+        ["ab", "--a", "random", "--b", "random", "--deals", "1", "--seed", "3", "--data", "d"],
+    )
+    assert result.exit_code == 0, result.output
+    assert_fits(result.output)
+    assert "seed 3; 1 deal, fixed length" in result.output
+    last = assert_hangs(result.output, "B - A:")
+    assert len(last) >= 2, last  # too long for one line: it wrapped, indented
+    words = " ".join(" ".join(last).split())
+    assert re.search(r"over 1 deal \(\d+ match(es)?, \d+ s\); fixed length", words), words
+
+
+def test_ladder_status_wraps_a_periods_commitment_under_its_start(tmp_path: Path) -> None:
+    from ladder.ladder_config import LadderConfig  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    data = tmp_path / "data"
+    config = LadderConfig()
+    with LadderStore.open(data / "ladder.db") as store:
+        store.ensure_ladder(config.name, config.settings(), 4, {})
+    added = [cli_at(data, "bots", "version", "add", family, "1", "--json") for family in "abcd"]
+    bots = tuple(json.loads(version)["name"] for version in added)
+    with LadderStore.open(data / "ladder.db") as store:
+        store.plan_block(config.name, bots, config.seed, "r", deals=2, period_blocks=10)
+    output = cli_at(data, "ladder", "status")
+    assert_fits(output)
+    period = assert_hangs(output, "period 0, blocks 0-9 (0 recorded): commitment")
+    assert len(period) >= 2, period
+    assert "seed not revealed yet: revealed once the last block is recorded" in flat(output)
+    assert "queue: 0 challenges waiting" in output
+
+
+def cli_at(data: Path, *args: str) -> str:
+    result = runner.invoke(app, [*args, "--data", str(data)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def ratings_tables(name: str, resamples: int) -> str:
+    """`ratings --roles`' tables for two bots, one named ``name``, as printed at 80 columns."""
+    from collections import Counter  # noqa: PLC0415
+
+    from rich.console import Console  # noqa: PLC0415
+
+    from brandeln_cli.leaderboard_view import batch_table, decisions_table, leaderboard_table  # noqa: PLC0415
+    from brandeln_cli.role_tables import bidding_table, defence_table, soloist_table  # noqa: PLC0415
+    from ladder.batch_ratings import BatchRating, BatchRatings  # noqa: PLC0415
+    from ladder.leaderboard import LeaderboardRow  # noqa: PLC0415
+    from ladder.stats import MeanInterval  # noqa: PLC0415
+    from services.role_figures import Bidding, RoleFigures  # noqa: PLC0415
+    from services.season_roles import SeasonRoles  # noqa: PLC0415
+
+    bots = (name, "random@demo")
+    rows = [
+        LeaderboardRow(
+            n + 1, bot, 20.9 - n, 29.0, 2.7, 5, 40, 3, MeanInterval(8.4, 1.2, 5), 8, 8, 0, 0, 0
+        )
+        for n, bot in enumerate(bots)
+    ]
+    batch = BatchRatings(
+        tuple(
+            BatchRating(bot, 0.5 - n, 0.1 - n, 0.9 - n, n + 1, (0.9 - 0.8 * n, 0.1 + 0.8 * n), 5)
+            for n, bot in enumerate(bots)
+        ),
+        resamples=resamples,
+        blocks=5,
+        seed=1,
+    )
+    bidding = Bidding(Counter(brand=10), Counter(brand=9), Counter(brand=10), Counter(brand=8))
+    roles = SeasonRoles({bot: RoleFigures(bidding=bidding) for bot in bots}, matches=20, deals=80)
+    console = Console(width=WIDTH, record=True)
+    for table in (
+        leaderboard_table(rows, "season s (standard): 5 of 5 blocks"),
+        batch_table(batch, rows),
+        decisions_table(rows),
+        bidding_table(roles),
+        soloist_table(roles),
+        defence_table(roles),
+    ):
+        console.print(table, soft_wrap=False)
+    return console.export_text()
+
+
+TERMS = ("TS #:", "made =", "t/o =", "ill. =", "p50, p95:", "chosen =", "made % =", "let through:")
+
+
+@pytest.mark.parametrize("resamples", [1, 500])
+def test_the_ratings_legends_break_between_entries_never_inside_a_term(resamples: int) -> None:
+    for length in range(4, 41):
+        output = ratings_tables("b" * length, resamples)
+        assert_fits(output)
+        for term in TERMS:
+            assert any(term in line for line in output.splitlines()), (term, output)
+        lines = output.splitlines()
+        # A legend entry too long for a line goes on indented: "chosen = ..." is one.
+        assert len(assert_hangs(output, "chosen = the contracts it played as soloist")) > 1
+        assert f"over {resamples} resample{'s' if resamples > 1 else ''} of the blocks" in flat(
+            output
+        )
+        assert not any(line.rstrip().endswith((" TS", " made", " t/o")) for line in lines)
+
+
+def test_the_leaderboards_made_and_the_biddings_chosen_each_say_what_they_count() -> None:
+    # The same bot reads "made 8/8" on the leaderboard and "10 chosen, 9 made" in the bidding
+    # table: the leaderboard counts the auctions it won, in rated blocks (ladder.tally); the
+    # bidding every deal it played as soloist, a pass-out's forced contract too, in every block
+    # (services.role_figures). Each legend says which, and where the other differs.
+    words = flat(ratings_tables("heuristic", resamples=500))
+    assert "8/8 100%" in words
+    assert "heuristic brand 10 9 90%" in words
+    assert "made = contracts made/bid: the auctions it won as soloist, in rated blocks" in words
+    assert (
+        "chosen = the contracts it played as soloist: the auctions it won and the contract a "
+        "pass-out forced on it, in every block, rated or not (the leaderboard's made/bid counts "
+        "the auctions won in rated blocks only)"
+    ) in words
+    assert "bidding: the contracts each bot played as soloist (80 deals)" in words
