@@ -23,6 +23,7 @@ from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import plain
 from engine.errors import EngineError
 from engine.play_analysis import SeatPlay, analyse_play
+from engine.plurals import plural
 from services.sources import SourceError
 
 __all__ = [
@@ -101,7 +102,7 @@ def card_play_table(play: CardPlay, who: str = "bot") -> Table:
     """Bot (or seat), then as soloist and as defender: the cards that mattered, those that gave
     the goal away and their share. Fits 80 columns."""
     table = compact_table(
-        title=f"card play, double dummy ({play.deals} deals, every hand known)",
+        title=f"card play, double dummy ({plural(play.deals, 'deal')}, every hand known)",
         caption="cards: those that mattered (the side could still reach its goal) · "
         "slips: those that gave it away",
     )

@@ -13,6 +13,7 @@ from brandeln_cli.db_option import DbOption, ladder_database
 from brandeln_cli.options import DEFAULT_LADDER, DataOption, LadderOption
 from brandeln_cli.output import console, fail
 from brandeln_cli.terminal_text import plain
+from engine.plurals import plural
 
 if TYPE_CHECKING:
     from ladder.storage import LadderStore
@@ -60,7 +61,8 @@ def challenge(
     kind = "unrated" if unrated else "rated"
     console.print(
         plain(
-            f"challenge #{number} queued ({kind}, {per_match} deals a match): {', '.join(seated)}"
+            f"challenge #{number} queued ({kind}, {plural(per_match, 'deal')} a match): "
+            f"{', '.join(seated)}"
         )
     )
 

@@ -17,6 +17,7 @@ from rich.table import Table
 from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.output import console, errors, fail, notes
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
+from engine.plurals import plural
 
 if TYPE_CHECKING:
     from services.bot_check import CheckReport
@@ -100,7 +101,9 @@ def check(
     if not as_json:
         failed = len(report.failures())
         console.print(
-            plain(f"{failed} check(s) failed; the referee's logs and the bot's output: {work}"),
+            plain(
+                f"{plural(failed, 'check')} failed; the referee's logs and the bot's output: {work}"
+            ),
             soft_wrap=True,
         )
     raise typer.Exit(CHECK_FAILED_EXIT)
@@ -165,7 +168,8 @@ def _run(
         notes.print(plain(f"connect the bot to {address} with token {bot_token}"))
         notes.print(
             plain(
-                f"(open {tables} sessions: BRANDELN_TABLES={tables}; waiting {connect_timeout:g} s)"
+                f"(open {plural(tables, 'session')}: BRANDELN_TABLES={tables}; waiting "
+                f"{connect_timeout:g} s)"
             )
         )
 

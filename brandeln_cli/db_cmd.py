@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from brandeln_cli.output import console, fail
+from engine.plurals import plural
 
 db_app = typer.Typer(help="Copy the stores between SQLite and PostgreSQL.", no_args_is_help=True)
 
@@ -52,7 +53,7 @@ def copy(
     for side, tally in copied.items():
         if tally.missing_logs:
             console.print(
-                f"{len(tally.missing_logs)} {side} match(es) had no readable log to copy "
+                f"{plural(len(tally.missing_logs), f'{side} match')} had no readable log to copy "
                 f"(their rows are copied): {', '.join(tally.missing_logs[:5])}"
                 + (", ..." if len(tally.missing_logs) > 5 else ""),
                 highlight=False,

@@ -13,6 +13,7 @@ from brandeln_cli.options import DEFAULT_LADDER
 from brandeln_cli.output import console, fail, hint
 from brandeln_cli.service_options import MetricsAddress
 from brandeln_cli.terminal_text import markup
+from engine.plurals import plural
 
 if TYPE_CHECKING:
     from ladder.ladder_config import LadderConfig
@@ -59,9 +60,10 @@ async def serve_on_cluster(
             try:
                 console.print(
                     f"ladder {markup(config.name)} ({markup(config.ruleset)}, "
-                    f"{config.deals_per_match} deals a match) is serving on the Ray cluster "
-                    f"{markup(settings.address)} ({on_cluster.slots} worker slots on "
-                    f"{on_cluster.nodes} nodes); Ctrl-C stops it"
+                    f"{plural(config.deals_per_match, 'deal')} a match) is serving on the Ray "
+                    f"cluster {markup(settings.address)} "
+                    f"({plural(on_cluster.slots, 'worker slot')} on "
+                    f"{plural(on_cluster.nodes, 'node')}); Ctrl-C stops it"
                 )
                 where = f" --ladder {config.name}" if config.name != DEFAULT_LADDER else ""
                 hint(
@@ -77,7 +79,7 @@ async def serve_on_cluster(
                     await asyncio.to_thread(server.stop)
             console.print(
                 f"ladder {markup(config.name)} stopped after "
-                f"{ladder.blocks_recorded} block(s) this run"
+                f"{plural(ladder.blocks_recorded, 'block')} this run"
             )
     except ClusterError as error:
         raise fail(str(error)) from None

@@ -48,6 +48,8 @@ from brandeln_cli.service_options import (
     metrics_address,
 )
 from brandeln_cli.terminal_text import json_text, markup, plain
+from brandeln_cli.wrapped_text import Hanging
+from engine.plurals import plural
 from ladder.periods import DEFAULT_PERIOD_BLOCKS
 from services import data_folder
 
@@ -256,7 +258,7 @@ async def _run(
         try:
             console.print(
                 f"ladder {markup(config.name)} ({markup(config.ruleset)}, "
-                f"{config.deals_per_match} deals a match) is serving; Ctrl-C stops it"
+                f"{plural(config.deals_per_match, 'deal')} a match) is serving; Ctrl-C stops it"
             )
             hint_versions(config.name, address, where.referee, where.data, where.db)
             # The command versions are launched beside it, at its referee, and stopped with it.
@@ -266,7 +268,7 @@ async def _run(
             )
             console.print(
                 f"ladder {markup(config.name)} stopped after "
-                f"{ladder.blocks_recorded} block(s) this run"
+                f"{plural(ladder.blocks_recorded, 'block')} this run"
             )
         finally:
             if server is not None:
@@ -351,7 +353,7 @@ def status(
         for row in troubled:
             console.print(plain(f"  {row.bot}: {row.last_error}"))
     waiting = [c for c in queue if c.state.value in ("queued", "planned")]
-    console.print(f"queue: {len(waiting)} challenge(s) waiting")
+    console.print(f"queue: {plural(len(waiting), 'challenge')} waiting")
     for c in waiting:
         console.print(plain(f"  #{c.challenge_id} {c.state.value}: {', '.join(c.bots)}"))
     if recent:
@@ -363,10 +365,10 @@ def status(
         for p in periods:
             line = commitment_line(p.commitment)
             console.print(
-                f"  period {p.period}, blocks {p.first_block}-{p.last_block} ({p.recorded} "
-                f"recorded): {line}",
-                highlight=False,
-                markup=False,
+                Hanging(
+                    f"  period {p.period}, blocks {p.first_block}-{p.last_block} ({p.recorded} "
+                    f"recorded): {line}"
+                )
             )
 
 

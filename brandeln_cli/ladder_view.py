@@ -11,6 +11,7 @@ from brandeln_cli.options import DEFAULT_LADDER
 from brandeln_cli.output import console, fail, hint
 from brandeln_cli.service_options import MetricsAddress
 from brandeln_cli.terminal_text import plain
+from brandeln_cli.wrapped_text import Hanging
 
 if TYPE_CHECKING:
     from prometheus_client.registry import Collector
@@ -75,7 +76,7 @@ def printer(config: LadderConfig) -> Callable[[LadderEvent], None]:
             console.print(
                 plain(f"challenge #{event.challenge} refused: {event.detail}", style="yellow")
             )
-        elif event.kind is EventKind.COMMITTED:  # our words and hex digits: one line
-            console.print(event.detail, highlight=False, markup=False, soft_wrap=True)
+        elif event.kind is EventKind.COMMITTED:  # the digest, never cut, copies whole
+            console.print(Hanging(event.detail))
 
     return show

@@ -27,6 +27,7 @@ from brandeln_cli.layout import compact_table, fixed, folding
 from brandeln_cli.terminal_text import markup, plain, safe
 from engine.cards import format_cards
 from engine.play_analysis import PlayAnalysis
+from engine.plurals import plural
 from protocol.events import (
     BidMadeRecord,
     ContractSetRecord,
@@ -306,7 +307,7 @@ def double_dummy_line(analysis: PlayAnalysis) -> str:
     errors = (
         "no card gave a side's goal away"
         if not count
-        else f"{count} card(s) gave their side's goal away (marked ?, the cards that would "
+        else f"{plural(count, 'card')} gave their side's goal away (marked ?, the cards that would "
         "have kept it in brackets)"
     )
     return (

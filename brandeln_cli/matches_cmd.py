@@ -17,6 +17,7 @@ from brandeln_cli.options import CaOption, DataOption, JsonOption, RefereeOption
 from brandeln_cli.output import copyable as console
 from brandeln_cli.output import fail, hint
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
+from engine.plurals import plural
 from services.sources import LocalSource, SourceError, open_source
 
 if TYPE_CHECKING:
@@ -504,7 +505,8 @@ def matches_verify(
         return
     if reproduced:
         console.print(
-            f"[green]reproduced[/green]: {report.deals_replayed} deals replayed; contracts, "
+            f"[green]reproduced[/green]: {plural(report.deals_replayed, 'deal')} replayed; "
+            "contracts, "
             f"tricks, payments, balances {list(report.replayed_balances)}, ranks, strikes and "
             "forfeits match the log",
             highlight=False,

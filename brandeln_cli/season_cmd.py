@@ -48,6 +48,7 @@ from brandeln_cli.output import console, errors, fail, hint
 from brandeln_cli.terminal_text import json_text, markup, plain, safe
 from brandeln_cli.verify_cmd import season_verify
 from brandeln_cli.web_cmd import web_address
+from engine.plurals import plural
 from services import data_folder
 
 # The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
@@ -256,8 +257,9 @@ def play(
     _check_bots(config, talk)
     then = "" if config.rerun is None else f", then a rerun among the top {config.rerun.top}"
     talk.print(
-        f"season [bold]{markup(config.name)}[/bold]: {len(config.bots)} bots, {config.blocks} "
-        f"blocks of {config.players} matches x {config.deals_per_match} deals{then}, on the "
+        f"season [bold]{markup(config.name)}[/bold]: {plural(len(config.bots), 'bot')}, "
+        f"{plural(config.blocks, 'block')} of {plural(config.players, 'match')} x "
+        f"{plural(config.deals_per_match, 'deal')}{then}, on the "
         f"{markup(where)}",
         highlight=False,
         soft_wrap=False,
@@ -282,9 +284,9 @@ def play(
             except KeyboardInterrupt:
                 done = store.season(config.name).blocks_finished
                 recorded = (
-                    f"{done} of {config.blocks} blocks are recorded"
+                    f"{done} of {plural(config.blocks, 'block')} recorded"
                     if done <= config.blocks
-                    else f"the season and {done - config.blocks} rerun blocks are recorded"
+                    else f"the season and {plural(done - config.blocks, 'rerun block')} recorded"
                 )
                 talk.print(
                     f"interrupted: {recorded}; run the same command again to resume",
@@ -503,8 +505,9 @@ def _print_summary(
     from brandeln_cli import hints  # noqa: PLC0415
 
     console.print(
-        f"{summary.blocks_played} blocks played now ({summary.blocks_done} of "
-        f"{summary.blocks_total} in all), {summary.deals} deals in {summary.seconds:.1f} s",
+        f"{plural(summary.blocks_played, 'block')} played now ({summary.blocks_done} of "
+        f"{summary.blocks_total} in all), {plural(summary.deals, 'deal')} in "
+        f"{summary.seconds:.1f} s",
         highlight=False,
         soft_wrap=False,
     )
@@ -514,7 +517,8 @@ def _print_summary(
         console.print(rerun.message, highlight=False, soft_wrap=True, markup=False)
         if rerun.top:
             console.print(
-                f"rerun: {rerun.blocks_played} blocks played now ({rerun.blocks_done} in all, "
+                f"rerun: {plural(rerun.blocks_played, 'block')} played now ({rerun.blocks_done} "
+                "in all, "
                 f"cap {rerun.cap})",
                 highlight=False,
                 soft_wrap=False,

@@ -21,6 +21,7 @@ from brandeln_cli.service_options import (
     metrics_address,
 )
 from brandeln_cli.terminal_text import markup
+from engine.plurals import plural
 from services import data_folder
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ def _admin_token_from_env() -> str | None:
     if not token.strip():
         problem = "is blank"
     elif len(token) < MIN_ADMIN_TOKEN_CHARS:
-        problem = f"has {len(token)} characters"
+        problem = f"has {plural(len(token), 'character')}"
     if problem:
         console.print(
             f"[red]error:[/red] ${data_folder.ADMIN_TOKEN_ENV} {problem}; an admin token needs at "
@@ -246,8 +247,8 @@ async def _serve_until_stopped(
         raise
     if referee.recovered_aborted:
         console.print(
-            f"{referee.recovered_aborted} match(es) left running by an earlier referee are "
-            "recorded as aborted"
+            f"recorded as aborted: {plural(referee.recovered_aborted, 'match')} left running by "
+            "an earlier referee"
         )
     server, port = await create_server(address, referee, tls)
     metrics_server = None

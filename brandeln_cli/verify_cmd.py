@@ -16,6 +16,7 @@ from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
 from brandeln_cli.options import DataOption
 from brandeln_cli.output import console, errors, fail
 from brandeln_cli.terminal_text import json_text, plain
+from engine.plurals import plural
 
 if TYPE_CHECKING:
     from services.season_checks import FetchedLog, Stage
@@ -83,7 +84,13 @@ def _print_verdict(report: VerifyReport) -> None:
     from services.season_verify import Verdict  # noqa: PLC0415
 
     what = "ladder" if report.ladder else "season"
-    counts = f"{report.blocks} blocks, {report.matches} matches, {report.deals} deals"
+    counts = ", ".join(
+        (
+            plural(report.blocks, "block"),
+            plural(report.matches, "match"),
+            plural(report.deals, "deal"),
+        )
+    )
     if report.verdict is Verdict.VERIFIED:
         console.print(
             plain(f"verified: {what} {report.season}: {counts}, ratings bit for bit", "green"),

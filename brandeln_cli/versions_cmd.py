@@ -24,6 +24,7 @@ from brandeln_cli.options import (
 from brandeln_cli.output import copyable as console
 from brandeln_cli.output import fail, hint
 from brandeln_cli.terminal_text import json_text, markup, plain
+from engine.plurals import plural
 
 if TYPE_CHECKING:
     from ladder.storage import LadderVersion
@@ -133,7 +134,8 @@ def version_add(
         console.print(
             plain(
                 f"{added.name} is the active version of {bot} on ladder {ladder}, launched by "
-                f"the ladder with {launch.tables} table(s) (starts at μ {added.rating.mu:.2f}, "
+                f"the ladder with {plural(launch.tables, 'table')} (starts at μ "
+                f"{added.rating.mu:.2f}, "
                 f"σ {added.rating.sigma:.2f}: {_START[inherited]})"
             )
         )
@@ -234,7 +236,7 @@ def launched_by(version: LadderVersion) -> str:
     """Who starts the version's process: the ladder (a command version) or its owner."""
     if version.command is None:
         return "itself"
-    return f"the ladder ({version.command.tables} table{'s' if version.command.tables > 1 else ''})"
+    return f"the ladder ({plural(version.command.tables, 'table')})"
 
 
 @version_app.command("retire")

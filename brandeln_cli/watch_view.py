@@ -23,6 +23,7 @@ from arena.logreader import MatchLog, decision_event
 from arena.logrecords import DealRecord, DecisionRecord
 from brandeln_cli.match_view import card_text
 from brandeln_cli.terminal_text import safe
+from engine.plurals import plural
 from protocol.decode import LiveEvent, LivePenalty
 from protocol.events import (
     BidMadeRecord,
@@ -100,7 +101,7 @@ class WatchPrinter:
         self.console.print(line, highlight=False, soft_wrap=False)
 
     def header(self, match_id: str, ruleset: str, deals: int | None = None) -> None:
-        length = f", {deals} deals" if deals else ""
+        length = f", {plural(deals, 'deal')}" if deals else ""
         self.line(Text(f"match {safe(match_id)} ({safe(ruleset)}{length})", style="bold"))
         for seat in range(len(self.names)):
             self.line(f"  seat {self.who(seat)}")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import sqlalchemy
 from sqlalchemy import func, select, update
 
+from engine.plurals import plural
 from ladder.errors import LadderError
 from ladder.schema import CHALLENGES, SEASON_BOTS, ChallengeState, VersionStatus
 from ladder.season_rows import lock_season, season_id_of
@@ -88,7 +89,8 @@ class ChallengesMixin(LadderStoreBase):
             for bot in bots:
                 if recent[bot] >= per_hour:
                     raise ChallengeLimitError(
-                        f"{bot} was challenged {recent[bot]} times in the last hour, the most "
+                        f"{bot} was challenged {plural(recent[bot], 'time')} in the last hour, "
+                        "the most "
                         f"a bot may be (challenges_per_hour {per_hour}); try again later"
                     )
             return int(

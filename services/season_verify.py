@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from engine.plurals import plural
 from ladder.storage import LadderStore
 from services.season_checks import FetchedLog, LogUnavailableError, MismatchError, Stage
 from services.verify_blocks import check_blocks
@@ -117,8 +118,11 @@ def _run(audit: Audit) -> None:
         }
     rankings = check_blocks(audit)
     audit.passed(Stage.DEALS, _dealt(audit))
-    audit.passed(Stage.REPLAYS, f"{audit.matches} logs replayed through the engine")
-    audit.passed(Stage.RESULTS, f"{audit.blocks} blocks' match rows and results equal the logs'")
+    audit.passed(Stage.REPLAYS, f"{plural(audit.matches, 'log')} replayed through the engine")
+    audit.passed(
+        Stage.RESULTS,
+        f"the match rows and results of {plural(audit.blocks, 'block')} equal the logs'",
+    )
     audit.passed(Stage.RATINGS, check_ratings(audit, rankings))
 
 
@@ -139,12 +143,13 @@ def _report(
 
 
 def _dealt(audit: Audit) -> str:
-    dealt = f"{audit.deals} deals of {audit.matches} matches dealt as "
+    dealt = f"{plural(audit.deals, 'deal')} of {plural(audit.matches, 'match')} dealt as "
     if not audit.secret_blocks:
         return dealt + "the seeds give"
     if audit.secret_blocks == audit.blocks:
         return dealt + "the stored block seeds give (not checked against a seed yet)"
     return dealt + (
-        f"the revealed seeds give ({audit.secret_blocks} of {audit.blocks} blocks, of a period "
+        f"the revealed seeds give ({audit.secret_blocks} of {plural(audit.blocks, 'block')}, of a "
+        "period "
         "still secret, as their stored seeds give: not checked against a seed yet)"
     )

@@ -12,6 +12,7 @@ from arena.faults import RequestFault
 from arena.seat import SeatOutcome
 from arena.session import SeatSession
 from engine.phase import Phase
+from engine.plurals import plural
 from engine.rulesets import find_ruleset
 from services.bot_check.matches import CheckRun
 from services.bot_check.report import CheckName, CheckResult, CheckStatus
@@ -39,7 +40,7 @@ class Checker(CheckRun):
         self.add(
             CheckName.HANDSHAKE,
             True,
-            f"welcomed: {len(found)} session(s), protocol 1, rulesets: {plays}",
+            f"welcomed: {plural(len(found), 'session')}, protocol 1, rulesets: {plays}",
         )
         return first
 
@@ -111,7 +112,8 @@ class Checker(CheckRun):
             self.add(
                 CheckName.REPEATED,
                 True,
-                f"{len(match.seen.faulted)} requests sent twice: answered in time, no stale "
+                f"{plural(len(match.seen.faulted), 'request')} sent twice: answered in time, no "
+                "stale "
                 "answer repeated",
             )
 
@@ -152,7 +154,11 @@ class Checker(CheckRun):
         budget = f"move_ms={pressure.move_ms}, bank_ms={pressure.bank_ms}"
         slowest = f"slowest answer {max(latencies)} ms" if latencies else "no answer"
         if late or not match.clean:
-            what = f"{late} of {len(latencies)} decisions timed out" if late else match.trouble()
+            what = (
+                f"{late} of {plural(len(latencies), 'decision')} timed out"
+                if late
+                else match.trouble()
+            )
             self.add(CheckName.TIME, False, f"{what} ({budget}); {slowest}")
         else:
             self.add(CheckName.TIME, True, f"{len(latencies)} in time ({budget}); {slowest}")
@@ -189,7 +195,7 @@ class Checker(CheckRun):
             self.add(
                 CheckName.TABLES,
                 False,
-                f"it opened {opened} session(s); it must open one per table, "
+                f"it opened {plural(opened, 'session')}; it must open one per table, "
                 f"BRANDELN_TABLES={count}",
             )
             return
@@ -200,11 +206,11 @@ class Checker(CheckRun):
             self.add(
                 CheckName.TABLES,
                 False,
-                f"{len(bad)} of {count} tables failed: {bad[0].trouble()} ({opened} session(s) "
-                f"open; it must open BRANDELN_TABLES={count})",
+                f"{len(bad)} of {plural(count, 'table')} failed: {bad[0].trouble()} "
+                f"({plural(opened, 'session')} open; it must open BRANDELN_TABLES={count})",
             )
         else:
-            self.add(CheckName.TABLES, True, f"{count} matches at once, no strike")
+            self.add(CheckName.TABLES, True, f"{plural(count, 'match')} at once, no strike")
 
     async def endurance(self, ruleset: str) -> None:
         """Many matches in a row, as many at once as it has sessions, none with a strike."""
@@ -223,7 +229,7 @@ class Checker(CheckRun):
                         f"match {played} of {total}: {match.trouble()}",
                     )
                     return
-        self.add(CheckName.ENDURANCE, True, f"{total} matches, no strike, no restart")
+        self.add(CheckName.ENDURANCE, True, f"{plural(total, 'match')}, no strike, no restart")
 
 
 def _phase_row(phase: Phase, tag: str) -> CheckName:

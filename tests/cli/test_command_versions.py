@@ -50,7 +50,7 @@ def test_a_command_version_is_kept_with_its_command_and_listed_as_launched(data:
     shown = _run("bots", "version", "add", "own", "1", "--data", str(data))
     assert "token (shown once)" in shown  # one that connects by itself, as before
     launched = _run("bots", "version", "add", "rnd", "2", "--command", SAMPLE, "--data", str(data))
-    assert "launched by the ladder with 1 table(s)" in launched
+    assert "launched by the ladder with 1 table (starts at" in launched
     assert "token (shown once)" not in launched  # the ladder hands it a fresh one each run
     listed = json.loads(_run("bots", "version", "list", "--data", str(data), "--json"))
     by_name = {v["name"]: v for v in listed}

@@ -96,7 +96,7 @@ def test_a_challenge_names_active_versions_within_the_limit(data: Path) -> None:
     out = _ok("challenge", "a", "b@1", "--deals", "2", "--unrated", "--data", str(data))
     assert "challenge #1 queued (unrated, 2 deals a match): a@1, b@1" in out
     line = _error("challenge", "a", "c", "--data", str(data))
-    assert "a@1 was challenged 1 times in the last hour" in line
+    assert "a@1 was challenged 1 time in the last hour" in line
     assert "no version 'zz'" in _error("challenge", "zz", "--data", str(data))
     assert "named twice" in _error("challenge", "c", "c@1", "--data", str(data))
     line = _error("challenge", "a", "b", "c", "d", "e", "--data", str(data))

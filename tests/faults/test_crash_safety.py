@@ -34,6 +34,7 @@ from typer.testing import CliRunner
 
 from arena.store import RefereeStore
 from brandeln_cli.main import app
+from engine.plurals import plural
 from ladder.bot_processes import find_bot_processes, find_orphans, stop_orphans
 from ladder.storage import LadderStore
 from tests.faults.fleet import CLI, ROOT, RefereeProcess
@@ -128,7 +129,7 @@ async def _resume(season: Season, log: Path, done_before: int) -> None:
     process = season.start(log)
     assert await _wait(process, timeout=120) == 0, log.read_text()
     played = BLOCKS - done_before
-    assert f"{played} blocks played now ({BLOCKS} of {BLOCKS} in all)" in log.read_text()
+    assert f"{plural(played, 'block')} played now ({BLOCKS} of {BLOCKS} in all)" in log.read_text()
 
 
 def _check_nothing_lost_nothing_doubled(season: Season) -> None:

@@ -122,7 +122,7 @@ def test_a_ladder_plays_unattended_places_versions_serves_challenges_and_survive
         # command has returned: while it starts (seconds on a loaded machine) blocks go on.
         before = store.recent_blocks(LADDER, limit=1)[0].index
         out = _cli("challenge", "a", "b", "--deals", "1", "--unrated", *data_args(data, ladder_db))
-        assert "queued (unrated, 1 deals a match): a@1, b@1" in out
+        assert "queued (unrated, 1 deal a match): a@1, b@1" in out
         queued_at = store.recent_blocks(LADDER, limit=1)[0].index
         played = wait_until(
             "the challenge played",

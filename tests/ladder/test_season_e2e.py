@@ -18,6 +18,7 @@ from arena.logreader import read_log
 from arena.replay import logged_deal
 from brandeln_cli.main import app
 from engine.play_analysis import SeatPlay, analyse_play
+from engine.plurals import plural
 from ladder.bot_processes import find_bot_processes, find_orphans, stop_orphans
 from ladder.errors import StorageError
 from ladder.storage import LadderStore, token_hash
@@ -181,7 +182,9 @@ def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path
         result = runner.invoke(app, ["season", "run", str(file), "--data", str(data)])
         assert result.exit_code == 0, result.output
         played = blocks - len(done)
-        assert f"{played} blocks played now ({blocks} of {blocks} in all)" in result.output
+        assert (
+            f"{plural(played, 'block')} played now ({blocks} of {blocks} in all)" in result.output
+        )
         assert find_bot_processes(hashes) == []
     finally:
         asyncio.run(stop_orphans(hashes, grace_s=1.0))
@@ -252,7 +255,7 @@ def test_ctrl_c_stops_the_bots_and_keeps_the_finished_blocks(tmp_path: Path) -> 
             i.token_hash for i in store.bot_identities("interrupted").values() if i.token_hash
         ]
     assert first.returncode == 130, output
-    assert f"interrupted: {len(done)} of 4 blocks are recorded" in output
+    assert f"interrupted: {len(done)} of 4 blocks recorded" in output
     assert "Traceback" not in output
     assert len(hashes) == 4
     assert find_bot_processes(hashes) == []  # the runner stopped its bots before exiting

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -225,9 +226,7 @@ def test_two_runners_on_one_postgresql_share_the_blocks_and_play_none_twice(
         for process in processes:
             if process.poll() is None:
                 process.kill()
-    played = [
-        int(log.read_text().split(" blocks played now")[0].rsplit(maxsplit=1)[-1]) for log in logs
-    ]
+    played = [int(re.findall(r"(\d+) blocks? played now", log.read_text())[0]) for log in logs]
     assert sum(played) == blocks, played  # nothing played twice
     assert_every_block_once(pg_db, "shared", blocks)
     assert board(pg_db, "shared") == uninterrupted_board(tmp_path, text, "shared")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from brandeln_cli.main import app
+from engine.plurals import plural
 from ladder.storage import LadderStore
 from tests import pg_server
 from tests.ladder.test_season_postgres import (
@@ -97,5 +98,5 @@ def test_postgresql_gone_for_good_ends_the_run_with_one_clear_error_and_the_seas
         app, ["season", "run", str(file), "--data", str(tmp_path / "data"), "--db", db]
     )
     assert resumed.exit_code == 0, resumed.output
-    assert f"{6 - len(kept)} blocks played now (6 of 6 in all)" in resumed.output
+    assert f"{plural(6 - len(kept), 'block')} played now (6 of 6 in all)" in resumed.output
     assert_every_block_once(db, "gone", 6)
