@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import typer
-from typer.core import TyperCommand
+
+from brandeln_cli.argument_help import ArgumentHelpCommand
 
 # The commands' modules import this one for CommandAfterDashes when `brandeln --help` runs:
 # the ladder and the sample bots (the engine, 0.3 s) are imported where a BOT is parsed.
@@ -191,7 +192,7 @@ def registered_ids(specs: Sequence[BotSpec]) -> list[str]:
     return [spec.bot_id for spec in specs if isinstance(spec, ExternalBot)]
 
 
-class CommandAfterDashes(TyperCommand):
+class CommandAfterDashes(ArgumentHelpCommand):
     """A command whose last words after ``--`` are one bot's command line.
 
     Click would merge them into the positional arguments (``a b -- python x.py`` reads as four

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 def challenge(
     bots: Annotated[
         list[str],
-        typer.Argument(help="The bots (their active version) or versions (BOT@VERSION) to seat."),
+        typer.Argument(
+            metavar="BOT",
+            help="The bots (their active version) or versions (BOT@VERSION) to seat.",
+        ),
     ],
     deals: Annotated[
         int | None, typer.Option(min=1, help="Deals per match [default: the ladder's].")

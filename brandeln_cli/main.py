@@ -11,6 +11,7 @@ import typer
 
 from brandeln_cli.ab_cmd import ab
 from brandeln_cli.admin_cmd import admin_app
+from brandeln_cli.argument_help import name_arguments_plainly
 from brandeln_cli.bot_cmd import bot_app
 from brandeln_cli.challenge_cmd import challenge
 from brandeln_cli.db_cmd import db_app
@@ -96,3 +97,5 @@ app.command("web")(web)
 app.add_typer(typer.Typer(help=BENCH_HELP), name="bench")  # a placeholder (Commands.lazy)
 app.add_typer(admin_app, name="admin")
 app.add_typer(db_app, name="db")
+# Every command's help names its arguments as they are typed (BOT..., not {bots}...).
+name_arguments_plainly(app)
