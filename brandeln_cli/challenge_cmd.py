@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brandeln_cli.db_option import DbOption, ladder_database
+from brandeln_cli.db_option import DbOption, open_ladder
 from brandeln_cli.options import DEFAULT_LADDER, DataOption, LadderOption
 from brandeln_cli.output import console, fail
 from brandeln_cli.terminal_text import plain
@@ -41,11 +41,10 @@ def challenge(
     version), the other seats filled by the ladder; played as soon as they are connected."""
     from ladder.challenge_names import resolve_versions  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
-    from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(ladder_database(db, data), create=False) as store:
-            store.ladder_settings(name)  # LadderError: no ladder of that name, and how to start it
+        # No ladder there: one line naming where it looked, and how to point at the running one.
+        with open_ladder(db, data, name) as store:
             info = store.season(name)
             seated = resolve_versions(store.versions(name), bots, name)
             if len(seated) > info.players:

@@ -14,20 +14,38 @@ The URL's password never reaches the screen: messages show
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from brandeln_cli.options import DEFAULT_LADDER
 from brandeln_cli.output import fail
 from services import data_folder
 
 if TYPE_CHECKING:
     from datastore.url import DatabaseUrl
+    from ladder.storage import LadderStore
 
-__all__ = ["DB_ENV", "DbOption", "database_url", "is_postgresql", "ladder_database", "shown"]
+__all__ = [
+    "DB_ENV",
+    "POINT_AT_LADDER",
+    "DbOption",
+    "database_url",
+    "is_postgresql",
+    "ladder_database",
+    "open_ladder",
+    "shown",
+]
 
 DB_ENV = "BRANDELN_DB"
+# How a ladder command finds the running ladder from another folder: it serves from a data
+# folder or a database, and nothing else says which.
+POINT_AT_LADDER = (
+    f"point at the running ladder with --data DIR (or ${data_folder.DATA_ENV}), the folder "
+    f"`brandeln ladder serve` was given, or with --db URL (or ${DB_ENV}), its database"
+)
 
 DbOption = Annotated[
     str | None,
@@ -59,9 +77,57 @@ def database_url(db: str | None) -> DatabaseUrl | None:
 
 
 def ladder_database(db: str | None, data: Path | None) -> DatabaseUrl | Path:
-    """Where the ladder's store is: ``--db``'s database, else ``DATA/ladder.db``."""
+    """Where the ladder's store is: ``--db``'s database, else ``DATA/ladder.db`` (absolute: a
+    message that names it says where it looked, whatever the working directory)."""
     url = database_url(db)
-    return url if url is not None else data_folder.ladder_db(data)
+    return url if url is not None else data_folder.ladder_db(data).absolute()
+
+
+def _origin(db: str | None, data: Path | None) -> str:
+    """Which option or variable chose the ladder's database, for a message."""
+    if db:
+        return f"${DB_ENV}" if os.environ.get(DB_ENV) == db else "--db"
+    return data_folder.data_origin(data)
+
+
+def open_ladder(
+    db: str | None, data: Path | None, ladder: str, *, option: str = "--ladder"
+) -> LadderStore:
+    """The store that holds the always-on ladder ``ladder``, for the commands about it
+    (``challenge``, ``bots version``, ``ladder status``; ``option`` is theirs that names a
+    ladder); the caller closes it. When the database or the ladder is not there, the command
+    ends with one line: what was searched (an absolute path), chosen how, and how to point at
+    the running ladder (a season's ``season run`` does not make one: it is never suggested).
+    """
+    from brandeln_cli import hints  # noqa: PLC0415 - keep --help fast
+    from ladder.errors import LadderError  # noqa: PLC0415
+    from ladder.storage import LadderStore  # noqa: PLC0415
+
+    where = ladder_database(db, data)
+    file = where if isinstance(where, Path) else where.path
+    origin = _origin(db, data)
+    if file is not None and not file.exists():
+        raise fail(f"no ladder database at {file.absolute()} ({origin}): {POINT_AT_LADDER}")
+    try:
+        store = LadderStore.open(where, create=False)
+        try:
+            names = store.ladder_names()
+        except LadderError:
+            store.close()
+            raise
+    except LadderError as error:
+        raise fail(str(error)) from None
+    if ladder in names:
+        return store
+    store.close()
+    others = ", ".join(repr(name) for name in sorted(names))
+    held = f"the ladders {others} ({option} NAME)" if names else "no always-on ladder"
+    named = [] if ladder == DEFAULT_LADDER else ["--name", ladder]
+    start = hints.command("ladder", "serve", *named, data=data, db=db)
+    raise fail(
+        f"no always-on ladder named {ladder!r} in {shown(where)} ({origin}), which holds "
+        f"{held}: {POINT_AT_LADDER}; or start it there with {start}"
+    )
 
 
 def shown(where: DatabaseUrl | Path) -> str:

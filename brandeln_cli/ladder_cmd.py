@@ -13,7 +13,7 @@ import contextlib
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,7 +27,7 @@ from brandeln_cli.cluster_options import (
     cluster_settings,
 )
 from brandeln_cli.commitment_view import commitment_json, commitment_line
-from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
+from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database, open_ladder
 from brandeln_cli.ladder_view import hint_versions, metrics_server, printer
 from brandeln_cli.options import (
     DEFAULT_LADDER,
@@ -250,7 +250,8 @@ async def _run(
     from ladder.version_launcher import VersionLauncher, serve_launching  # noqa: PLC0415
 
     async with AdminClient(address, token, root_certificates=where.roots) as admin:
-        ladder = LivingLadder(config, store, admin, listener=printer(config))
+        served = replace(config, server=address)  # kept for `bots version add` to print
+        ladder = LivingLadder(served, store, admin, listener=printer(config))
         server = None
         if metrics is not None:
             server = metrics_server(ladder, referee, metrics)
@@ -285,11 +286,9 @@ def status(
     """The ladder's versions with their ratings, its queue and its newest blocks."""
     from brandeln_cli.versions_cmd import version_json  # noqa: PLC0415
     from ladder.errors import LadderError  # noqa: PLC0415
-    from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(ladder_database(db, data), create=False) as store:
-            store.ladder_settings(name)  # LadderError: no ladder of that name, and how to start it
+        with open_ladder(db, data, name, option="--name") as store:
             versions = store.versions(name)
             seen = store.presence(name)
             queue = store.challenges(name)

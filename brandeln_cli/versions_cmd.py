@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from brandeln_cli.db_option import DbOption, is_postgresql, ladder_database
+from brandeln_cli.db_option import DbOption, is_postgresql, open_ladder
 from brandeln_cli.options import (
     DEFAULT_LADDER,
     CaOption,
@@ -73,7 +73,9 @@ def version_add(
     ] = None,
     as_json: Annotated[
         bool,
-        typer.Option("--json", help="Print {name, bot_id, token, mu, sigma, command} as JSON."),
+        typer.Option(
+            "--json", help="Print {name, bot_id, token, mu, sigma, command, server} as JSON."
+        ),
     ] = False,
 ) -> None:
     """Publish BOT@VERSION on the ladder: registers its referee identity (the token is shown
@@ -82,15 +84,18 @@ def version_add(
     _checked(bot, version)
     launch = _launch(command, tables)
     from ladder.errors import LadderError  # noqa: PLC0415
-    from ladder.ladder_config import LadderConfig, new_version_rating  # noqa: PLC0415
+    from ladder.ladder_config import LadderConfig, new_version_rating, served_at  # noqa: PLC0415
     from ladder.season_types import RatingParams  # noqa: PLC0415
-    from ladder.storage import LadderStore  # noqa: PLC0415
+    from ladder.storage import SeasonStatus  # noqa: PLC0415
     from services.sources import SourceError, open_source  # noqa: PLC0415
 
     name = f"{bot}@{version}"
     try:
-        with LadderStore.open(ladder_database(db, data), create=False) as store:
+        with open_ladder(db, data, ladder) as store:
             settings = store.ladder_settings(ladder)
+            # Where it connects: the referee it is registered at, else where the ladder serves.
+            server = referee or served_at(settings)
+            serving = store.season(ladder).status is SeasonStatus.RUNNING
             before = store.versions(ladder)
             if any(v.name == name for v in before):
                 raise fail(f"{name} is in ladder {ladder!r} already")
@@ -125,6 +130,7 @@ def version_add(
                     "mu": added.rating.mu,
                     "sigma": added.rating.sigma,
                     "command": None if launch is None else list(launch.argv),
+                    "server": server or None,
                 },
                 None,
             )
@@ -152,10 +158,22 @@ def version_add(
             f"{_START[inherited]})"
         )
     )
-    hint(
-        "connect it (your own bot: the same server and token)",
-        "brandeln bot run heuristic --server HOST:PORT --token <the token>",
-    )
+    _hint_connect(server, serving=serving or bool(referee))
+
+
+def _hint_connect(server: str, *, serving: bool) -> None:
+    """How to connect a version: to ``server``, where its ladder serves (as its last run kept
+    it; "" when none said), with the token just shown."""
+    command = "brandeln bot run heuristic --server {} --token <the token>"
+    if not server:
+        hint(
+            'connect it to the address `brandeln ladder serve` printed as "referee listening '
+            'on" (your own bot: the same server and token)',
+            command.format("HOST:PORT"),
+        )
+        return
+    stopped = "" if serving else "; the ladder is stopped: its last run listened there"
+    hint(f"connect it (your own bot: the same server and token{stopped})", command.format(server))
 
 
 def _launch(command: str | None, tables: int | None) -> VersionCommand | None:
@@ -188,11 +206,9 @@ def version_list(
 ) -> None:
     """The ladder's versions, oldest first: active or retired, with their ratings."""
     from ladder.errors import LadderError  # noqa: PLC0415
-    from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(ladder_database(db, data), create=False) as store:
-            store.ladder_settings(ladder)
+        with open_ladder(db, data, ladder) as store:
             versions = [v for v in store.versions(ladder) if bot is None or v.family == bot]
     except LadderError as error:
         raise fail(str(error)) from None
@@ -248,11 +264,9 @@ def version_retire(
 ) -> None:
     """Retire a version: the ladder seats it no more; its blocks and rating stay."""
     from ladder.errors import LadderError  # noqa: PLC0415
-    from ladder.storage import LadderStore  # noqa: PLC0415
 
     try:
-        with LadderStore.open(ladder_database(db, data), create=False) as store:
-            store.ladder_settings(ladder)
+        with open_ladder(db, data, ladder) as store:
             store.retire_version(ladder, name)
     except LadderError as error:
         raise fail(str(error)) from None

@@ -22,12 +22,14 @@ __all__ = [
     "Listener",
     "new_version_rating",
     "players_of",
+    "served_at",
     "with_players",
 ]
 
 # A new version's uncertainty starts as the one before's widened by this share of the initial
 # sigma (in quadrature): a rebuild is usually close to what it replaces, not the same bot.
 VERSION_WIDEN: Final = 0.5
+_SERVER: Final = "server"  # the key of the run's settings that says where versions connect
 
 
 def players_of(ruleset: str, options: Mapping[str, str]) -> int:
@@ -60,6 +62,14 @@ class LadderConfig:
     # Blocks per seed period: each period's deals follow from a seed of its own, committed
     # before its first block and revealed after its last (ladder.periods).
     period_blocks: int = DEFAULT_PERIOD_BLOCKS
+    # Where its versions connect (its referee's HOST:PORT; "" on a cluster, where each node
+    # has its own): kept with the run, so `bots version add` prints where to connect.
+    server: str = ""
+
+    def run_settings(self) -> dict[str, Any]:
+        """What may change between runs, kept with the ladder for the other commands to read
+        (the store's ``run``)."""
+        return {"challenges_per_hour": self.challenges_per_hour, _SERVER: self.server}
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -119,6 +129,14 @@ class LadderEvent:
 
 
 Listener = Callable[[LadderEvent], None]
+
+
+def served_at(settings: Mapping[str, Any]) -> str:
+    """Where the versions of the ladder of ``settings`` (as stored) connect, as its last run
+    kept it; "" when no run said (a cluster's, or one from before runs kept it)."""
+    run = settings.get("run")
+    server = run.get(_SERVER) if isinstance(run, dict) else None
+    return server if isinstance(server, str) else ""
 
 
 def new_version_rating(config: LadderConfig) -> tuple[Rating, float]:

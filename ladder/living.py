@@ -104,7 +104,7 @@ class LivingLadder:
             self.config.name,
             self.config.settings(),
             self.config.players,
-            {"challenges_per_hour": self.config.challenges_per_hour},
+            self.config.run_settings(),
         )
         workers = [
             asyncio.ensure_future(self._worker(stop)) for _ in range(self.config.blocks_at_once)

@@ -35,6 +35,20 @@ def data_dir() -> Path:
     return Path(os.environ.get(DATA_ENV, DEFAULT_DATA_DIR))
 
 
+def data_origin(base: Path | None = None) -> str:
+    """How the data folder ``base`` was chosen, for a message that names the folder: ``--data``,
+    ``$BRANDELN_DATA``, or the default ``./brandeln-data`` of the working directory.
+
+    >>> data_origin(Path("a"))
+    '--data'
+    """
+    if base is not None:
+        return "--data"
+    if DATA_ENV in os.environ:  # as data_dir() reads it
+        return f"${DATA_ENV}"
+    return f"the default ./{DEFAULT_DATA_DIR}"
+
+
 def referee_db(base: Path | None = None) -> Path:
     """A referee's database in the data folder: ``DATA/referee.db``."""
     return (base or data_dir()) / REFEREE_DB

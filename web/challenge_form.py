@@ -38,7 +38,7 @@ from ladder.challenge_names import resolve_versions
 from ladder.errors import LadderError
 from ladder.ladder_config import LadderConfig
 from ladder.storage import ChallengeLimitError, LadderStore
-from web.data import BadRequestError
+from web.data import BadRequestError, StorageLocation
 from web.form_posts import own_origin, parse_fields, read_form
 from web.inputs import shown, single
 
@@ -83,19 +83,34 @@ class ChallengeFields:
     rated: bool
 
 
-def cli_command(ladder: str, bots: Sequence[str] = ("A", "B"), deals: int | None = None) -> str:
-    """The terminal's way to queue the same challenge (the page shows it when the form is off).
+def cli_command(
+    ladder: str,
+    bots: Sequence[str] = ("A", "B"),
+    deals: int | None = None,
+    location: StorageLocation | None = None,
+) -> str:
+    """The terminal's way to queue the same challenge (the page shows it when the form is off),
+    pointed at the ``location`` this server reads: its data folder as an absolute path, so it
+    runs from any folder; a database as ``--db URL`` to fill in (the page is public: it names
+    no database server).
 
     >>> cli_command("ladder", deals=8)
     'brandeln challenge A B --deals 8'
     >>> cli_command("my ladder")
     "brandeln challenge A B --ladder 'my ladder'"
+    >>> from pathlib import Path
+    >>> cli_command("ladder", location=StorageLocation(data=Path("/srv/brandeln data")))
+    "brandeln challenge A B --data '/srv/brandeln data'"
     """
     words = ["brandeln", "challenge", *(shlex.quote(bot) for bot in bots)]
     if deals is not None:
         words += ["--deals", str(deals)]
     if ladder != "ladder":  # brandeln_cli.options.DEFAULT_LADDER
         words += ["--ladder", shlex.quote(ladder)]
+    if location is not None and location.db_url:
+        words += ["--db", "URL"]
+    elif location is not None and location.data is not None:
+        words += ["--data", shlex.quote(str(location.data.absolute()))]
     return " ".join(words)
 
 
@@ -113,13 +128,16 @@ def queued_number(params: QueryParams) -> int | None:
     return int(text)
 
 
-def refuse_unless_allowed(request: Request, *, allowed: bool, ladder: str) -> None:
-    """Steps 1 and 2: challenges on, the post from a page of this site."""
+def refuse_unless_allowed(
+    request: Request, *, allowed: bool, ladder: str, location: StorageLocation | None = None
+) -> None:
+    """Steps 1 and 2: challenges on, the post from a page of this site (``location``: where
+    the server reads the ladder, for the command the refusal names)."""
     if not allowed:
         raise ChallengeRefusedError(
             HTTPStatus.FORBIDDEN,
             "this web server takes no challenges (start it with brandeln web --challenges); "
-            f"from a terminal: {cli_command(ladder)}",
+            f"from a terminal: {cli_command(ladder, location=location)}",
         )
     if not own_origin(request):  # web.form_posts says why
         raise ChallengeRefusedError(

@@ -77,7 +77,7 @@ class LadderPages:
         name = inputs.season_name(request.path_params["name"])
         try:
             challenge_form.refuse_unless_allowed(
-                request, allowed=self.allow_challenges, ladder=name
+                request, allowed=self.allow_challenges, ladder=name, location=self.stores.location
             )
             body = await challenge_form.read_body(request)
         except ChallengeRefusedError as refused:
@@ -131,7 +131,9 @@ class LadderPages:
                 "state_url": f"{path}/state.json",
                 "poll_ms": ladders.LADDER_POLL_S * 1000,
                 "allow_challenges": self.allow_challenges,
-                "cli_command": challenge_form.cli_command(view.name, deals=view.deals_per_match),
+                "cli_command": challenge_form.cli_command(
+                    view.name, deals=view.deals_per_match, location=self.stores.location
+                ),
                 "queued": queued,
                 "refused": refused.reason if refused is not None else "",
                 "fields": fields,

@@ -429,7 +429,9 @@ def test_without_challenges_the_page_shows_the_command_and_a_post_writes_nothing
     assert 'id="challenge-form"' not in page.text
     command = re.search(r'<code id="challenge-command">(.*?)</code>', page.text)
     assert command is not None
-    assert html.unescape(command.group(1)) == "brandeln challenge A B --deals 4"
+    # Pointed at the ladder this server reads, from whatever folder the terminal is in.
+    pointed = f"brandeln challenge A B --deals 4 --data {ladder_data.data.absolute()}"
+    assert html.unescape(command.group(1)) == pointed
     reply = client.post(
         f"/ladders/{LADDER}/challenges",
         data={"bot": ["expert", "random"], "rated": "on"},
@@ -440,6 +442,7 @@ def test_without_challenges_the_page_shows_the_command_and_a_post_writes_nothing
     assert queued(ladder_data) == before
 
 
+    assert refusal(reply.text).endswith(f"from a terminal: {pointed.replace(' --deals 4', '')}")
 def test_with_challenges_the_form_queues_one_and_goes_back_to_the_page(
     writer: TestClient, ladder_data: LadderData
 ) -> None:
