@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-stress lint typecheck pytest proto install clean bench
+.PHONY: demo test test-stress lint typecheck pytest proto install clean bench dist-node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,12 +32,15 @@ $(STAMP): pyproject.toml setup.py $(ENGINE_CORE) $(ARENA_HOT) | $(BIN)/python
 install: $(STAMP)
 
 NODE_BOT := sample_bots/node
+NODE_SDK := sdk/node
 
 # The Node.js sample bot joins the demo and the tests where npm is installed; without it the
-# demo still runs and its tests skip, saying so.
-$(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package-lock.json
+# demo still runs and its tests skip, saying so. npm ci installs the SDK (sdk/node) as a copy, so
+# an edit there installs again; the build bundles it all into $(NODE_BOT)/dist (the wheel's).
+$(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package-lock.json $(NODE_BOT)/bot.js \
+		$(NODE_BOT)/build.js $(wildcard $(NODE_SDK)/*.js $(NODE_SDK)/package.json $(NODE_SDK)/proto/*/*/*)
 	@if command -v npm >/dev/null 2>&1; then \
-		(cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error) \
+		(cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build) \
 		|| echo "npm ci failed: the demo runs without the Node.js bot; its tests try again"; \
 	else echo "npm not found: the demo runs without the Node.js bot, its tests skip"; fi
 
@@ -74,6 +77,10 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+# The Node SDK's npm tarball, dist/brandeln-bot-<version>.tgz.
+dist-node:
+	mkdir -p dist && cd $(NODE_SDK) && npm pack --pack-destination ../../dist
 
 # Regenerate the protocol stubs in brandeln/ from proto/ (never edit them by hand).
 proto: $(STAMP)

@@ -4,7 +4,8 @@ A BOT on the command line is one of:
 
 - a **sample bot** by name: ``random``, ``heuristic``, ``montecarlo`` (``sample_bots.registry``),
   ``bridge`` (the stdio bridge's example child, ``sample_bots/bridge_examples/simple_bot.py``)
-  or ``node`` (the Node.js sample bot; needs ``node`` and ``npm ci`` in ``sample_bots/node``);
+  or ``node`` (the Node.js sample bot; needs ``node``, and its bundle or packages:
+  ``sample_bots.node_bot``);
 - a **command**: ``cmd:python mybot.py`` (split like a shell would, without a shell), or the
   words after ``--`` at the end of the command line (``brandeln match run random random random
   -- python mybot.py``; see :class:`CommandAfterDashes`);
@@ -27,7 +28,6 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Final
 import typer
 
 from brandeln_cli.argument_help import ArgumentHelpCommand
+from sample_bots.node_bot import NodeBotUnavailableError, node_bot_command
 
 # The commands' modules import this one for CommandAfterDashes when `brandeln --help` runs:
 # the ladder and the sample bots (the engine, 0.3 s) are imported where a BOT is parsed.
@@ -65,7 +66,6 @@ EXAMPLE_NAMES: Final = ("bridge", "node")
 _META_KEY: Final = "brandeln.command_after_dashes"
 _SAMPLE_ROOT: Final = Path(__file__).resolve().parent.parent / "sample_bots"
 BRIDGE_CHILD: Final = _SAMPLE_ROOT / "bridge_examples" / "simple_bot.py"
-NODE_BOT: Final = _SAMPLE_ROOT / "node" / "bot.js"
 
 
 class BotArgError(ValueError):
@@ -89,13 +89,10 @@ def _sample_command(name: str) -> tuple[str, ...]:
         # The child runs under this interpreter too: "python" on PATH may be another one.
         bridge = ("python", "-m", "brandeln_cli", "bot", "bridge", "--")
         return (*bridge, sys.executable, str(BRIDGE_CHILD))
-    node = shutil.which("node")
-    if node is None or not (NODE_BOT.parent / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        raise BotArgError(
-            "the Node.js sample bot needs `node` on PATH and its packages: run `npm ci` in "
-            f"{NODE_BOT.parent} (or `make demo`)"
-        )
-    return (node, str(NODE_BOT))
+    try:
+        return node_bot_command()
+    except NodeBotUnavailableError as error:
+        raise BotArgError(str(error)) from None
 
 
 def _name_for(command: Sequence[str]) -> str:

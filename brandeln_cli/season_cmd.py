@@ -26,7 +26,6 @@ from rich.progress import (
 )
 from rich.table import Column
 
-import sample_bots
 from brandeln_cli.cluster_options import (
     ClusterOption,
     ClusterSettings,
@@ -49,6 +48,7 @@ from brandeln_cli.terminal_text import json_text, markup, plain, safe
 from brandeln_cli.verify_cmd import season_verify
 from brandeln_cli.web_cmd import web_address
 from engine.plurals import plural
+from sample_bots.node_bot import NodeBotUnavailableError, node_bot_command
 from services import data_folder
 
 # The ladder (and through it grpc) is imported inside the commands: `brandeln --help` must not
@@ -200,28 +200,21 @@ def demo(data: DataOption = None, db: DbOption = None) -> None:
         config = parse_season(text, "ladder/default_season.toml")
     except SeasonConfigError as error:  # a packaging mistake, not the user's
         raise fail(str(error)) from None
-    node_bot = _node_demo_bot(config.concurrency)
-    if node_bot is None:
-        console.print(
-            "(the Node.js sample bot sits this one out: it needs `node` and `npm ci` in "
-            "sample_bots/node, which `make demo` runs)",
-            highlight=False,
-        )
+    try:
+        node_bot = _node_demo_bot(config.concurrency)
+    except NodeBotUnavailableError as error:
+        console.print(f"(the Node.js sample bot sits this one out: {error})", highlight=False)
     else:
         # A season of its own: a stored season's bots never change under its name.
         config = dataclasses.replace(config, name="demo-node", bots=(*config.bots, node_bot))
     play(config, data, None, None, db=db)
 
 
-def _node_demo_bot(tables: int) -> CommandBot | None:
-    """The Node.js sample bot, where node is installed and its packages are in place."""
+def _node_demo_bot(tables: int) -> CommandBot:
+    """The Node.js sample bot; NodeBotUnavailableError where it cannot run."""
     from ladder.config import CommandBot  # noqa: PLC0415
 
-    node = shutil.which("node")
-    bot_js = Path(sample_bots.__file__).resolve().parent / "node" / "bot.js"
-    if node is None or not (bot_js.parent / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        return None
-    return CommandBot(name="node", command=(node, str(bot_js)), tables=tables)
+    return CommandBot(name="node", command=node_bot_command(), tables=tables)
 
 
 def play(

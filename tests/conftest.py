@@ -62,18 +62,20 @@ def node_bin() -> str:
     """`node`, with the Node.js sample bot's packages in place, or a skip saying what is missing.
 
     `make test` runs `npm ci` before the suite (as `make demo` does); run alone, the first test
-    that asks runs it here. Only when node_modules is older than the lock file, and under a file
-    lock: the suite's parallel processes share the folder, and `npm ci` empties node_modules
-    before it fills it again."""
+    that asks runs it here. Only when node_modules is older than the lock file or the SDK it
+    holds a copy of (sdk/node), and under a file lock: the suite's parallel processes share the
+    folder, and `npm ci` empties node_modules before it fills it again."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("node/npm not found on PATH: the Node.js sample bot tests need Node.js 18+")
     installed = NODE_DIR / "node_modules" / ".package-lock.json"
-    wanted = NODE_DIR / "package-lock.json"
+    sdk = ROOT / "sdk" / "node"
+    wanted = [NODE_DIR / "package-lock.json", sdk / "package.json", *sdk.glob("*.js")]
     folder = hashlib.sha256(str(NODE_DIR).encode()).hexdigest()[:12]
     with (Path(tempfile.gettempdir()) / f"brandeln-npm-ci-{folder}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not installed.exists() or installed.stat().st_mtime < wanted.stat().st_mtime:
+        newest = max(path.stat().st_mtime for path in wanted)
+        if not installed.exists() or installed.stat().st_mtime < newest:
             done = subprocess.run(
                 [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
                 cwd=NODE_DIR,

@@ -9,6 +9,7 @@ referee and the other seats carry on).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import socket
@@ -21,12 +22,15 @@ import pytest
 
 from arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, cards_pb2
+from engine.rulesets import find_ruleset
 from sample_bots.launcher import LaunchError, resolve_options
 from tests.arena.test_tls_and_serve import self_signed
 from tests.conftest import NODE_DIR, ROOT, AdminClient, BotProcesses
 
 SIMPLE_BOT = ROOT / "sample_bots" / "bridge_examples" / "simple_bot.py"
 FAST = cards_pb2.TimeControl(move_ms=1500, bank_ms=5000, max_strikes=3)
+# For a bot to finish what it was doing: generous, the suite runs beside CPU hogs.
+EXIT_WAIT_S = 120.0
 
 
 async def register(admin: AdminClient, name: str) -> tuple[str, str]:
@@ -189,29 +193,34 @@ async def test_the_bridge_plays_with_the_sample_child_and_survives_a_crashing_on
     assert "crash on purpose" in log  # the crashing child's stderr too
 
 
-async def test_the_node_bot_plays_a_full_match(
-    admin: AdminClient, bot_processes: BotProcesses, referee: object, node_bin: str
-) -> None:
-    address = referee.address  # type: ignore[attr-defined]
+async def node_bot_plays_a_match(
+    admin: AdminClient,
+    bot_processes: BotProcesses,
+    address: str,
+    command: list[str],
+    cwd: Path,
+    tables: int = 1,
+) -> str:
+    """``command``, a Node bot at ``tables`` seats (a session each), and Python sample bots at
+    the others play one match, then the bot exits by itself (``--matches 1``); its output.
+    Fails on a strike, an unfinished match or a dirty exit."""
     node_id, node_token = await register(admin, "node")
-    ids = [node_id]
-    node_out = bot_processes.tmp_path / "node.out"
-    with node_out.open("w") as log:
+    out = bot_processes.tmp_path / "node.out"
+    env = {
+        "PATH": os.environ["PATH"],
+        "BRANDELN_SERVER": address,
+        "BRANDELN_TOKEN": node_token,
+        "BRANDELN_TABLES": str(tables),
+    }
+    with out.open("w") as log:
         node = await asyncio.create_subprocess_exec(
-            node_bin,
-            str(NODE_DIR / "bot.js"),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={
-                **os.environ,
-                "BRANDELN_SERVER": address,
-                "BRANDELN_TOKEN": node_token,
-                "BRANDELN_TABLES": "2",
-            },
+            *command, "--matches", "1", cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env
         )
     try:
-        ids.append(node_id)  # two tables: the Node bot fills two seats with two sessions
-        for name in ("heuristic", "random"):
+        ids = [node_id] * tables
+        others = itertools.cycle(("heuristic", "random"))
+        while len(ids) < find_ruleset("standard").players:
+            name = next(others)
             bot_id, token = await register(admin, f"{name}-{len(ids)}")
             bot_processes.start(sample_bot(name, address, token), name=name)
             ids.append(bot_id)
@@ -220,11 +229,24 @@ async def test_the_node_bot_plays_a_full_match(
             admin_pb2.RunMatchRequest(bot_ids=ids, deals=4, seed=11, time_control=FAST)
         )
         assert result.status == "finished"
-        assert list(result.strikes) == [0, 0, 0, 0], node_out.read_text()
-        assert "match " in node_out.read_text()  # the bot's own progress lines
+        assert list(result.strikes) == [0] * len(ids), out.read_text()
+        assert await asyncio.wait_for(node.wait(), EXIT_WAIT_S) == 0, out.read_text()
     finally:
-        node.terminate()
-        await asyncio.wait_for(node.wait(), 10)
+        if node.returncode is None:
+            node.kill()
+            await node.wait()
+    return out.read_text()
+
+
+async def test_the_node_bot_plays_a_full_match(
+    admin: AdminClient, bot_processes: BotProcesses, referee: EmbeddedReferee, node_bin: str
+) -> None:
+    # Two tables: the Node bot fills two seats with two sessions.
+    command = [node_bin, str(NODE_DIR / "bot.js")]
+    output = await node_bot_plays_a_match(
+        admin, bot_processes, referee.address, command, NODE_DIR, tables=2
+    )
+    assert "match " in output  # the bot's own progress lines
 
 
 def test_the_node_bot_fails_clearly_without_a_token(node_bin: str) -> None:

@@ -20,6 +20,7 @@ from brandeln_cli.bot_spec import (
     trailing_command,
 )
 from ladder.config import CommandBot, ExternalBot, parse_season
+from sample_bots import node_bot
 from sample_bots.registry import BOT_NAMES
 
 
@@ -53,16 +54,19 @@ def test_the_bridge_sample_runs_the_example_child_through_the_bridge() -> None:
 def test_the_node_sample_without_its_packages_says_how_to_install_them(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(bot_spec, "NODE_BOT", tmp_path / "node" / "bot.js")
-    with pytest.raises(BotArgError, match="npm ci"):
+    monkeypatch.setattr(node_bot, "NODE_DIR", tmp_path / "node")
+    monkeypatch.setattr(shutil, "which", lambda program: f"/usr/bin/{program}")
+    with pytest.raises(BotArgError, match="npm ci && npm run build"):
         parse_bot("node")
 
 
-def test_the_node_sample_with_its_packages_runs_node(
+def test_the_node_sample_runs_the_node_bot_command(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    (tmp_path / "node" / "node_modules" / "@grpc" / "grpc-js").mkdir(parents=True)
-    monkeypatch.setattr(bot_spec, "NODE_BOT", tmp_path / "node" / "bot.js")
+    (tmp_path / "node" / "node_modules" / "brandeln-bot").mkdir(parents=True)
+    (tmp_path / "node" / "node_modules" / "brandeln-bot" / "package.json").write_text("{}")
+    (tmp_path / "node" / "bot.js").write_text("")
+    monkeypatch.setattr(node_bot, "NODE_DIR", tmp_path / "node")
     monkeypatch.setattr(shutil, "which", lambda program: f"/usr/bin/{program}")
     assert parse_bot("node") == CommandBot(
         name="node", command=("/usr/bin/node", str(tmp_path / "node" / "bot.js")), tables=1
