@@ -105,9 +105,10 @@ def open_ladder(
 
     where = ladder_database(db, data)
     file = where if isinstance(where, Path) else where.path
+    searched = shown(where) if file is None else str(file.absolute())
     origin = _origin(db, data)
     if file is not None and not file.exists():
-        raise fail(f"no ladder database at {file.absolute()} ({origin}): {POINT_AT_LADDER}")
+        raise fail(f"no ladder database at {searched} ({origin}): {POINT_AT_LADDER}")
     try:
         store = LadderStore.open(where, create=False)
         try:
@@ -125,7 +126,7 @@ def open_ladder(
     named = [] if ladder == DEFAULT_LADDER else ["--name", ladder]
     start = hints.command("ladder", "serve", *named, data=data, db=db)
     raise fail(
-        f"no always-on ladder named {ladder!r} in {shown(where)} ({origin}), which holds "
+        f"no always-on ladder named {ladder!r} in {searched} ({origin}), which holds "
         f"{held}: {POINT_AT_LADDER}; or start it there with {start}"
     )
 

@@ -53,7 +53,7 @@ def _error(*args: str) -> str:
 
 def _points_at_the_running_ladder(line: str) -> None:
     assert all(pointer in line for pointer in POINTERS), line
-    assert "season" not in line, line  # a ladder is no season to run
+    assert "season run" not in line, line  # a ladder is no season to run
 
 
 @pytest.mark.parametrize("command", LADDER_COMMANDS, ids=" ".join)
@@ -93,6 +93,11 @@ def test_from_a_folder_with_a_database_of_its_own_the_ladders_there_are_named(
 def test_a_database_named_by_db_is_named_absolute(elsewhere: Path) -> None:
     line = _error("challenge", "a", "b", "--db", "nowhere.db")
     assert f"no ladder database at {elsewhere / 'nowhere.db'} (--db)" in line
+    _points_at_the_running_ladder(line)
+    with LadderStore.open(elsewhere / "other.db"):
+        pass  # a ladder database without a ladder
+    line = _error("ladder", "status", "--db", "other.db")
+    assert f"no always-on ladder named 'ladder' in {elsewhere / 'other.db'} (--db)" in line
     _points_at_the_running_ladder(line)
 
 
