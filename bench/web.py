@@ -203,7 +203,11 @@ def _time_pages(folders: Sequence[Path], requests: int) -> list[dict[str, list[f
 
     from web.app import StorageLocation, create_app  # noqa: PLC0415
 
-    clients = [TestClient(create_app(StorageLocation(data=data))) for data in folders]
+    # A name the app answers to (services.trusted_hosts), not the TestClient's "testserver".
+    base = "http://127.0.0.1"
+    clients = [
+        TestClient(create_app(StorageLocation(data=data)), base_url=base) for data in folders
+    ]
     pages = [_pages(data) for data in folders]
     times: list[dict[str, list[float]]] = [{name: [] for name in pages[0]} for _ in folders]
     with ExitStack() as stack:

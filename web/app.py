@@ -28,7 +28,8 @@ shuts down, so a server (``brandeln web`` runs uvicorn with the lifespan on) or 
 leaves no engine or connection behind. What a request asks for is checked first
 (:mod:`web.inputs`: a bad ``?page=`` is a 400, an id of no form the referee gives a 404, a
 match id prefix several matches start with a 400), and every request passes :mod:`web.guard`
-(a 414 for an overlong address, the security headers on every response).
+(a 421 for a ``Host`` the app does not answer to, against DNS rebinding; a 403 for a post from
+another site; a 414 for an overlong address; the security headers on every response).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from arena.logrecords import MatchStatus
+from services.trusted_hosts import LOOPBACK_ONLY, TrustedHosts
 from web import bots, inputs, ladder_routes, ladders, listing, matches, seasons
 from web.batch_view import batch_view
 from web.bot_figures import FiguresCache
@@ -238,6 +240,7 @@ def create_app(
     tables: bool = True,
     people_token: str | None = None,
     keepalive_s: float = KEEPALIVE_S,
+    trusted_hosts: TrustedHosts = LOOPBACK_ONLY,
 ) -> Starlette:
     """The app over ``location`` (checked first: :class:`DataError` if it cannot be served).
 
@@ -249,6 +252,8 @@ def create_app(
     tables where people play (:mod:`web.table_routes`; at ``referee``, else at a referee of the
     app's own over the data folder), ``people_token`` what a person gives to take a seat.
     ``keepalive_s``: the longest silence on an event stream before a keep-alive comment.
+    ``trusted_hosts``: the names it answers to (``Host``), at the port each request came to
+    (:class:`services.trusted_hosts.TrustedHosts`; by default the loopback names only).
 
     The app's stores are ``app.state.stores``; its lifespan closes them (run it: a server
     with its lifespan on, ``with TestClient(app)``; or call ``app.state.stores.close()``).
@@ -294,7 +299,7 @@ def create_app(
         debug=debug,
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(Guard)],
+        middleware=[Middleware(Guard, trusted_hosts=trusted_hosts)],
         exception_handlers={
             NotFoundError: pages.not_found,
             BadRequestError: pages.bad_request,

@@ -5,7 +5,9 @@ challenge form (:mod:`web.challenge_form`) and the tables where people play
 - :func:`own_origin`: the post comes from a page of this very site. A browser names the
   page's origin in ``Origin`` on every POST (a form's and a script's ``fetch`` alike); none, or
   another site's, cannot be told from a forged post, so it is refused: a page elsewhere cannot
-  act with a visitor's browser.
+  act with a visitor's browser. :mod:`web.guard` refuses such a post already, before routing,
+  by the same rule (:func:`services.trusted_hosts.is_own_origin`), and the ``Host`` it is
+  compared with is one the server answers to (a rebound name is refused there).
 - :func:`read_form`: a form body (``application/x-www-form-urlencoded``, else 415) of at most
   ``max_bytes`` (else 413), read no further than that.
 - :func:`parse_fields`: at most ``max_fields`` fields of UTF-8 text (else 400).
@@ -26,6 +28,8 @@ from urllib.parse import parse_qs
 
 from starlette.requests import Request
 
+from services.trusted_hosts import is_own_origin
+
 __all__ = ["FORM_TYPE", "Refused", "own_origin", "parse_fields", "read_form"]
 
 FORM_TYPE: Final = "application/x-www-form-urlencoded"
@@ -35,9 +39,8 @@ Refused = Callable[[HTTPStatus, str], Exception]
 
 def own_origin(request: Request) -> bool:
     """Whether the request names exactly one origin, the request's own."""
-    origins = request.headers.getlist("origin")
-    own = f"{request.url.scheme}://{request.url.netloc}".lower()
-    return len(origins) == 1 and origins[0].strip().lower() == own
+    headers = request.headers
+    return is_own_origin(headers.getlist("origin"), request.url.scheme, headers.getlist("host"))
 
 
 async def read_form(request: Request, *, max_bytes: int, what: str, refused: Refused) -> bytes:

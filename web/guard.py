@@ -1,5 +1,9 @@
 """What every request is checked for, and every response carries, around the pages.
 
+- Where it goes and where it comes from (:mod:`services.trusted_hosts`, against DNS
+  rebinding): a ``Host`` the server does not answer to is a 421, none or a malformed one a
+  400, and a post (any unsafe method) whose ``Origin`` is not the request's own a 403; before
+  routing, so no page, stream, static file or form sees it.
 - A path longer than :data:`MAX_PATH_BYTES` or a query string longer than
   :data:`MAX_QUERY_BYTES` is a 414, a path holding a control character (``%00``...) a 400:
   one line of plain text before routing, so no page, store or file sees it.
@@ -16,9 +20,11 @@ from enum import Enum
 from http import HTTPStatus
 from typing import Final
 
-from starlette.datastructures import MutableHeaders
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from services.trusted_hosts import LOOPBACK_ONLY, Arrival, HostRefusal, TrustedHosts
 
 __all__ = ["MAX_PATH_BYTES", "MAX_QUERY_BYTES", "Guard", "Refusal"]
 
@@ -53,8 +59,21 @@ class Refusal(Enum):
         return HTTPStatus.REQUEST_URI_TOO_LONG
 
 
-def refusal(scope: Scope) -> Refusal | None:
-    """Why the request of ``scope`` is refused; None if it may be routed."""
+def refusal(scope: Scope, trusted: TrustedHosts = LOOPBACK_ONLY) -> Refusal | HostRefusal | None:
+    """Why the request of ``scope`` is refused; None if it may be routed. ``trusted``: the
+    names the server answers to."""
+    headers = Headers(scope=scope)
+    server = scope.get("server")
+    arrival = Arrival(
+        method=scope["method"],
+        scheme=scope["scheme"],
+        server_port=None if server is None else int(server[1]),
+        hosts=headers.getlist("host"),
+        origins=headers.getlist("origin"),
+    )
+    misdirected = trusted.refusal(arrival)
+    if misdirected is not None:
+        return misdirected
     path: str = scope["path"]
     raw_path = scope.get("raw_path") or path.encode("utf-8", "surrogateescape")
     if len(raw_path) > MAX_PATH_BYTES:
@@ -67,10 +86,12 @@ def refusal(scope: Scope) -> Refusal | None:
 
 
 class Guard:
-    """The middleware: refuses malformed addresses, adds the security headers."""
+    """The middleware: refuses requests to names the server does not answer to, posts from
+    other sites and malformed addresses; adds the security headers."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, trusted_hosts: TrustedHosts = LOOPBACK_ONLY) -> None:
         self.app = app
+        self.trusted_hosts = trusted_hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -84,7 +105,7 @@ class Guard:
                     headers.setdefault(name, value)
             await send(message)
 
-        reason = refusal(scope)
+        reason = refusal(scope, self.trusted_hosts)
         if reason is not None:
             reply = PlainTextResponse(f"{reason.value}\n", status_code=reason.status)
             await reply(scope, receive, send_with_headers)

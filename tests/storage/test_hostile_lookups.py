@@ -22,6 +22,7 @@ from arena.store import MatchRecord, RefereeStore
 from brandeln_cli.main import app
 from ladder.errors import UnknownSeasonError
 from ladder.storage import LadderStore
+from tests.web.addresses import APP_BASE
 from web.app import StorageLocation, create_app
 
 # Registered names may hold any printable text (arena.names): these are all legal names.
@@ -138,7 +139,8 @@ def test_the_web_pages_say_not_found_for_a_hostile_key(
     # On PostgreSQL: the web app serves SQLite from a data folder (tested with the pages).
     RefereeStore(pg_url, tmp_path / "logs").close()
     LadderStore.open(pg_url).close()
-    client = TestClient(create_app(StorageLocation(db_url=pg_url)), raise_server_exceptions=False)
+    pages = create_app(StorageLocation(db_url=pg_url))
+    client = TestClient(pages, base_url=APP_BASE, raise_server_exceptions=False)
     with client:
         for path in ("/seasons/{}", "/seasons/{}/leaderboard", "/bots/{}", "/matches/{}"):
             page = client.get(path.format(quote(key, safe="")))

@@ -16,6 +16,11 @@ from urllib.parse import unquote
 
 from starlette.types import ASGIApp, Message
 
+# What the in-process tests give the TestClient as its base: a name the app answers to
+# (services.trusted_hosts: the loopback names at the server's port, 80 here), not its default
+# "testserver", which the app refuses as it would a rebound name.
+APP_BASE: Final = "http://127.0.0.1"
+
 # Ways out of /static/ towards the package's code, the data or /etc/passwd.
 STATIC_ESCAPES: Final = (
     b"/static/../app.py",
@@ -96,9 +101,14 @@ class AsgiReply:
 
 
 async def asgi_get(
-    app: ASGIApp, target: bytes, headers: Sequence[tuple[bytes, bytes]] = ()
+    app: ASGIApp,
+    target: bytes,
+    headers: Sequence[tuple[bytes, bytes]] = (),
+    host: bytes | None = b"127.0.0.1",
 ) -> AsgiReply:
-    """``GET target`` straight into the app, its path decoded as uvicorn decodes it."""
+    """``GET target`` straight into the app, its path decoded as uvicorn decodes it; ``host``
+    its Host header (the server's port is 80; None: the request names none but in
+    ``headers``)."""
     raw_path, _, query = target.partition(b"?")
     scope = {
         "type": "http",
@@ -110,7 +120,7 @@ async def asgi_get(
         "raw_path": raw_path,
         "root_path": "",
         "query_string": query,
-        "headers": [(b"host", b"127.0.0.1"), *headers],
+        "headers": [*([(b"host", host)] if host is not None else []), *headers],
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 80),
     }

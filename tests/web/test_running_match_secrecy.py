@@ -30,6 +30,7 @@ from arena.codec.values import card_from_pb
 from arena.logreader import read_log
 from brandeln.v1 import bot_pb2, cards_pb2
 from sample_bots.sdk.bot import Answer
+from tests.web.addresses import APP_BASE
 from tests.web.browser import serve_asgi
 from tests.web.matches import HOLD_S, BackgroundReferee, PatientBot, start_match, wait_for
 from web.app import StorageLocation, create_app
@@ -144,13 +145,13 @@ def test_no_page_or_event_of_a_running_match_shows_a_card_of_the_deal_in_play(
         assert gate.deal, "the match ended before a later deal had two cards played"
         ended = gate.deal - 1
         app = create_app(StorageLocation(data=referee.data), referee=address, admin_token=token)
-        with TestClient(app) as local:
+        with TestClient(app, base_url=APP_BASE) as local:
             pages = {
                 "match page": local.get(f"/matches/{running.match_id}"),
                 "live table": local.get(f"/live/{running.match_id}"),
             }
         app = create_app(StorageLocation(data=nothing_local), referee=address, admin_token=token)
-        with TestClient(app) as remote:
+        with TestClient(app, base_url=APP_BASE) as remote:
             pages["match page through GetMatch"] = remote.get(f"/matches/{running.match_id}")
         url = f"{chatty_live}/live/{running.match_id}/events"
         messages = read_until_quiet(url, gate.deal, len(gate.played))

@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from tests.web.addresses import (
+    APP_BASE,
     BAD_PAGES,
     HUGE_QUERY,
     PATH_IDS,
@@ -41,7 +42,7 @@ def app(season_data: SeasonData) -> Starlette:
 
 @pytest.fixture
 def client(app: Starlette) -> Iterator[TestClient]:
-    with TestClient(app, raise_server_exceptions=False) as opened:
+    with TestClient(app, base_url=APP_BASE, raise_server_exceptions=False) as opened:
         yield opened
 
 

@@ -15,13 +15,15 @@ from urllib.parse import quote, urlencode
 import pytest
 from starlette.testclient import TestClient
 
+from tests.web.addresses import APP_BASE
 from tests.web.hostile import HOSTILE_TEXTS, SLASHLESS_TEXTS, assert_inert, assert_inert_text
 from tests.web.pages.conftest import HostileData, SeasonData
 from web.app import StorageLocation, create_app
 
 
 def client_of(data: Path) -> TestClient:
-    return TestClient(create_app(StorageLocation(data=data)), raise_server_exceptions=False)
+    app = create_app(StorageLocation(data=data))
+    return TestClient(app, base_url=APP_BASE, raise_server_exceptions=False)
 
 
 @pytest.fixture

@@ -39,7 +39,9 @@ from ladder.rating_order import record_and_rate
 from ladder.ratings import RatingModel
 from ladder.schema import ChallengeState, Presence
 from ladder.storage import LadderStore
+from services.trusted_hosts import HostRefusal
 from tests.ladder.season_helpers import finished_block, season_config
+from tests.web.addresses import APP_BASE
 from tests.web.hostile import HOSTILE_TEXTS, SLASHLESS_TEXTS, assert_inert
 from tests.web.pages.conftest import SeasonData
 from web.app import StorageLocation, create_app
@@ -51,7 +53,7 @@ CONFIG = LadderConfig(name=LADDER, deals_per_match=4, seed=3)
 MODEL = RatingModel(CONFIG.rating)
 FRESH, WIDEN = new_version_rating(CONFIG)
 PER_HOUR = 2
-ORIGIN = "http://testserver"  # the TestClient's own origin
+ORIGIN = APP_BASE  # the TestClient's own origin
 # Bot families named as a hostile bot would name them: markup, quotes, control characters.
 HOSTILE_FAMILIES = (
     HOSTILE_TEXTS[1],  # '"><img src=x onerror=alert(1)>'
@@ -163,6 +165,7 @@ def ladder_data(tmp_path: Path) -> LadderData:
 def client_of(data: Path, *, challenges: bool = False) -> TestClient:
     return TestClient(
         create_app(StorageLocation(data=data), allow_challenges=challenges),
+        base_url=APP_BASE,
         raise_server_exceptions=False,
     )
 
@@ -475,7 +478,7 @@ def test_an_unticked_rated_box_and_no_deals_queue_an_unrated_block_of_the_ladder
 
 @pytest.mark.parametrize(
     "headers",
-    [{"origin": "http://evil.example"}, {"origin": "null"}, {"origin": "http://testserver:8080"}],
+    [{"origin": "http://evil.example"}, {"origin": "null"}, {"origin": f"{APP_BASE}:8080"}],
 )
 def test_a_post_from_another_site_is_refused_and_writes_nothing(
     writer: TestClient, ladder_data: LadderData, headers: dict[str, str]
@@ -483,7 +486,8 @@ def test_a_post_from_another_site_is_refused_and_writes_nothing(
     before = queued(ladder_data)
     reply = post(writer, {"bot": "expert", "rated": "on"}, **headers)
     assert reply.status_code == 403
-    assert "this site's own ladder page" in refusal(reply.text)
+    # Refused before routing (web.guard), as a post to any page of the app from elsewhere.
+    assert reply.text == f"{HostRefusal.FOREIGN_ORIGIN.value}\n"
     assert queued(ladder_data) == before
 
 

@@ -32,6 +32,7 @@ from ladder.versus import HeadToHead, head_to_head
 from protocol.events import DealEndedRecord, EventRecord
 from protocol.statuses import SeatOutcome
 from tests.ladder.season_helpers import season_config
+from tests.web.addresses import APP_BASE
 from tests.web.pages.conftest import BLOCKS, HOSTILE, SeasonData
 from web.app import StorageLocation, create_app
 from web.bot_figures import log_figures
@@ -42,7 +43,8 @@ from web.stores import AppStores
 
 
 def client_of(data: Path) -> TestClient:
-    return TestClient(create_app(StorageLocation(data=data)), raise_server_exceptions=False)
+    app = create_app(StorageLocation(data=data))
+    return TestClient(app, base_url=APP_BASE, raise_server_exceptions=False)
 
 
 @pytest.fixture

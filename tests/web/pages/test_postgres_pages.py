@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from brandeln_cli.main import app
 from ladder.storage import LadderStore
 from tests import pg_server
+from tests.web.addresses import APP_BASE
 from web.app import StorageLocation, create_app
 
 runner = CliRunner()
@@ -57,7 +58,7 @@ def test_the_pages_of_a_season_stored_in_postgresql(season_db: str, tmp_path: Pa
     assert not (tmp_path / "data" / "ladder.db").exists()  # everything went to the database
     with LadderStore.open(season_db, create=False) as store:
         match_id = store.matches("webpg")[0].match_id
-    with TestClient(create_app(StorageLocation(db_url=season_db))) as client:
+    with TestClient(create_app(StorageLocation(db_url=season_db)), base_url=APP_BASE) as client:
         index = client.get("/")
         board = client.get("/seasons/webpg/leaderboard")
         page = client.get(f"/matches/{match_id}")
@@ -121,7 +122,7 @@ def test_apps_hold_the_database_while_they_run_and_leave_no_connection_behind(
     for _ in range(3):  # app after app, as tests and benchmarks make them
         app = create_app(StorageLocation(db_url=url))
         assert connections() == before  # nothing is opened before a page needs it
-        with TestClient(app) as client:
+        with TestClient(app, base_url=APP_BASE) as client:
             assert client.get("/").status_code == 200
             assert client.get("/matches/m_0000").status_code == 404
             assert app.state.stores.opened
@@ -129,7 +130,7 @@ def test_apps_hold_the_database_while_they_run_and_leave_no_connection_behind(
         assert not app.state.stores.opened  # its lifespan closed them
         assert settles_at(before, connections)
         # Started again (a test client may enter an app twice), it opens them again.
-        with TestClient(app) as client:
+        with TestClient(app, base_url=APP_BASE) as client:
             assert client.get("/").status_code == 200
             assert connections() > before
         assert settles_at(before, connections)
@@ -141,7 +142,7 @@ def test_an_app_run_without_its_lifespan_is_closed_by_its_stores(
     url, connections = empty_db
     before = connections()
     app = create_app(StorageLocation(db_url=url))
-    client = TestClient(app)  # no `with`: the lifespan does not run
+    client = TestClient(app, base_url=APP_BASE)  # no `with`: the lifespan does not run
     assert client.get("/").status_code == 200
     assert connections() > before
     app.state.stores.close()

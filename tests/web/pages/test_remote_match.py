@@ -14,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.embedded import EmbeddedReferee
+from tests.web.addresses import APP_BASE
 from tests.web.pages.conftest import SeasonData
 from web.app import StorageLocation, create_app
 from web.data import DataError
@@ -56,7 +57,7 @@ def test_a_match_only_the_running_referee_holds_is_read_through_admin(
             referee=referee.address,
             admin_token=referee.admin_token,
         )
-        with TestClient(app, raise_server_exceptions=False) as client:
+        with TestClient(app, base_url=APP_BASE, raise_server_exceptions=False) as client:
             page = client.get(f"/matches/{match_id}")
             unknown = client.get("/matches/m_0000000000000000")
             # The CLI's rule at the referee too: a unique prefix names the match, a shared

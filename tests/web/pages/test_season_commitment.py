@@ -14,13 +14,15 @@ from starlette.testclient import TestClient
 
 from ladder.commitment import matches_commitment, public_seed
 from ladder.storage import LadderStore
+from tests.web.addresses import APP_BASE
 from tests.web.hostile import assert_inert
 from tests.web.pages.conftest import HostileData, SeasonData
 from web.app import StorageLocation, create_app
 
 
 def client_of(data: Path) -> TestClient:
-    return TestClient(create_app(StorageLocation(data=data)), raise_server_exceptions=False)
+    app = create_app(StorageLocation(data=data))
+    return TestClient(app, base_url=APP_BASE, raise_server_exceptions=False)
 
 
 def _code(page: str, element: str) -> str | None:
