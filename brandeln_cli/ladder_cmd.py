@@ -42,6 +42,7 @@ from brandeln_cli.service_options import (
     LogJsonOption,
     LogLevel,
     MetricsAddress,
+    MetricsAllowedHostOption,
     MetricsHostOption,
     MetricsPortOption,
     log_level_option,
@@ -121,6 +122,7 @@ def serve(
     worker_data: WorkerDataOption = None,
     metrics_port: MetricsPortOption = None,
     metrics_host: MetricsHostOption = None,
+    metrics_allowed_host: MetricsAllowedHostOption = None,
     log_level: LadderLogLevel = LogLevel.WARNING,
     log_json: LogJsonOption = False,
 ) -> None:
@@ -151,13 +153,14 @@ def serve(
     except Exception as error:  # an unknown ruleset: the engine's one-line reason
         raise fail(str(error), code=2) from None
     where = _Where(data, db, referee, admin_token, roots, host, port, on_cluster)
+    metrics = metrics_address(metrics_port, metrics_host, host, metrics_allowed_host)
     import asyncio  # noqa: PLC0415
 
     from services.log_setup import service_logging  # noqa: PLC0415
 
     with service_logging(log_level.number, json_lines=log_json):
         try:
-            asyncio.run(_serve(config, where, metrics_address(metrics_port, metrics_host, host)))
+            asyncio.run(_serve(config, where, metrics))
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 

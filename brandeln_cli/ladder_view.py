@@ -37,7 +37,7 @@ def metrics_server(
     if referee is not None:
         collectors.append(RefereeCollector(referee))
     try:
-        return MetricsServer(collectors, metrics.host, metrics.port)
+        return MetricsServer(collectors, metrics.host, metrics.port, metrics.trusted_hosts)
     except OSError as error:
         raise fail(f"cannot serve metrics on {metrics.host}:{metrics.port}: {error}") from None
 

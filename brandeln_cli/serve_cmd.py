@@ -15,6 +15,7 @@ from brandeln_cli.service_options import (
     LogJsonOption,
     LogLevel,
     MetricsAddress,
+    MetricsAllowedHostOption,
     MetricsHostOption,
     MetricsPortOption,
     log_level_option,
@@ -78,6 +79,7 @@ def serve(
     ] = 1.0,
     metrics_port: MetricsPortOption = None,
     metrics_host: MetricsHostOption = None,
+    metrics_allowed_host: MetricsAllowedHostOption = None,
     log_level: LogLevelOption = LogLevel.WARNING,
     log_json: LogJsonOption = False,
 ) -> None:
@@ -121,7 +123,7 @@ def serve(
         admin_token=admin_token,
         database=database,
     )
-    metrics = metrics_address(metrics_port, metrics_host, host)
+    metrics = metrics_address(metrics_port, metrics_host, host, metrics_allowed_host)
     from services.log_setup import service_logging  # noqa: PLC0415
 
     with service_logging(log_level.number, json_lines=log_json):
@@ -311,7 +313,9 @@ def _start_metrics(referee: Referee, metrics: MetricsAddress) -> MetricsServer:
     from services.metrics_http import MetricsServer  # noqa: PLC0415
     from services.referee_metrics import RefereeCollector  # noqa: PLC0415
 
-    return MetricsServer([RefereeCollector(referee)], metrics.host, metrics.port)
+    return MetricsServer(
+        [RefereeCollector(referee)], metrics.host, metrics.port, metrics.trusted_hosts
+    )
 
 
 def _announce_admin_token(generated: str | None, config: RefereeConfig) -> None:

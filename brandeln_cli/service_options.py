@@ -4,19 +4,25 @@ serve`): where their Prometheus metrics are served, and how their log records ar
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
 
+from brandeln_cli.output import fail
+from services.trusted_hosts import TrustedHosts
+
 __all__ = [
     "LogJsonOption",
     "LogLevel",
     "MetricsAddress",
+    "MetricsAllowedHostOption",
     "MetricsHostOption",
     "MetricsPortOption",
     "log_level_option",
     "metrics_address",
+    "trusted_hosts",
 ]
 
 
@@ -38,17 +44,36 @@ class LogLevel(enum.StrEnum):
 
 @dataclass(frozen=True)
 class MetricsAddress:
-    """Where ``--metrics-port`` serves ``/metrics``."""
+    """Where ``--metrics-port`` serves ``/metrics``, and the names it answers to."""
 
     host: str
     port: int
+    trusted_hosts: TrustedHosts
 
 
-def metrics_address(port: int | None, host: str | None, default_host: str) -> MetricsAddress | None:
-    """``--metrics-port``/``--metrics-host`` as an address (None: no metrics)."""
+def metrics_address(
+    port: int | None,
+    host: str | None,
+    default_host: str,
+    allowed_hosts: Sequence[str] | None = None,
+) -> MetricsAddress | None:
+    """``--metrics-port``/``--metrics-host``/``--metrics-allowed-host`` as an address (None:
+    no metrics); a bad allowed host is a one-line usage error."""
     if port is None:
+        if allowed_hosts:
+            raise fail("--metrics-allowed-host goes with --metrics-port", code=2)
         return None
-    return MetricsAddress(host if host is not None else default_host, port)
+    bind = host if host is not None else default_host
+    return MetricsAddress(bind, port, trusted_hosts(bind, allowed_hosts, "--metrics-allowed-host"))
+
+
+def trusted_hosts(bind: str, allowed: Sequence[str] | None, option: str) -> TrustedHosts:
+    """The names a server listening on ``bind`` answers to, with ``allowed`` (given with
+    ``option``, which a one-line usage error names when one is no name)."""
+    try:
+        return TrustedHosts.for_bind(bind, allowed or ())
+    except ValueError as error:
+        raise fail(f"{option}: {error}", code=2) from None
 
 
 MetricsPortOption = Annotated[
@@ -64,6 +89,16 @@ MetricsPortOption = Annotated[
 MetricsHostOption = Annotated[
     str | None,
     typer.Option(help="Address of --metrics-port [default: the service's, --host]."),
+]
+MetricsAllowedHostOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metrics-allowed-host",
+        help="A name --metrics-port is scraped by, NAME (at that port) or NAME:PORT; "
+        "repeatable. It answers 127.0.0.1, localhost and [::1] always, any IP address too off "
+        "loopback, and any other name with a 421 (a hostile site's DNS pointed here: DNS "
+        "rebinding).",
+    ),
 ]
 LogJsonOption = Annotated[
     bool,

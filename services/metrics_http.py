@@ -10,7 +10,9 @@ be read from another thread.
 The port may be as reachable as the referee's, so what a peer can hold there is bounded: at
 most :data:`MAX_REQUESTS` requests at once (one more is closed at once), each with
 :data:`REQUEST_TIMEOUT_S` for each read and write; nothing it sends reaches stderr (no access
-log; a failed request is a debug record).
+log; a failed request is a debug record). A browser's page is no scraper: a request whose
+``Host`` the server does not answer to (a hostile site's name pointed here by its DNS) is a
+421 with one line, as the web pages' (:mod:`services.trusted_hosts`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
+
+from services.trusted_hosts import Arrival, TrustedHosts
 
 __all__ = ["MAX_REQUESTS", "REQUEST_TIMEOUT_S", "MetricsServer", "metrics_registry"]
 
@@ -120,18 +124,53 @@ def _guarded(app: WsgiApp) -> WsgiApp:
     return guarded
 
 
+def _trusted(app: WsgiApp, trusted: TrustedHosts) -> WsgiApp:
+    """``app`` for the names the server answers to only; any other a one-line refusal."""
+
+    def checked(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        # wsgiref joins repeated headers with a comma: two Hosts are one malformed value.
+        arrival = Arrival(
+            method=str(environ.get("REQUEST_METHOD", "")),
+            scheme=str(environ.get("wsgi.url_scheme", "")),
+            server_port=int(environ["SERVER_PORT"]),
+            hosts=[environ["HTTP_HOST"]] if "HTTP_HOST" in environ else [],
+            origins=[environ["HTTP_ORIGIN"]] if "HTTP_ORIGIN" in environ else [],
+        )
+        refusal = trusted.refusal(arrival)
+        if refusal is None:
+            return app(environ, start_response)
+        status = refusal.status
+        start_response(
+            f"{status.value} {status.phrase}", [("Content-Type", "text/plain; charset=utf-8")]
+        )
+        return [f"{refusal.value}\n".encode()]
+
+    return checked
+
+
 class MetricsServer:
     """``/metrics`` of ``collectors`` on ``host:port`` (port 0: a free one), served until
-    :meth:`stop`. Binding raises OSError (a port in use, an unknown host)."""
+    :meth:`stop` to the names of ``trusted_hosts`` (by default those a server on ``host``
+    answers to, :meth:`TrustedHosts.for_bind`). Binding raises OSError (a port in use, an
+    unknown host)."""
 
-    def __init__(self, collectors: Iterable[Collector], host: str, port: int) -> None:
+    def __init__(
+        self,
+        collectors: Iterable[Collector],
+        host: str,
+        port: int,
+        trusted_hosts: TrustedHosts | None = None,
+    ) -> None:
         # Brackets as in a URL ("[::1]") or not: either names the address.
         bare = host.removeprefix("[").removesuffix("]")
         family, _, _, _, address = socket.getaddrinfo(
             bare, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
         self._server = _BoundedServer((str(address[0]), int(address[1])), family)
-        self._server.set_app(_guarded(make_wsgi_app(metrics_registry(collectors))))
+        trusted = trusted_hosts if trusted_hosts is not None else TrustedHosts.for_bind(bare)
+        served = _guarded(make_wsgi_app(metrics_registry(collectors)))
+        self._server.set_app(_trusted(served, trusted))
+        self.trusted_hosts = trusted
         self.host = bare
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(
