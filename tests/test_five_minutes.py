@@ -30,13 +30,21 @@ from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 README_PORT = "50051"
+# What the README's Install says puts `brandeln` on the PATH, so its examples write `brandeln`:
+# the reader runs it in each terminal first.
+ACTIVATE = "source .venv/bin/activate"
 STEP_TIMEOUT_S = 240
 
 
-def _section() -> str:
-    found = re.search(r"^## Connect a bot in five minutes\n(.*?)^## ", README, re.S | re.M)
-    assert found is not None, "the README lost its 'Connect a bot in five minutes' section"
+def _section(heading: str = "Connect a bot in five minutes") -> str:
+    found = re.search(rf"^## {heading}\n(.*?)^## ", README, re.S | re.M)
+    assert found is not None, f"the README lost its '{heading}' section"
     return found.group(1)
+
+
+def _activated(command: str) -> str:
+    """``command`` as typed in a terminal where the reader ran the README's ACTIVATE."""
+    return f"{ACTIVATE} && {command}"
 
 
 def _sh_blocks() -> list[str]:
@@ -99,7 +107,7 @@ class Reader:
             log = (self.folder / f"background-{len(self.background)}.out").open("w")
             self.background.append(
                 subprocess.Popen(
-                    ["bash", "-c", f"exec {line}"],
+                    ["bash", "-c", _activated(f"exec {line}")],
                     cwd=self.folder,
                     env=self.env,
                     stdout=log,
@@ -109,7 +117,7 @@ class Reader:
             )
             return ""
         done = subprocess.run(
-            ["bash", "-c", command],
+            ["bash", "-c", _activated(command)],
             cwd=self.folder,
             env=self.env,
             capture_output=True,
@@ -183,12 +191,15 @@ def test_the_five_minute_walkthrough_works_right_after_the_demo(folder: Path) ->
     assert demo.returncode == 0, demo.stdout + demo.stderr
     assert (folder / "brandeln-data").is_dir()
 
+    # The Install section says how `brandeln` gets on the PATH; this section relies on it.
+    assert f"`{ACTIVATE}` puts\n`brandeln` on your PATH" in _section("Install")
+    assert ACTIVATE in _section()
     serve_block, bot_block = _sh_blocks()
     [serve_command] = list(_commands(serve_block))
     reader = Reader(folder, _free_port(), env)
     line = reader.fill(serve_command.split("#")[0].strip())
     serve = subprocess.Popen(
-        ["bash", "-c", f"exec {line}"],
+        ["bash", "-c", _activated(f"exec {line}")],
         cwd=folder,
         env=env,
         stdout=subprocess.PIPE,
