@@ -8,7 +8,6 @@ The web front is a package of its own (``web``), imported inside the command so 
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,8 +18,10 @@ import typer
 from brandeln_cli.options import DataOption, RefereeOption
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
+from brandeln_cli.service_options import trusted_hosts
 from brandeln_cli.terminal_text import markup
 from services import data_folder
+from services.trusted_hosts import is_loopback
 
 if TYPE_CHECKING:
     from brandeln_cli.stop_signals import SignalLatch
@@ -62,6 +63,16 @@ def web(
     host: Annotated[
         str, typer.Option(help="Address to listen on (loopback: only this machine).")
     ] = DEFAULT_HOST,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="A name the pages are reached by, NAME (at --port) or NAME:PORT (a proxy's "
+            "port in front); repeatable. The pages answer 127.0.0.1, localhost and [::1] "
+            "always, any IP address too off loopback, and any other name with a 421: a "
+            "hostile site whose DNS points at this machine (DNS rebinding) is not the app.",
+        ),
+    ] = None,
     port: Annotated[int, typer.Option(help="Port to listen on (0: a free one).")] = DEFAULT_PORT,
     max_streams: Annotated[
         int,
@@ -116,6 +127,7 @@ def web(
     from web.app import create_app  # noqa: PLC0415 - keep `brandeln --help` fast
     from web.data import DataError, StorageLocation  # noqa: PLC0415
 
+    trusted = trusted_hosts(host, allowed_host, "--allowed-host")
     location = StorageLocation(data=None if db else (data or data_folder.data_dir()), db_url=db)
     try:
         app = create_app(
@@ -126,6 +138,7 @@ def web(
             allow_challenges=challenges,
             tables=tables,
             people_token=people_token or None,
+            trusted_hosts=trusted,
         )
     except DataError as error:
         raise fail(str(error), code=2) from None
@@ -142,7 +155,7 @@ def web(
     console.print(
         f"Brandeln Arena web pages of {markup(location.describe())}: {address}", markup=True
     )
-    if _loopback(host):
+    if is_loopback(host):
         console.print(
             "listening on this machine only (loopback); to share the pages with other "
             "machines: --host 0.0.0.0"
@@ -152,11 +165,15 @@ def web(
             f"note: {markup(host)} is not loopback: anyone who reaches it can read the pages",
             markup=True,
         )
+    console.print(
+        f"answers to {markup(trusted.describe(bound_port))} (another name: --allowed-host NAME)",
+        markup=True,
+    )
     if tables:
         console.print(f"play against the bots in the browser: {address}tables")
         if people_token:
             console.print(f"a person gives the people token (${PEOPLE_TOKEN_ENV}) to sit")
-        elif not _loopback(host):
+        elif not is_loopback(host):
             console.print(
                 "note: anyone who reaches it can open tables (and start sample bots here): "
                 f"--people-token or ${PEOPLE_TOKEN_ENV} asks them for a token"
@@ -226,15 +243,6 @@ def _serve(app: object, listener: socket.socket, latch: SignalLatch) -> None:
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 __all__ = ["DEFAULT_PORT", "web", "web_address"]

@@ -1,5 +1,6 @@
 """`brandeln web`: serves the pages of a data folder at the address it prints, on this machine
-only unless told otherwise (and says so); refuses what it cannot serve before listening."""
+only unless told otherwise (and says so), to the names it says it answers to (a hostile site's
+name pointed here, DNS rebinding, is refused); refuses what it cannot serve before listening."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from typer.testing import CliRunner
 from brandeln_cli import web_cmd
 from brandeln_cli.main import app
 from brandeln_cli.stop_signals import STOP_SIGNALS, SignalLatch
-from tests.web.web_process import WAIT_S, web_process
+from services.trusted_hosts import HostRefusal
+from tests.http_requests import request_to
+from tests.web.web_process import WAIT_S, raw_get, web_process
 from web.stream_cap import MAX_STREAMS
 
 runner = CliRunner()
@@ -161,3 +164,78 @@ def test_web_refuses_what_it_cannot_serve_before_listening(args: list[str], says
     result = runner.invoke(app, ["web", *args], env={"BRANDELN_ADMIN_TOKEN": ""})
     assert result.exit_code != 0
     assert says in result.output
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # it ended meanwhile
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def post_table(port: int, host: str) -> tuple[int, str]:
+    """The new-table form (a person and three sample bots), posted to 127.0.0.1:``port`` as a
+    browser on a page of ``host`` posts it: Host and Origin both name ``host``."""
+    fields = "ruleset=standard&deals=1&name=ann&seat0=person&seat1=random&seat2=random&seat3=random"
+    headers = {"Origin": f"http://{host}", "Content-Type": "application/x-www-form-urlencoded"}
+    return request_to(port, host, "/tables", method="POST", headers=headers, body=fields)
+
+
+def test_a_rebound_name_reads_no_page_and_opens_no_table(tmp_path: Path) -> None:
+    # The issue's reproduction: a hostile domain whose DNS says 127.0.0.1.
+    with web_process(["--data", str(tmp_path)]) as web:
+        rebound = f"rebind.example:{web.port}"
+        refused = f"{HostRefusal.FOREIGN_HOST.value}\n"
+        for path in (b"/", b"/tables", b"/static/style.css", b"/tables/t_0/events"):
+            reply = raw_get(web.port, path, host=rebound)
+            assert (reply.status, reply.text) == (421, refused), path
+        assert post_table(web.port, rebound) == (421, refused)
+        for name in ("127.0.0.1", "localhost", "[::1]"):
+            assert raw_get(web.port, b"/", host=f"{name}:{web.port}").status == 200, name
+        assert "No table yet." in raw_get(web.port, b"/tables").text
+        assert children(web.process.pid) == []  # no referee, no bot started
+        printed = web.output()
+    assert f"answers to 127.0.0.1, [::1], localhost at port {web.port}" in printed
+    assert not (tmp_path / "tables").exists()  # where the tables' bots write
+
+
+def test_off_loopback_it_answers_ip_addresses_and_exactly_the_names_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bound to 127.0.0.1 whatever --host says, and not run (as the test above about the
+    # warning): the app it would serve is asked directly.
+    served: list[Starlette] = []
+    bind = web_cmd._listen
+    monkeypatch.setattr(web_cmd, "_listen", lambda host, port: bind("127.0.0.1", 0))
+
+    def serve(app: Starlette, listener: socket.socket, *latch_and_more: object) -> None:
+        served.append(app)
+        listener.close()
+
+    monkeypatch.setattr(web_cmd, "_serve", serve)
+    args = ["web", "--data", str(tmp_path), "--host", "0.0.0.0", "--port", "0"]
+    allowed = ["--allowed-host", "arena.example", "--allowed-host", "proxy.example:443"]
+    result = runner.invoke(app, [*args, *allowed], env={"BRANDELN_ADMIN_TOKEN": ""})
+    assert result.exit_code == 0, result.output
+    assert "answers to any IP address, arena.example, localhost at port " in result.output
+    [web] = served
+    with TestClient(web, base_url="http://127.0.0.1:8000") as client:
+        for host in ("arena.example:8000", "10.0.0.5:8000", "proxy.example:443"):
+            assert client.get("/", headers={"host": host}).status_code == 200, host
+        for host in ("rebind.example:8000", "arena.example:8001", "proxy.example:8000"):
+            assert client.get("/", headers={"host": host}).status_code == 421, host
+
+
+@pytest.mark.parametrize("entry", ["http://arena.example", "*.example", "arena.example:0"])
+def test_an_allowed_host_that_is_no_name_is_refused_with_one_line(entry: str) -> None:
+    result = runner.invoke(app, ["web", "--allowed-host", entry], env={"BRANDELN_ADMIN_TOKEN": ""})
+    assert result.exit_code == 2
+    [line] = result.output.splitlines()
+    assert line.startswith("error: --allowed-host: an allowed host is NAME or NAME:PORT")

@@ -65,9 +65,13 @@ class RawReply:
         return self.body.decode("utf-8", "replace")
 
 
-def raw_get(port: int, target: bytes, headers: Sequence[tuple[str, str]] = ()) -> RawReply:
-    """``GET target`` over a new connection to 127.0.0.1:``port``, byte for byte."""
-    request = b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+def raw_get(
+    port: int, target: bytes, headers: Sequence[tuple[str, str]] = (), *, host: str | None = None
+) -> RawReply:
+    """``GET target`` over a new connection to 127.0.0.1:``port``, byte for byte; ``host`` its
+    Host header (by default ``127.0.0.1:port``, as a browser names it)."""
+    named = (host if host is not None else f"127.0.0.1:{port}").encode("latin-1")
+    request = b"GET " + target + b" HTTP/1.1\r\nHost: " + named + b"\r\nConnection: close\r\n"
     request += b"".join(f"{name}: {value}\r\n".encode("latin-1") for name, value in headers)
     with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as connection:
         connection.sendall(request + b"\r\n")
