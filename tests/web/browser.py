@@ -15,12 +15,14 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import uvicorn
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext
     from starlette.types import ASGIApp
 
 INSTALL_HINT: Final = (
@@ -39,6 +41,28 @@ CHROMIUM_ARGS: Final = (
     "--disable-sync",
 )
 ARTIFACTS: Final = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+SCREENS: Final = ARTIFACTS.parent / "screens"
+
+
+@dataclass(frozen=True)
+class Screen:
+    """A browser window's size; a phone's is touched, not clicked, and lays pages out as
+    a phone does (its viewport meta tag honoured)."""
+
+    width: int
+    height: int
+    phone: bool = False
+
+    def context(self, browser: Browser) -> BrowserContext:
+        return browser.new_context(
+            viewport={"width": self.width, "height": self.height},
+            is_mobile=self.phone,
+            has_touch=self.phone,
+        )
+
+
+DESKTOP: Final = Screen(1280, 800)
+PHONE: Final = Screen(390, 844, phone=True)  # an iPhone 12 to 15's CSS pixels
 
 
 def find_chromium() -> str | None:
@@ -84,3 +108,9 @@ def screenshot_path(name: str) -> Path:
     """Where a browser test saves its screenshot (test-artifacts/screenshots/NAME.png)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS / f"{name}.png"
+
+
+def screen_path(page: str, screen: Screen) -> Path:
+    """Where a page's picture at a screen's width goes (test-artifacts/screens/PAGE-WIDTH.png)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    return SCREENS / f"{page}-{screen.width}.png"

@@ -43,19 +43,28 @@
     return Number(value).toFixed(2);
   }
 
+  // A name on one line, cut with an ellipsis where space is short, whole in its title (the
+  // templates' `name` macro).
+  function named(node, name) {
+    node.classList.add("name");
+    node.setAttribute("title", name);
+    return node;
+  }
+
   function botLink(name, botId) {
-    if (!botId) {
-      return element("span", name, "bot");
+    var inner = element(botId ? "a" : "span", name, "bot");
+    if (botId) {
+      inner.setAttribute("href", base + "/bots/" + encodeURIComponent(botId));
     }
-    var link = element("a", name, "bot");
-    link.setAttribute("href", base + "/bots/" + encodeURIComponent(botId));
-    return link;
+    var holder = named(element("span"), name);
+    holder.appendChild(inner);
+    return holder;
   }
 
   function seats(names) {
     var td = cell(null, "seats");
     names.forEach(function (name) {
-      td.appendChild(element("span", name, "seat bot"));
+      td.appendChild(named(element("span", name, "seat bot"), name));
     });
     return td;
   }
@@ -132,7 +141,7 @@
     var version = cell(null, "version");
     version.appendChild(botLink(row.name, row.bot_id));
     tr.appendChild(version);
-    var presence = cell(null);
+    var presence = cell(null, "prio-2");
     if (row.rank !== null) {
       presence.appendChild(
         element("span", row.presence_label, "presence presence-" + row.presence)
@@ -140,10 +149,10 @@
     }
     tr.appendChild(presence);
     tr.appendChild(cell(fixed(row.conservative), "num"));
-    tr.appendChild(cell(fixed(row.mu), "num"));
-    tr.appendChild(cell(fixed(row.sigma), "num"));
-    tr.appendChild(cell(row.blocks, "num"));
-    var error = cell(null, "last-error");
+    tr.appendChild(cell(fixed(row.mu), "num prio-2"));
+    tr.appendChild(cell(fixed(row.sigma), "num prio-2"));
+    tr.appendChild(cell(row.blocks, "num prio-3"));
+    var error = cell(null, "last-error prio-2");
     if (row.last_error) {
       var text = element("span", row.last_error_short, "error-text");
       text.setAttribute("title", row.last_error);
@@ -160,9 +169,9 @@
     tr.setAttribute("data-block", String(block.number));
     tr.appendChild(cell(block.number, "num"));
     tr.appendChild(seats(block.bots));
-    tr.appendChild(cell(block.rated ? "rated" : "unrated"));
-    tr.appendChild(cell(block.deals, "num"));
-    tr.appendChild(cell(block.challenge === null ? "" : "#" + block.challenge));
+    tr.appendChild(cell(block.rated ? "rated" : "unrated", "prio-2"));
+    tr.appendChild(cell(block.deals, "num prio-2"));
+    tr.appendChild(cell(block.challenge === null ? "" : "#" + block.challenge, "prio-3"));
     tr.appendChild(cell(block.recorded ? "recorded" : "playing or waiting"));
     return tr;
   }
@@ -177,10 +186,12 @@
     }
     tr.appendChild(cell(state));
     tr.appendChild(seats(challenge.bots));
-    tr.appendChild(cell(challenge.rated ? "rated" : "unrated"));
-    tr.appendChild(cell(challenge.deals, "num"));
-    tr.appendChild(cell(challenge.requested_by, "bot"));
-    tr.appendChild(cell(challenge.queued));
+    tr.appendChild(cell(challenge.rated ? "rated" : "unrated", "prio-2"));
+    tr.appendChild(cell(challenge.deals, "num prio-2"));
+    var asker = cell(null, "bot prio-2");
+    asker.appendChild(named(element("span", challenge.requested_by), challenge.requested_by));
+    tr.appendChild(asker);
+    tr.appendChild(cell(challenge.queued, "prio-3"));
     return tr;
   }
 

@@ -38,6 +38,14 @@
     return entry && entry.name ? entry.name : "seat " + seat;
   }
 
+  // A name on one line, cut with an ellipsis where space is short, whole in its title
+  // (style.css's .name): never broken inside a word.
+  function nameElement(text, tag, className) {
+    var node = el(tag || "span", "name" + (className ? " " + className : ""), text);
+    node.title = text;
+    return node;
+  }
+
   function cardElement(card, trump) {
     var suit = card.charAt(0);
     var rank = card.charAt(1);
@@ -199,7 +207,7 @@
     for (var s = 0; s < count; s++) {
       var box = el("div", "rp-seat rp-pos-" + POSITIONS[s]);
       box.setAttribute("data-seat", s < players ? String(s) : "blind");
-      var name = el("div", "rp-name", s < players ? seatName(s) : "the blind");
+      var name = nameElement(s < players ? seatName(s) : "the blind", "div", "rp-name");
       var tags = el("div", "rp-tags");
       var hand = el("div", "rp-hand");
       box.appendChild(name);
@@ -336,16 +344,18 @@
       ui.info.appendChild(el("div", "rp-trump", "no trump"));
     }
     if (state.trickDone) {
-      ui.info.appendChild(el("div", "rp-trick-won",
-        "trick " + state.trickNumber + " \u2192 " + seatName(state.trickWinner)));
+      var won = el("div", "rp-trick-won", "trick " + state.trickNumber + " \u2192 ");
+      won.appendChild(nameElement(seatName(state.trickWinner)));
+      ui.info.appendChild(won);
     }
   }
 
   function drawAuction(state) {
     ui.auction.textContent = "";
     state.auction.forEach(function (bid, index) {
-      var item = el("li", index === state.auction.length - 1 ? "rp-current" : "",
-        seatName(bid.seat) + ": " + bid.bid);
+      var item = el("li", index === state.auction.length - 1 ? "rp-current" : "");
+      item.appendChild(nameElement(seatName(bid.seat)));
+      item.appendChild(document.createTextNode(": " + bid.bid));
       ui.auction.appendChild(item);
     });
   }
@@ -358,7 +368,9 @@
     for (var s = 0; s < players; s++) {
       var row = el("tr");
       row.setAttribute("data-seat", String(s));
-      row.appendChild(el("td", "", seatName(s)));
+      var who = el("td");
+      who.appendChild(nameElement(seatName(s)));
+      row.appendChild(who);
       row.appendChild(el("td", "rp-num", state.tricksWon[s]));
       var paid = state.settlement ? state.settlement.payments[s] : null;
       row.appendChild(el("td", "rp-num rp-payment", paid === null ? "" : (paid > 0 ? "+" : "") + paid));

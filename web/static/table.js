@@ -40,6 +40,22 @@
     return node;
   }
 
+  // A name on one line, cut with an ellipsis where space is short, whole in its title
+  // (style.css's .name): never broken inside a word.
+  function nameElement(text) {
+    var node = el("span", "name", text);
+    node.title = text;
+    return node;
+  }
+
+  // A line of text with a name in it: the name as nameElement, the rest as text.
+  function withName(tag, className, before, name, after) {
+    var node = el(tag, className, before);
+    node.appendChild(nameElement(name));
+    if (after) node.appendChild(document.createTextNode(after));
+    return node;
+  }
+
   function cardFace(card) {
     var suit = card.charAt(0);
     var rank = card.charAt(1);
@@ -83,6 +99,14 @@
   }
 
   // --- building the page once ------------------------------------------------------------------
+  // An element of the page with its id, added to ``parent``.
+  function part(parent, tag, className, id) {
+    var node = el(tag, className);
+    node.id = id;
+    parent.appendChild(node);
+    return node;
+  }
+
   function build() {
     root.textContent = "";
     root.classList.add("replay");
@@ -94,7 +118,7 @@
     ui.seats = {};
     POSITIONS.forEach(function (where) {
       var box = el("div", "rp-seat rp-pos-" + where);
-      var name = el("div", "rp-name");
+      var name = el("div", "rp-name name");
       var tags = el("div", "rp-tags");
       var hand = el("div", "rp-hand");
       box.appendChild(name);
@@ -114,12 +138,23 @@
     ui.info = el("div", "rp-info");
     felt.appendChild(ui.info);
     table.appendChild(felt);
-    main.appendChild(table);
+    // The table, then what the person is asked, right under their hand (on a phone the
+    // side's boxes come after, not between the hand and the choices).
+    var play = el("div", "tb-play");
+    play.appendChild(table);
+    ui.clock = part(play, "div", "tb-clock", "tb-clock");
+    ui.prompt = part(play, "p", "tb-prompt", "tb-prompt");
+    ui.choices = part(play, "div", "tb-choices", "tb-choices");
+    ui.choices.setAttribute("role", "toolbar");
+    ui.choices.setAttribute("aria-label", "your choices");
+    // Why the greyed choices may not be played, said on the page: a touch screen shows no
+    // title on hover.
+    ui.reasons = part(play, "p", "tb-reasons muted", "tb-reasons");
+    ui.message = part(play, "p", "tb-message error", "tb-message");
+    ui.message.setAttribute("role", "alert");
+    main.appendChild(play);
 
     var side = el("div", "rp-side");
-    ui.clock = el("div", "tb-clock");
-    ui.clock.id = "tb-clock";
-    side.appendChild(ui.clock);
     var auctionBox = el("div", "rp-auction");
     auctionBox.appendChild(el("h3", "", "Auction"));
     ui.auction = el("ol");
@@ -141,18 +176,6 @@
     main.appendChild(side);
     root.appendChild(main);
 
-    ui.prompt = el("p", "tb-prompt");
-    ui.prompt.id = "tb-prompt";
-    root.appendChild(ui.prompt);
-    ui.choices = el("div", "tb-choices");
-    ui.choices.id = "tb-choices";
-    ui.choices.setAttribute("role", "toolbar");
-    ui.choices.setAttribute("aria-label", "your choices");
-    root.appendChild(ui.choices);
-    ui.message = el("p", "tb-message error");
-    ui.message.id = "tb-message";
-    ui.message.setAttribute("role", "alert");
-    root.appendChild(ui.message);
     ui.result = el("div", "tb-result");
     ui.result.id = "tb-result";
     root.appendChild(ui.result);
@@ -204,6 +227,7 @@
       box.box.hidden = false;
       box.box.setAttribute("data-seat", String(seat));
       box.name.textContent = seatName(seat) + (seat === state.seat ? " (you)" : "");
+      box.name.title = box.name.textContent;
       box.tags.textContent = "";
       box.hand.textContent = "";
       if (!deal) continue;
@@ -242,7 +266,7 @@
       ui.info.appendChild(el("div", "rp-trump", "no trump"));
     }
     if (deal.trick.winner !== null) {
-      ui.info.appendChild(el("div", "rp-trick-won", "trick \u2192 " + seatName(deal.trick.winner)));
+      ui.info.appendChild(withName("div", "rp-trick-won", "trick \u2192 ", seatName(deal.trick.winner)));
     }
   }
 
@@ -250,7 +274,7 @@
     ui.auction.textContent = "";
     if (!state.deal) return;
     state.deal.auction.forEach(function (bid) {
-      var item = el("li", "", seatName(bid.seat) + ": " + bid.bid);
+      var item = withName("li", "", "", seatName(bid.seat), ": " + bid.bid);
       item.setAttribute("data-seat", String(bid.seat));
       item.setAttribute("data-bid", bid.bid);
       ui.auction.appendChild(item);
@@ -265,7 +289,7 @@
     for (var seat = 0; seat < players(); seat++) {
       var row = el("tr", seat === state.seat ? "tb-you" : "");
       row.setAttribute("data-seat", String(seat));
-      row.appendChild(el("td", "", seatName(seat)));
+      row.appendChild(withName("td", "", "", seatName(seat)));
       row.appendChild(el("td", "rp-num", state.deal ? state.deal.tricks_won[seat] : ""));
       var chips = state.balances.length > seat ? state.balances[seat] : "";
       row.appendChild(el("td", "rp-num", chips));
@@ -277,16 +301,22 @@
     ui.lastDeal.textContent = "";
     var last = state.last_deal;
     if (!last) return;
-    var text = "Deal " + last.number + ": ";
-    if (last.soloist === null) text += last.passed_out ? "passed out" : "no soloist";
-    else text += seatName(last.soloist) + " played " + last.contract +
-      (last.made ? ", made" : ", lost");
+    var heading = "Deal " + last.number + ": ";
     ui.lastDeal.appendChild(el("h3", "", "Last deal"));
-    ui.lastDeal.appendChild(el("p", "", text));
+    if (last.soloist === null) {
+      ui.lastDeal.appendChild(el("p", "", heading + (last.passed_out ? "passed out" : "no soloist")));
+    } else {
+      ui.lastDeal.appendChild(withName("p", "", heading, seatName(last.soloist),
+        " played " + last.contract + (last.made ? ", made" : ", lost")));
+    }
+    // Each seat's line: its name (cut short if need be), its chips, its hand on one row.
     var list = el("ul");
     last.payments.forEach(function (paid, seat) {
-      var item = el("li", "", seatName(seat) + " " + (paid > 0 ? "+" : "") + paid + ": ");
-      (last.hands[seat] || []).forEach(function (card) { item.appendChild(cardElement(card)); });
+      var item = withName("li", "", "", seatName(seat));
+      item.appendChild(el("span", "tb-paid", (paid > 0 ? "+" : "") + paid));
+      var cards = el("span", "tb-cards");
+      (last.hands[seat] || []).forEach(function (card) { cards.appendChild(cardElement(card)); });
+      item.appendChild(cards);
       list.appendChild(item);
     });
     ui.lastDeal.appendChild(list);
@@ -295,7 +325,7 @@
   function drawPenalties() {
     ui.penalties.textContent = "";
     state.penalties.forEach(function (penalty) {
-      ui.penalties.appendChild(el("li", "", seatName(penalty.seat) + ": strike " +
+      ui.penalties.appendChild(withName("li", "", "", seatName(penalty.seat), ": strike " +
         penalty.strikes + " (" + penalty.code + "): " + penalty.reason));
     });
   }
@@ -336,6 +366,7 @@
       ui.prompt.textContent = state.final ? "" : (state.match ? "Waiting for the other seats\u2026" :
         "Waiting for the match to start\u2026");
       shownRequest = null;
+      ui.reasons.textContent = "";
       ui.message.textContent = state.rejected ? "The referee refused your move: " +
         state.rejected.reason : "";
       return;
@@ -346,8 +377,11 @@
       typed = "";
     }
     var prompts = { auction: "Your bid", trump: "Name trump", play: "Your card" };
-    ui.prompt.textContent = prompts[request.phase] + (request.sent ? ": sent, waiting for the referee" : "") +
-      (request.strikes ? " (strikes: " + request.strikes + ")" : "");
+    var prompt = prompts[request.phase];
+    if (request.sent) prompt += ": sent, waiting for the referee";
+    // A card is played from the hand itself: the prompt says so, the choices' row stays empty.
+    else if (request.phase === "play") prompt += ": tap or click it in your hand";
+    ui.prompt.textContent = prompt + (request.strikes ? " (strikes: " + request.strikes + ")" : "");
     var holder = ui.choices;
     if (request.phase === "play") {
       holder = ui.seats.south.hand;
@@ -358,6 +392,11 @@
       if (request.sent || posting) button.disabled = true;
       holder.appendChild(button);
     });
+    var reasons = [];
+    request.choices.forEach(function (choice) {
+      if (!choice.legal && choice.reason && reasons.indexOf(choice.reason) < 0) reasons.push(choice.reason);
+    });
+    ui.reasons.textContent = reasons.length && !request.sent ? "Greyed out: " + reasons.join("; ") : "";
     ui.message.textContent = state.rejected ? "The referee refused your move: " +
       state.rejected.reason : "";
     focusSelected();
@@ -370,7 +409,7 @@
       ui.result.appendChild(el("h2", "", "The match is over (" + result.status + ")"));
       var list = el("ol");
       result.balances.forEach(function (chips, seat) {
-        list.appendChild(el("li", "", seatName(seat) + ": " + chips + " chips, rank " +
+        list.appendChild(withName("li", "", "", seatName(seat), ": " + chips + " chips, rank " +
           result.ranks[seat] + (result.forfeited.indexOf(seat) >= 0 ? " (forfeited)" : "")));
       });
       ui.result.appendChild(list);
