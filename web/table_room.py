@@ -36,6 +36,7 @@ from typing import Final
 from engine.actions import Action, parse_action
 from engine.errors import ActionParseError
 from engine.phase import Phase
+from engine.plurals import plural
 from ladder.admin_client import AdminClient
 from ladder.config import BotSpec, ExternalBot, TimeControl
 from ladder.errors import LadderError
@@ -148,7 +149,8 @@ class TableRoom:
         if sum(not table.status.over for table in self.tables.values()) >= self.max_open:
             raise TableRefusedError(
                 HTTPStatus.SERVICE_UNAVAILABLE,
-                f"{self.max_open} tables are open on this server: wait for one to end",
+                f"{plural(self.max_open, 'table')} open on this server, the most it takes: "
+                "wait for one to end",
             )
         try:
             link = await self.referee.acquire()
