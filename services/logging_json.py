@@ -23,11 +23,22 @@ seat 2: a\x1b[2J\nb
 
 from __future__ import annotations
 
+import enum
 import json
 import logging
 from datetime import UTC, datetime
 
-__all__ = ["InertTextFormatter", "JsonFormatter", "inert"]
+__all__ = ["InertTextFormatter", "JsonFormatter", "ServiceEvent", "inert"]
+
+
+class ServiceEvent(enum.StrEnum):
+    """The events a service's logging writes itself, beside those of the referee
+    (``arena.operator_log``) and of the ladder (``ladder.living``)."""
+
+    LOG = "log"  # a record that names no event: a library's (gRPC, uvicorn, asyncio)
+    OUTPUT = "output"  # a line the command printed (its address...), under --log-json
+    UNEXPECTED_ERROR = "unexpected_error"  # an exception nothing handled, its traceback inside
+
 
 # What every LogRecord has (its own attributes, and those Formatter.format adds): the rest of a
 # record's attributes are the caller's extra fields.
@@ -41,6 +52,8 @@ _RECORD_ATTRIBUTES = frozenset(
 )
 # The keys the formatter writes itself: an extra field of the same name does not replace them.
 _OWN_KEYS = frozenset({"ts", "level", "event", "logger", "message", "exception", "stack"})
+# Extra fields left out: uvicorn's copy of its message with terminal colours in it.
+_NOISE_KEYS = frozenset({"color_message"})
 
 
 def _timestamp(created: float) -> str:
@@ -56,10 +69,10 @@ class JsonFormatter(logging.Formatter):
         entry: dict[str, object] = {
             "ts": _timestamp(record.created),
             "level": record.levelname.lower(),
-            "event": fields.get("event", "log"),
+            "event": fields.get("event", ServiceEvent.LOG),
         }
         for key, value in fields.items():
-            if key not in _RECORD_ATTRIBUTES and key not in _OWN_KEYS:
+            if key not in _RECORD_ATTRIBUTES and key not in _OWN_KEYS and key not in _NOISE_KEYS:
                 entry[key] = value
         entry["logger"] = record.name
         entry["message"] = record.getMessage()
