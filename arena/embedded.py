@@ -22,7 +22,7 @@ from arena.clock import Clock
 from arena.datalock import RefereeLock
 from arena.faults import FaultPolicy
 from arena.referee import AdminTokenScope, Referee, RefereeConfig
-from arena.server import TlsFiles, create_server
+from arena.server import TlsFiles, create_server, stop_server
 from arena.timecontrol import TimeControlSettings
 
 __all__ = ["EmbeddedReferee"]
@@ -99,7 +99,7 @@ class EmbeddedReferee:
         if self.referee is not None:
             await self.referee.abort_all()
         if self.server is not None:
-            await self.server.stop(grace)
+            await stop_server(self.server, grace)
             self.server = None
         if self.referee is not None:
             self.referee.close()

@@ -6,7 +6,10 @@ import asyncio
 import contextlib
 import gc
 import resource
+import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, Final
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -25,6 +28,7 @@ __all__ = [
     "create_server",
     "raise_open_file_limit",
     "server_options",
+    "stop_server",
 ]
 
 # gRPC's own cap on a received message; the servicer enforces the protocol's smaller cap with a
@@ -32,6 +36,10 @@ __all__ = [
 GRPC_MAX_RECEIVE_BYTES = 1024 * 1024
 
 TlsFiles = tuple[bytes, bytes]  # (certificate chain PEM, private key PEM)
+
+# How long :func:`stop_server` waits for the handlers of the calls the stop cancelled: a hang
+# guard far above their clean-up (a Play stream's takes a few loop turns), not a pace.
+CALLS_END_WAIT_S: Final = 60.0
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,49 @@ def server_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
     ]
 
 
+class _CallTasks(grpc.aio.ServerInterceptor):
+    """The task of every call's handler while it runs, so a stop can wait for them to end."""
+
+    def __init__(self) -> None:
+        self.running: set[asyncio.Task[Any]] = set()
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        # Interceptors run in the call's own task (grpc.aio's "HandleExceptions"), which then
+        # runs the handler.
+        task = asyncio.current_task()
+        if task is not None and not task.done():
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
+        return await continuation(handler_call_details)
+
+
+# Each server's call tasks (create_server's), for stop_server.
+_calls_of: weakref.WeakKeyDictionary[grpc.aio.Server, _CallTasks] = weakref.WeakKeyDictionary()
+
+
+async def stop_server(server: grpc.aio.Server, grace: float | None) -> None:
+    """Stop ``server`` (:meth:`grpc.aio.Server.stop`: the calls still open ``grace`` seconds
+    later are cancelled) and wait for their handlers to end.
+
+    ``server.stop`` returns once gRPC's core has let go of the calls, while their handlers may
+    still be cleaning up (a Play stream the stop cut ends its seat session). If the event loop
+    ended then, asyncio would cancel gRPC's task around each of them, and gRPC writes that
+    cancellation as an error with a raw traceback on stderr ("Exception not handled by
+    _handle_exceptions"). Each such task resumes as soon as its handler's task is done, ahead
+    of this wait: so once the handlers are done, nothing of the calls is left to cancel.
+    """
+    await server.stop(grace)
+    calls = _calls_of.get(server)
+    if calls is not None and calls.running:
+        await asyncio.wait(set(calls.running), timeout=CALLS_END_WAIT_S)
+
+
 def _serialize(message: bot_pb2.RefereeMessage | bytes) -> bytes:
     """Messages the referee serialized itself (once for several seats) go out as they are."""
     return message if isinstance(message, bytes) else message.SerializeToString()
@@ -114,9 +165,11 @@ async def create_server(
     Returns the server and the port it is bound to.
     """
     calls = OpenCalls()
+    call_tasks = _CallTasks()
     server = grpc.aio.server(
-        options=server_options(referee.config.connections), interceptors=[calls]
+        options=server_options(referee.config.connections), interceptors=[calls, call_tasks]
     )
+    _calls_of[server] = call_tasks
     server.add_generic_rpc_handlers((_referee_handler(RefereeServicer(referee)),))
     admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(referee), server)
     health_servicer = health.aio.HealthServicer()

@@ -124,9 +124,9 @@ def serve(
         database=database,
     )
     metrics = metrics_address(metrics_port, metrics_host, host, metrics_allowed_host)
-    from services.log_setup import service_logging  # noqa: PLC0415
+    from brandeln_cli.service_output import service_output  # noqa: PLC0415
 
-    with service_logging(log_level.number, json_lines=log_json):
+    with service_output(log_level, json_lines=log_json):
         try:
             asyncio.run(_serve(f"{host}:{port}", config, tls, drain_seconds, metrics))
         except StoreError as error:
@@ -233,7 +233,7 @@ async def _serve_until_stopped(
 
     from arena.datalock import RefereeLock  # noqa: PLC0415
     from arena.referee import Referee  # noqa: PLC0415
-    from arena.server import create_server, raise_open_file_limit  # noqa: PLC0415
+    from arena.server import create_server, raise_open_file_limit, stop_server  # noqa: PLC0415
 
     files = raise_open_file_limit()
     # Before an SQLite file is opened: its start-up recovery would harm a referee already on
@@ -259,7 +259,7 @@ async def _serve_until_stopped(
             metrics_server = _start_metrics(referee, metrics)
         except OSError as error:
             # Refused before anything is announced: the referee never served.
-            await server.stop(None)
+            await stop_server(server, None)
             referee.close()
             if lock is not None:
                 lock.release()
@@ -298,8 +298,7 @@ async def _serve_until_stopped(
             await stop.wait()  # a second signal: stop now
     except TimeoutError:
         pass
-    await server.stop(STOP_GRACE_S)
-    await _settle(STOP_GRACE_S)
+    await stop_server(server, STOP_GRACE_S)
     if metrics_server is not None:
         # Before the referee closes: a scrape reads it (and the stop waits out a poll).
         await asyncio.to_thread(metrics_server.stop)
@@ -347,14 +346,3 @@ def _limit_text(limit: int) -> str:
     import resource  # noqa: PLC0415
 
     return "unlimited" if limit == resource.RLIM_INFINITY else str(limit)
-
-
-async def _settle(timeout: float) -> None:
-    """Let the tasks gRPC runs per call finish after the server stopped: asyncio.run would
-    cancel them, and gRPC prints a CancelledError traceback for each task cancelled so."""
-    import asyncio  # noqa: PLC0415
-
-    current = asyncio.current_task()
-    others = {task for task in asyncio.all_tasks() if task is not current}
-    if others:
-        await asyncio.wait(others, timeout=timeout)
