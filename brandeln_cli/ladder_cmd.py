@@ -156,9 +156,9 @@ def serve(
     metrics = metrics_address(metrics_port, metrics_host, host, metrics_allowed_host)
     import asyncio  # noqa: PLC0415
 
-    from services.log_setup import service_logging  # noqa: PLC0415
+    from brandeln_cli.service_output import service_output  # noqa: PLC0415
 
-    with service_logging(log_level.number, json_lines=log_json):
+    with service_output(log_level, json_lines=log_json):
         try:
             asyncio.run(_serve(config, where, metrics))
         except KeyboardInterrupt:

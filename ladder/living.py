@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -50,12 +51,26 @@ from ladder.seating import filled, history_window, matchmade, reseated, trouble
 from ladder.storage import LadderStore, LadderVersion
 from ladder.tasks import finish_in_thread
 
-__all__ = ["LivingLadder"]
+__all__ = ["STOPPED", "LadderLogEvent", "LivingLadder"]
 
 log = logging.getLogger("brandeln.ladder.living")
 
 # The longest wait between tries while the database or the referee is away.
 MAX_RETRY_WAIT_S: Final = 30.0
+# Why a block in flight is given back when the ladder stops.
+STOPPED: Final = "the ladder is stopping"
+
+
+class LadderLogEvent(enum.StrEnum):
+    """The ``event`` of the ladder's log records (a JSON line's key under --log-json)."""
+
+    PLANNED = "ladder_planned"  # a block is about to be played
+    RECORDED = "ladder_recorded"  # with its match_ids and bot_ids
+    GIVEN_BACK = "ladder_given_back"  # not played (a bot gone, the ladder stopping): later
+    CHALLENGE_REFUSED = "ladder_challenge_refused"  # it names a version no longer active
+    WAITING = "ladder_waiting"  # too few versions connected (at debug)
+    ERROR = "ladder_error"  # the store or the referee away: tried again
+    STORE_ERROR = "store_error"  # a heartbeat the store refused: the next one tries again
 
 
 class LivingLadder:
@@ -140,7 +155,7 @@ class LivingLadder:
                 await asyncio.to_thread(self.store.heartbeat, self.config.name, self.runner)
                 await asyncio.to_thread(self.store.touch_presence, self.config.name)
             except StorageError as error:  # the next beat tries again; the claims stay ours
-                log.warning("heartbeat failed: %s", error, extra={"event": "store_error"})
+                log.warning("heartbeat failed: %s", error, extra=_event(LadderLogEvent.STORE_ERROR))
 
     async def _worker(self, stop: asyncio.Event) -> None:
         failures = 0
@@ -157,7 +172,7 @@ class LivingLadder:
                     "%s (try %d; trying again)",
                     error,
                     failures,
-                    extra={"event": "ladder_error", "failures": failures},
+                    extra=_event(LadderLogEvent.ERROR) | {"failures": failures},
                 )
                 played = False
             if not played:
@@ -218,48 +233,80 @@ class LivingLadder:
             "rated": block.rated,
         }
         started = self.clock()
-        log.info("block %d planned: %s", index, ", ".join(bots), extra=about | _event("planned"))
+        log.info(
+            "block %d planned: %s",
+            index,
+            ", ".join(bots),
+            extra=about | _event(LadderLogEvent.PLANNED),
+        )
         self.listener(event(EventKind.PLANNED))
+
+        def given_back(level: int, why: str) -> None:
+            self.counts.blocks_given_back += 1
+            given = about | _event(LadderLogEvent.GIVEN_BACK)
+            log.log(level, "block %d given back: %s", index, why, extra=given)
+            self.listener(event(EventKind.GIVEN_BACK, why))
+
         try:
             outcomes = await self.player.play_block(season, versions, plan)
         except (BlockFailedError, LadderError) as error:
             # A bot gone when its match was seated, or a match that did not finish: the block
             # goes back to be played later (its seats may then be given to others).
             await self._release(index)
-            self.counts.blocks_given_back += 1
-            log.warning("block %d given back: %s", index, error, extra=about | _event("given_back"))
             for bot in bots:
                 if bot in str(error) or _bot_id_in(versions, bot, str(error)):
                     await finish_in_thread(
                         self.store.version_error, name, bot, f"block {index}: {error}"
                     )
-            self.listener(event(EventKind.GIVEN_BACK, str(error)))
+            given_back(logging.WARNING, str(error))
             return False
-        results = block_results(plan, outcomes)
-        await finish_in_thread(
-            record_and_rate, self.store, name, plan, outcomes, results, self.model.rate_block
-        )
-        if block.challenge_id is not None:
+        except asyncio.CancelledError:
+            # Stopped mid-block: serve() gives back the run's claims once its workers are
+            # done, this block's among them. A stop is no trouble: said at info.
+            given_back(logging.INFO, STOPPED)
+            raise
+
+        async def record() -> bool:
+            results = block_results(plan, outcomes)
             await finish_in_thread(
-                self.store.set_challenge, block.challenge_id, ChallengeState.PLAYED
+                record_and_rate, self.store, name, plan, outcomes, results, self.model.rate_block
             )
-            self.counts.challenges_played += 1
-        for bot, result in sorted(results.items()):
-            went_wrong = trouble(result)
-            if went_wrong:
+            if block.challenge_id is not None:
                 await finish_in_thread(
-                    self.store.version_error, name, bot, f"block {index}: {went_wrong}"
+                    self.store.set_challenge, block.challenge_id, ChallengeState.PLAYED
                 )
-        self.counts.block_played(self.clock() - started, rated=block.rated)
-        match_ids = [outcome.match_id for outcome in outcomes]
-        log.info(
-            "block %d recorded: %s",
-            index,
-            ", ".join(bots),
-            extra=about | _event("recorded") | {"match_ids": match_ids},
-        )
-        self.listener(event(EventKind.RECORDED))
-        return True
+                self.counts.challenges_played += 1
+            for bot, result in sorted(results.items()):
+                went_wrong = trouble(result)
+                if went_wrong:
+                    await finish_in_thread(
+                        self.store.version_error, name, bot, f"block {index}: {went_wrong}"
+                    )
+            self.counts.block_played(self.clock() - started, rated=block.rated)
+            match_ids = [outcome.match_id for outcome in outcomes]
+            log.info(
+                "block %d recorded: %s",
+                index,
+                ", ".join(bots),
+                extra=about | _event(LadderLogEvent.RECORDED) | {"match_ids": match_ids},
+            )
+            self.listener(event(EventKind.RECORDED))
+            return True
+
+        # Played: recorded whole even if the ladder stops meanwhile. The transaction cannot be
+        # cut short (ladder.tasks.finish_in_thread), and what follows it (the challenge marked
+        # played, the count, the log's ladder_recorded) belongs with it.
+        recording = asyncio.ensure_future(record())
+        try:
+            return await asyncio.shield(recording)
+        except asyncio.CancelledError:
+            await asyncio.wait({recording})
+            failure = None if recording.cancelled() else recording.exception()
+            if failure is not None:
+                # Not recorded: serve() gives the block back with the run's claims, and the
+                # next run plays it again. Said here: the worker that would say it is stopped.
+                given_back(logging.WARNING, f"{failure} ({STOPPED})")
+            raise
 
     async def _next_block(
         self,
@@ -294,7 +341,7 @@ class LivingLadder:
                     f"{self.config.matches_at_once} free session(s), {self.config.players} needed"
                 )
                 self.counts.waits += 1
-                log.debug("waiting: %s", detail, extra=_event("waiting"))
+                log.debug("waiting: %s", detail, extra=_event(LadderLogEvent.WAITING))
                 self.listener(LadderEvent(EventKind.WAITING, detail=detail))
                 return None
             bots, deals, rated, challenge_id = picked, self.config.deals_per_match, True, None
@@ -355,7 +402,8 @@ class LivingLadder:
                     "challenge #%d refused: %s",
                     challenge.challenge_id,
                     detail,
-                    extra=_event("challenge_refused") | {"challenge_id": challenge.challenge_id},
+                    extra=_event(LadderLogEvent.CHALLENGE_REFUSED)
+                    | {"challenge_id": challenge.challenge_id},
                 )
                 self.listener(
                     LadderEvent(
@@ -384,9 +432,9 @@ class LivingLadder:
         )
 
 
-def _event(name: str) -> dict[str, Any]:
-    """A log record's ``event`` (its JSON line's key), with the ladder's prefix."""
-    return {"event": f"ladder_{name}"}
+def _event(name: LadderLogEvent) -> dict[str, Any]:
+    """A log record's ``event`` (its JSON line's key)."""
+    return {"event": name}
 
 
 def _bot_id_in(versions: Sequence[LadderVersion], bot: str, text: str) -> bool:

@@ -50,10 +50,10 @@ def _store(data: Path, db: str) -> LadderStore:
 
 def _scrape(output: str) -> dict[tuple[str, tuple[str, ...]], float]:
     """The samples at the metrics address the ladder printed, by name and label pair."""
-    url = next(
-        line.split("metrics on ", 1)[1].split()[0]
-        for line in output.splitlines()
-        if line.startswith("metrics on ")
+    url = next(  # its line is a JSON record: the ladder serves with --log-json
+        entry["message"].split("metrics on ", 1)[1].split()[0]
+        for entry in _events(output)
+        if entry["message"].startswith("metrics on ")
     )
     with urllib.request.urlopen(url, timeout=60) as reply:
         text = reply.read().decode()
@@ -67,7 +67,7 @@ def _scrape(output: str) -> dict[tuple[str, tuple[str, ...]], float]:
 
 
 def _events(output: str) -> list[dict[str, Any]]:
-    """The JSON log lines among the ladder's output (the operator's lines are text)."""
+    """The JSON log lines of the ladder's output (with --log-json, all of them)."""
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
 
 
