@@ -105,8 +105,8 @@ LogJsonOption = Annotated[
     typer.Option(
         "--log-json",
         help="Write the log records as JSON, one object per line (ts, level, event, and the "
-        "match, bot, session, seat or block they are about), instead of text. The lines "
-        "above them (the address, the admin token) stay as they are.",
+        "match, bot, session, seat or block they are about), instead of text; every other "
+        "line the command writes too (the address, the admin token: event output).",
     ),
 ]
 

@@ -18,12 +18,19 @@ import typer
 from brandeln_cli.options import DataOption, RefereeOption
 from brandeln_cli.output import fail
 from brandeln_cli.output import notes as console
-from brandeln_cli.service_options import trusted_hosts
+from brandeln_cli.service_options import (
+    LogJsonOption,
+    LogLevel,
+    log_level_option,
+    trusted_hosts,
+)
 from brandeln_cli.terminal_text import markup
 from services import data_folder
 from services.trusted_hosts import is_loopback
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from brandeln_cli.stop_signals import SignalLatch
 
 DEFAULT_HOST = "127.0.0.1"
@@ -109,6 +116,13 @@ def web(
             "without it anyone who reaches the pages may play.",
         ),
     ] = None,
+    log_level: Annotated[
+        LogLevel,
+        log_level_option(
+            "info: requests (uvicorn's access log), start and stop; warning: what went wrong"
+        ),
+    ] = LogLevel.WARNING,
+    log_json: LogJsonOption = False,
 ) -> None:
     """Serve the seasons, ladders, leaderboards, rating charts, bots and matches as web pages,
     and tables where people play against the bots.
@@ -148,38 +162,52 @@ def web(
         raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound_port = listener.getsockname()[1]
     address = web_address(host, bound_port)
+    from brandeln_cli.service_output import service_output  # noqa: PLC0415
     from brandeln_cli.stop_signals import SignalLatch  # noqa: PLC0415 - it imports asyncio
 
-    latch = SignalLatch()
-    latch.install()  # from here on the lines below promise that Ctrl-C stops it
-    console.print(
-        f"Brandeln Arena web pages of {markup(location.describe())}: {address}", markup=True
-    )
-    if is_loopback(host):
+    # From its first line on, under --log-json every line it writes is a JSON record.
+    with service_output(log_level, json_lines=log_json):
+        latch = SignalLatch()
+        latch.install()  # from here on the lines below promise that Ctrl-C stops it
         console.print(
-            "listening on this machine only (loopback); to share the pages with other "
-            "machines: --host 0.0.0.0"
+            f"Brandeln Arena web pages of {markup(location.describe())}: {address}", markup=True
         )
-    else:
+        if is_loopback(host):
+            console.print(
+                "listening on this machine only (loopback); to share the pages with other "
+                "machines: --host 0.0.0.0"
+            )
+        else:
+            console.print(
+                f"note: {markup(host)} is not loopback: anyone who reaches it can read the pages",
+                markup=True,
+            )
         console.print(
-            f"note: {markup(host)} is not loopback: anyone who reaches it can read the pages",
+            f"answers to {markup(trusted.describe(bound_port))} (another name: "
+            "--allowed-host NAME)",
             markup=True,
         )
-    console.print(
-        f"answers to {markup(trusted.describe(bound_port))} (another name: --allowed-host NAME)",
-        markup=True,
-    )
-    if tables:
-        console.print(f"play against the bots in the browser: {address}tables")
-        if people_token:
-            console.print(f"a person gives the people token (${PEOPLE_TOKEN_ENV}) to sit")
-        elif not is_loopback(host):
-            console.print(
-                "note: anyone who reaches it can open tables (and start sample bots here): "
-                f"--people-token or ${PEOPLE_TOKEN_ENV} asks them for a token"
-            )
-    console.print(f"({_writes(challenges=challenges, tables=tables)}; Ctrl-C stops it)")
-    _serve(app, listener, latch)
+        if tables:
+            console.print(f"play against the bots in the browser: {address}tables")
+            if people_token:
+                console.print(f"a person gives the people token (${PEOPLE_TOKEN_ENV}) to sit")
+            elif not is_loopback(host):
+                console.print(
+                    "note: anyone who reaches it can open tables (and start sample bots here): "
+                    f"--people-token or ${PEOPLE_TOKEN_ENV} asks them for a token"
+                )
+        console.print(f"({_writes(challenges=challenges, tables=tables)}; Ctrl-C stops it)")
+        _uvicorn_logs_at(log_level)
+        _serve(app, listener, latch)
+
+
+def _uvicorn_logs_at(level: LogLevel) -> None:
+    """uvicorn's loggers at ``level`` (its requests at info), as the service's own: uvicorn
+    sets them from its log_level only beside a log_config of its own."""
+    import logging  # noqa: PLC0415
+
+    for name in ("uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+        logging.getLogger(name).setLevel(level.number)
 
 
 def _writes(*, challenges: bool, tables: bool) -> str:
@@ -214,10 +242,15 @@ def _listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _serve(app: object, listener: socket.socket, latch: SignalLatch) -> None:
+def _serve(app: Starlette, listener: socket.socket, latch: SignalLatch) -> None:
     """Serve ``app`` on ``listener`` until SIGINT or SIGTERM, caught by ``latch`` until
     uvicorn's own handlers are in place; then it returns (exit code 0)."""
     import uvicorn  # noqa: PLC0415
+
+    from web.stream_stop import EndStreamsAtStop, StreamStop  # noqa: PLC0415
+
+    streams = StreamStop()
+    app.add_middleware(EndStreamsAtStop, stop=streams)
 
     class Server(uvicorn.Server):
         @contextmanager
@@ -226,11 +259,18 @@ def _serve(app: object, listener: socket.socket, latch: SignalLatch) -> None:
                 latch.hand_over(self.handle_exit)  # a stop that came first: serve none
                 yield
 
-    # A browser's event stream (a live table, a seat) stays open as long as its page: past
-    # this many seconds of shutdown they are cut, and the lifespan stops the tables' bots.
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            # Event streams end as when their browsers go: the stop then waits for no stream
+            # and cancels none (which uvicorn would log as an error).
+            streams.stop()
+            await super().shutdown(sockets)
+
+    # Past this many seconds of shutdown a response still running is cut, and the lifespan
+    # stops the tables' bots. log_config None: uvicorn's records (its access log too) go to
+    # the root logger (services.log_setup), so --log-json writes them as JSON like the rest.
     config = uvicorn.Config(
-        app,  # type: ignore[arg-type]
-        log_level="warning",
+        app,
+        log_config=None,
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
