@@ -9,12 +9,14 @@ them as it came: the formatters make it inert. The logger is ``arena.referee``'s
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Mapping, Sequence
 
 from protocol.events import Penalty
 
 __all__ = [
+    "RefereeEvent",
     "draining",
     "match_ended",
     "match_started",
@@ -24,6 +26,17 @@ __all__ = [
 ]
 
 _log = logging.getLogger("arena.referee")
+
+
+class RefereeEvent(enum.StrEnum):
+    """The ``event`` of the referee's records for its operator (a JSON line's key)."""
+
+    SESSION_OPENED = "session_opened"
+    SESSION_CLOSED = "session_closed"  # with its reason
+    MATCH_STARTED = "match_started"
+    MATCH_ENDED = "match_ended"  # with its status
+    PENALTY = "penalty"
+    DRAINING = "draining"  # a stop begins
 
 
 def session_opened(
@@ -45,7 +58,7 @@ def session_opened(
         bot_name,
         f", resuming seat {resumed['seat']} of {resumed['match_id']}" if resumed else "",
         extra={
-            "event": "session_opened",
+            "event": RefereeEvent.SESSION_OPENED,
             "session_id": session_id,
             "bot_id": bot_id,
             "bot_name": bot_name,
@@ -70,7 +83,7 @@ def session_closed(
         reason,
         f": {detail}" if detail else "",
         extra={
-            "event": "session_closed",
+            "event": RefereeEvent.SESSION_CLOSED,
             "session_id": session_id,
             "bot_id": bot_id,
             "reason": reason,
@@ -92,7 +105,7 @@ def match_started(
         deals,
         ", ".join(bot_ids),
         extra={
-            "event": "match_started",
+            "event": RefereeEvent.MATCH_STARTED,
             "match_id": match_id,
             "ruleset": ruleset,
             "deals": deals,
@@ -118,7 +131,7 @@ def match_ended(
         status,
         deals_played,
         extra={
-            "event": "match_ended",
+            "event": RefereeEvent.MATCH_ENDED,
             "match_id": match_id,
             "status": status,
             "deals_played": deals_played,
@@ -142,7 +155,7 @@ def penalty(match_id: str, bot_id: str, given: Penalty) -> None:
         given.code,
         given.reason,
         extra={
-            "event": "penalty",
+            "event": RefereeEvent.PENALTY,
             "match_id": match_id,
             "seat": given.seat,
             "bot_id": bot_id,
@@ -159,5 +172,5 @@ def draining(matches: int, sessions: int) -> None:
         "draining: %d match(es) to abort, %d session(s) to end",
         matches,
         sessions,
-        extra={"event": "draining", "matches": matches, "sessions": sessions},
+        extra={"event": RefereeEvent.DRAINING, "matches": matches, "sessions": sessions},
     )

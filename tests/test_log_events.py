@@ -1,0 +1,85 @@
+"""The README's table of logged events (Run a referee, Logs) is the set of events the services
+can log: the enums of the referee's (arena.operator_log), the ladder's (ladder.living) and the
+logging's own (services.logging_json), and every event named as it is logged elsewhere (an
+``extra={"event": "..."}``, found in the source). An event added on one side only fails here,
+and so does a ``ladder_...`` event the README names that no code logs."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+from arena.operator_log import RefereeEvent
+from ladder.living import LadderLogEvent
+from services.logging_json import ServiceEvent
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+RUNTIME: Final = ("arena", "ladder", "services", "cluster", "datastore", "brandeln_cli", "web")
+TABLE_HEAD: Final = "| event | level | service | what |"
+ROW: Final = re.compile(r"^\| `(\w+)` \| (\w+) \|")
+
+
+def _named_in_extra(path: Path) -> Iterator[str]:
+    """The events ``path`` logs by name: string values of "event" in an ``extra=`` argument."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "extra":
+                continue
+            for inner in ast.walk(keyword.value):
+                if isinstance(inner, ast.Dict):
+                    for key, value in zip(inner.keys, inner.values, strict=True):
+                        if (
+                            isinstance(key, ast.Constant)
+                            and key.value == "event"
+                            and isinstance(value, ast.Constant)
+                            and isinstance(value.value, str)
+                        ):
+                            yield value.value
+
+
+def _logged() -> set[str]:
+    named = {
+        event
+        for package in RUNTIME
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "node_modules" not in path.parts
+        for event in _named_in_extra(path)
+    }
+    enums = {str(e) for kind in (RefereeEvent, LadderLogEvent, ServiceEvent) for e in kind}
+    return named | enums
+
+
+def _table() -> list[tuple[str, str]]:
+    """The README's rows: (event, level)."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    start = lines.index(TABLE_HEAD) + 2  # past the head and its rule
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        found = ROW.match(line)
+        assert found, f"a row of the events' table that names no event: {line}"
+        rows.append((found.group(1), found.group(2)))
+    return rows
+
+
+def test_the_readme_lists_every_event_the_services_log_and_no_other() -> None:
+    listed = [event for event, _ in _table()]
+    assert len(listed) == len(set(listed)), "an event listed twice"
+    assert set(listed) == _logged()
+
+
+def test_the_ladder_events_the_readme_names_are_logged() -> None:
+    named = set(re.findall(r"`(ladder_\w+)`", (ROOT / "README.md").read_text()))
+    assert named
+    assert named <= _logged()
+
+
+def test_the_search_finds_events_logged_by_name() -> None:
+    # The referee's connection guard and store name theirs in place (no enum).
+    assert {"connections_closed", "guard_failed", "store_error"} <= _logged()
