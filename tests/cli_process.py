@@ -92,16 +92,18 @@ def cli_process(
     *,
     stop: int = signal.SIGTERM,
     ignoring: Sequence[int] = (),
+    module: str = "brandeln_cli",
 ) -> Iterator[CliProcess]:
     """`brandeln ARGS` (no $BRANDELN_ADMIN_TOKEN of the caller's), stopped afterwards by its
     PID: ``stop``, then SIGKILL if it has not ended in 30 s. ``ignoring``: signals it starts
-    with ignored, as a shell without job control starts a background job (SIGINT, SIGQUIT)."""
+    with ignored, as a shell without job control starts a background job (SIGINT, SIGQUIT).
+    ``module``: run with ``python -m`` in its place (a test's wrapper around the command)."""
     environment = {
         **{k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"},
         "PYTHONPATH": str(ROOT),
         **(env or {}),
     }
-    command = [sys.executable, "-m", "brandeln_cli", *args]
+    command = [sys.executable, "-m", module, *args]
     if ignoring:  # dispositions set to SIG_IGN survive exec; no preexec_fn in a threaded test
         numbers = ",".join(str(int(number)) for number in ignoring)
         command = [sys.executable, "-c", _IGNORING_LAUNCHER, numbers, *command]

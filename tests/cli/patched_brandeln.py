@@ -1,0 +1,98 @@
+"""`brandeln` with one thing changed for a test, run as ``python -m tests.cli.patched_brandeln
+PATCH ARGS...`` (``tests.cli_process.cli_process(..., module=...)``).
+
+Patches:
+  pause_at_record  `ladder serve`: just before a block's results are recorded, log the event
+                   ``test_record_paused`` and hold the transaction until the ladder has been
+                   told to stop (SIGTERM), so a stop lands mid-record every time, not by luck.
+  fail_serve       `serve`: creating the gRPC server raises RuntimeError (an unexpected error).
+  fail_ladder      `ladder serve`: the ladder's loop raises RuntimeError once its referee runs.
+  fail_web         `web`: uvicorn's run raises RuntimeError once the pages are announced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Final
+from unittest import mock
+
+PAUSED: Final = "test_record_paused"
+FAILURE: Final = "forced by the test"
+POLL_S: Final = 0.01  # how often the paused record looks whether the stop has come
+
+
+def _pause_at_record() -> None:
+    import ladder.living  # noqa: PLC0415
+
+    told_to_stop: list[asyncio.Event] = []
+    serve = ladder.living.LivingLadder.serve
+    record = vars(ladder.living)["record_and_rate"]
+    paused = threading.Event()  # the first record only: the ladder stops after it
+
+    async def serving(self: ladder.living.LivingLadder, stop: asyncio.Event) -> None:
+        told_to_stop.append(stop)
+        await serve(self, stop)
+
+    def recording(*args: Any) -> Any:
+        if not paused.is_set():
+            paused.set()
+            logging.getLogger("brandeln.test").info("recording", extra={"event": PAUSED})
+            # In the worker thread that runs the transaction: asyncio's Event is read, not
+            # awaited (its flag is a plain attribute).
+            while not told_to_stop[0].is_set():
+                time.sleep(POLL_S)
+        return record(*args)
+
+    _replace(ladder.living.LivingLadder, "serve", serving)
+    _replace(ladder.living, "record_and_rate", recording)
+
+
+def _replace(owner: object, name: str, new: object) -> None:
+    """``owner.name`` is ``new`` for the rest of the process."""
+    mock.patch.object(owner, name, new).start()
+
+
+def _raising(*args: object, **kwargs: object) -> Any:
+    raise RuntimeError(FAILURE)
+
+
+def _fail_serve() -> None:
+    import arena.server  # noqa: PLC0415
+
+    _replace(arena.server, "create_server", _raising)
+
+
+def _fail_ladder() -> None:
+    import ladder.living  # noqa: PLC0415
+
+    _replace(ladder.living.LivingLadder, "serve", _raising)
+
+
+def _fail_web() -> None:
+    import uvicorn  # noqa: PLC0415
+
+    _replace(uvicorn.Server, "run", _raising)
+
+
+PATCHES: Final[dict[str, Callable[[], None]]] = {
+    "pause_at_record": _pause_at_record,
+    "fail_serve": _fail_serve,
+    "fail_ladder": _fail_ladder,
+    "fail_web": _fail_web,
+}
+
+
+def main() -> None:
+    PATCHES[sys.argv.pop(1)]()
+    from brandeln_cli.main import app  # noqa: PLC0415
+
+    app()
+
+
+if __name__ == "__main__":
+    main()
