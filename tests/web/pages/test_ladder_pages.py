@@ -442,10 +442,10 @@ def test_without_challenges_the_page_shows_the_command_and_a_post_writes_nothing
     )
     assert reply.status_code == 403
     assert "brandeln web --challenges" in refusal(reply.text)
+    assert refusal(reply.text).endswith(f"from a terminal: {pointed.replace(' --deals 4', '')}")
     assert queued(ladder_data) == before
 
 
-    assert refusal(reply.text).endswith(f"from a terminal: {pointed.replace(' --deals 4', '')}")
 def test_with_challenges_the_form_queues_one_and_goes_back_to_the_page(
     writer: TestClient, ladder_data: LadderData
 ) -> None:
