@@ -260,6 +260,7 @@ async def _run(
             server = metrics_server(ladder, referee, metrics)
             console.print(f"metrics on {markup(server.url)} (Prometheus, plain HTTP)")
         try:
+            await ladder.register()
             console.print(
                 f"ladder {markup(config.name)} ({markup(config.ruleset)}, "
                 f"{plural(config.deals_per_match, 'deal')} a match) is serving; Ctrl-C stops it"

@@ -107,13 +107,18 @@ class LivingLadder:
         # Blocks this run claimed and could not give back (the store failed just then): given
         # back at the next look, else their claims, held by a live run, would stall the order.
         self._unreleased: set[int] = set()
+        self._registered = False
 
     @property
     def blocks_recorded(self) -> int:
         return self.counts.blocks_rated + self.counts.blocks_unrated
 
-    async def serve(self, stop: asyncio.Event) -> None:
-        """Play blocks until ``stop`` is set; then give back what is in flight."""
+    async def register(self) -> None:
+        """Write the ladder and this run's settings to the store, once: a command does it
+        before it says the ladder serves, so that from that line on ``bots version add`` and
+        the version launcher find the ladder (:meth:`serve` does it where nobody did)."""
+        if self._registered:
+            return
         await finish_in_thread(
             self.store.ensure_ladder,
             self.config.name,
@@ -121,6 +126,11 @@ class LivingLadder:
             self.config.players,
             self.config.run_settings(),
         )
+        self._registered = True
+
+    async def serve(self, stop: asyncio.Event) -> None:
+        """Play blocks until ``stop`` is set; then give back what is in flight."""
+        await self.register()
         workers = [
             asyncio.ensure_future(self._worker(stop)) for _ in range(self.config.blocks_at_once)
         ]

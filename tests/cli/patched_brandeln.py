@@ -8,6 +8,8 @@ Patches:
   fail_serve       `serve`: creating the gRPC server raises RuntimeError (an unexpected error).
   fail_ladder      `ladder serve`: the ladder's loop raises RuntimeError once its referee runs.
   fail_web         `web`: uvicorn's run raises RuntimeError once the pages are announced.
+  hold_serve       `ladder serve`: the ladder's loop only waits for the stop, so what is in
+                   the store is what the command wrote before it said "is serving".
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, Final
 from unittest import mock
 
+MODULE: Final = "tests.cli.patched_brandeln"  # what cli_process(..., module=) runs
 PAUSED: Final = "test_record_paused"
 FAILURE: Final = "forced by the test"
 POLL_S: Final = 0.01  # how often the paused record looks whether the stop has come
@@ -79,11 +82,21 @@ def _fail_web() -> None:
     _replace(uvicorn.Server, "run", _raising)
 
 
+def _hold_serve() -> None:
+    import ladder.living  # noqa: PLC0415
+
+    async def holding(self: ladder.living.LivingLadder, stop: asyncio.Event) -> None:
+        await stop.wait()
+
+    _replace(ladder.living.LivingLadder, "serve", holding)
+
+
 PATCHES: Final[dict[str, Callable[[], None]]] = {
     "pause_at_record": _pause_at_record,
     "fail_serve": _fail_serve,
     "fail_ladder": _fail_ladder,
     "fail_web": _fail_web,
+    "hold_serve": _hold_serve,
 }
 
 

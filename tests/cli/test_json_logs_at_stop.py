@@ -33,6 +33,7 @@ from brandeln.v1 import admin_pb2, cards_pb2
 from brandeln_cli.main import app
 from ladder.storage import LadderStore
 from tests.cli.patched_brandeln import FAILURE, PAUSED
+from tests.cli.patched_brandeln import MODULE as PATCHED
 from tests.cli_process import WAIT_S, CliProcess, cli_process
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 from tests.ladder.ladder_process import SERVING, data_args, ladder_serve_args
@@ -45,7 +46,6 @@ pytestmark = pytest.mark.timeout(300)  # real processes, bots among them, on a l
 Record = dict[str, Any]
 JSON_ARGS: Final = ("--log-json", "--log-level", "info")
 ADMIN_TOKEN: Final = "json-logs-admin-token"
-PATCHED: Final = "tests.cli.patched_brandeln"
 # A seat that never answers holds its match this long: far beyond the test.
 HOLD_MS: Final = 600_000
 LISTENING: Final = re.compile(r"listening on 127\.0\.0\.1:(\d+)")

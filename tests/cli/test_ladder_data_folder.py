@@ -16,7 +16,9 @@ from typer.testing import CliRunner
 from brandeln_cli.main import app
 from ladder.ladder_config import LadderConfig
 from ladder.storage import LadderStore
-from tests.ladder.ladder_process import ladder_process, ladder_serve_args, wait_until
+from tests.cli.patched_brandeln import MODULE as PATCHED
+from tests.cli_process import cli_process
+from tests.ladder.ladder_process import SERVING, ladder_process, ladder_serve_args
 from tests.pg_server import free_port
 
 runner = CliRunner()
@@ -104,12 +106,7 @@ def test_a_database_named_by_db_is_named_absolute(elsewhere: Path) -> None:
 def test_version_add_prints_where_the_running_ladder_listens(tmp_path: Path) -> None:
     data = tmp_path / "A"
     port = free_port()
-    with (
-        ladder_process(ladder_serve_args(data, None, port, move_ms=20000)),
-        LadderStore.open(data / "ladder.db") as store,
-    ):
-        # "is serving" is printed as the ladder starts: wait for it to be in the store.
-        wait_until("the ladder stored", lambda: "ladder" in store.ladder_names())
+    with ladder_process(ladder_serve_args(data, None, port, move_ms=20000)):
         result = runner.invoke(app, ["bots", "version", "add", "alpha", "1", "--data", str(data)])
         assert result.exit_code == 0, result.output
         assert f"--server 127.0.0.1:{port} --token <the token>" in result.output
@@ -117,6 +114,22 @@ def test_version_add_prints_where_the_running_ladder_listens(tmp_path: Path) -> 
         args = ["bots", "version", "add", "beta", "1", "--data", str(data), "--json"]
         added = json.loads(runner.invoke(app, args).output)
         assert added["server"] == f"127.0.0.1:{port}"
+
+
+def test_from_the_line_saying_the_ladder_serves_versions_can_be_added(tmp_path: Path) -> None:
+    # The ladder's loop held: only what `ladder serve` stored before its "is serving" line is
+    # there, and that must be enough for an author who acts on the line.
+    data = tmp_path / "A"
+    args = [
+        "hold_serve",
+        "ladder",
+        "serve",
+        *ladder_serve_args(data, None, free_port(), move_ms=20000),
+    ]
+    with cli_process(args, module=PATCHED) as ladder:
+        ladder.wait_for(SERVING)
+        result = runner.invoke(app, ["bots", "version", "add", "alpha", "1", "--data", str(data)])
+    assert result.exit_code == 0, result.output
 
 
 def test_version_add_without_a_known_address_says_where_to_find_it(tmp_path: Path) -> None:

@@ -57,4 +57,4 @@ def test_a_bot_passing_the_check_plays_its_season(tmp_path: Path) -> None:
     completed = season(tmp_path, '["brandeln", "bot", "run", "heuristic"]')
     assert completed.returncode == 0, completed.stderr
     assert "checking bot mine first" in completed.stdout
-    assert "1 blocks played now" in completed.stdout
+    assert "1 block played now" in completed.stdout

@@ -177,7 +177,10 @@ def test_the_role_tables_fit_80_columns(data_copy: SeasonData) -> None:
     out = result.stdout
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "…" not in out
-    for title in ("bidding: the contracts each bot won", "soloist play, double dummy"):
+    for title in (
+        "bidding: the contracts each bot played as soloist",
+        "soloist play, double dummy",
+    ):
         assert title in out
     assert "defence, double dummy" in out
     roles = roles_json(data_copy.data, "--season", data_copy.season)
