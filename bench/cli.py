@@ -505,6 +505,8 @@ def bench_all(
     figures["storage"] = run_storage_bench(
         StorageBenchSettings.quick() if quick else StorageBenchSettings(), _say
     )
+    _say("PettingZoo environment: random masked play against PettingZoo's classic card games")
+    figures["pettingzoo"] = _pettingzoo_figures(seconds=0.5 if quick else 1.0)
     _say("CLI start-up: brandeln --help")
     figures["cli"] = bench_report.cli_startup()
     figures["targets"] = bench_report.targets(figures)
@@ -516,6 +518,35 @@ def bench_all(
     console.print(
         f"report written to {markup(str(out / 'report.md'))} and {markup(str(out / 'report.json'))}"
     )
+
+
+def _pettingzoo_figures(seconds: float) -> dict[str, Any] | None:
+    """The PettingZoo benchmark's figures, or None without the research extra."""
+    try:
+        import pettingzoo  # noqa: F401, PLC0415 - the research extra, optional
+
+        from bench.research_pettingzoo import run_pettingzoo_bench  # noqa: PLC0415
+    except ImportError:
+        _say("PettingZoo not installed (pip install -e '.[research]'): not measured")
+        return None
+    return run_pettingzoo_bench(seconds=seconds)
+
+
+@bench_app.command("pettingzoo")
+def pettingzoo_env(
+    seconds: Annotated[float, typer.Option(min=0.01, help="Seconds per game per round.")] = 1.0,
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds (medians count).")] = 3,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """The PettingZoo environment's steps/s with random masked play, against PettingZoo's
+    classic card games (those whose packages are installed) and the engine alone."""
+    from bench.research_pettingzoo import markdown, run_pettingzoo_bench  # noqa: PLC0415
+
+    figures = run_pettingzoo_bench(seconds=seconds, rounds=rounds)
+    console.print("\n".join(markdown(figures)), markup=False, highlight=False)
+    _write_json(json_path, figures)
 
 
 @bench_app.command("web")

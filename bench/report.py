@@ -362,6 +362,11 @@ def render_markdown(figures: dict[str, Any]) -> str:
                 "(target: within 2x)."
             )
         lines.append("")
+    pettingzoo = figures.get("pettingzoo")
+    if pettingzoo:
+        from bench.research_pettingzoo import markdown  # noqa: PLC0415 - the research extra
+
+        lines += markdown(pettingzoo)
     cli = figures.get("cli")
     if cli:
         lines += [
