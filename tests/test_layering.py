@@ -100,7 +100,9 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "sample_bots": frozenset(
         {"arena", "ladder", "brandeln_cli", "bench", "web", "cluster", "services"}
     ),
-    "brandeln": frozenset(
+    # The generated stubs: no project code. The rest of the `brandeln` folder is the research
+    # environments (below), the namespace the packages move into (ARCHITECTURE.md).
+    "brandeln/v1": frozenset(
         {
             "engine",
             "arena",
@@ -112,6 +114,15 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "services",
             "protocol",
         }
+    ),
+    # The learning environments consume the engine like the arena does (ARCHITECTURE.md): the
+    # engine, the encoding and the sample bots, and the arena's codec to ask those bots; never
+    # the operators' layers above them.
+    **dict.fromkeys(
+        ("brandeln/pettingzoo", "brandeln/gymnasium_env", "brandeln/openspiel"),
+        frozenset(
+            {"ladder", "datastore", "brandeln_cli", "bench", "web", "cluster", "services", "ray"}
+        ),
     ),
     # The public contract's values both sides of the wire share (statuses, event records, the
     # reading of a streamed event): the engine's values and the stubs, nothing else of ours,
