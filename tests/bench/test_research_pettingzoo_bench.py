@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 pytest.importorskip("pettingzoo", reason="install the research extra: pip install -e '.[research]'")
 
 from bench import report as bench_report
+from bench import research_pettingzoo
 from bench.research_pettingzoo import (
     BRANDELN,
     CLASSIC_CARD_GAMES,
@@ -46,3 +48,9 @@ def test_the_bench_report_has_a_pettingzoo_section() -> None:
     }
     figures["targets"] = bench_report.targets(figures)
     assert "## PettingZoo environment" in bench_report.render_markdown(figures)
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(research_pettingzoo)
+    assert result.attempted > 0
+    assert result.failed == 0

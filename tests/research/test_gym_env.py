@@ -3,6 +3,8 @@ asked through the referee's messages, reproducible episodes, illegal actions."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import random
 from typing import Any
 
@@ -136,3 +138,17 @@ def test_ansi_render_shows_every_seat() -> None:
     text = env.render()
     assert isinstance(text, str)
     assert all(f"seat {seat}: " in text for seat in range(4))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "brandeln.gymnasium_env",
+        "brandeln.gymnasium_env.opponents",
+        "brandeln.gymnasium_env.single_seat",
+    ],
+)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -3,7 +3,9 @@ episode kinds, and the environment held to the engine: its masks, its deals, its
 
 from __future__ import annotations
 
+import doctest
 import functools
+import importlib
 import random
 import warnings
 from collections.abc import Iterator
@@ -228,3 +230,19 @@ def test_ansi_render_shows_the_table_and_human_render_prints_it(
     shown.reset(seed=8)
     shown.step(0)
     assert "three-player, deal 1 of 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "brandeln.pettingzoo",
+        "brandeln.pettingzoo.aec",
+        "brandeln.pettingzoo.episode",
+        "brandeln.pettingzoo.render",
+        "brandeln.pettingzoo.spaces",
+    ],
+)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
