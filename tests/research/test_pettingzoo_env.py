@@ -178,6 +178,35 @@ def test_a_passed_out_haferl_deal_pays_into_the_pool_and_the_match_end_gives_it_
     assert all(game.terminations.values())
 
 
+@pytest.mark.parametrize(
+    ("ruleset_id", "next_phase"),
+    [
+        ("standard", "trump"),  # R6.1 Muss-Spiel: forehand names trump for a brandle
+        ("classic-1860", "over"),  # thrown in: nobody scores
+        ("russian", "play"),  # free play: no trump, the dealer leads
+    ],
+)
+def test_a_pass_out_goes_on_as_the_engine_says(ruleset_id: str, next_phase: str) -> None:
+    game = raw_env(ruleset=ruleset_id, dealer=3)
+    game.reset(seed=6)
+    for _ in range(game.ruleset.players):
+        game.step(action_index("pass"))
+    state = game.deal_state
+    if next_phase == "over":
+        assert all(game.terminations.values())
+        assert game.last_deal is not None
+        assert game.last_deal.rewards == (0,) * game.ruleset.players
+        return
+    assert state.phase.value == next_phase
+    leader = 0 if next_phase == "trump" else 3  # forehand of dealer 3, or the dealer
+    assert game.agent_selection == agent_name(leader)
+    legal = {str(action) for action in game.legal_actions().values()}
+    if next_phase == "trump":
+        assert legal == {"trump C", "trump S", "trump H", "trump D"}
+    else:  # the leader may lead any card (R8.2)
+        assert legal == {str(card) for card in state.hand(leader)}
+
+
 def test_a_match_episode_plays_its_deals_the_dealer_passing_left() -> None:
     game = raw_env(ruleset="standard", episode="match", deals=3, dealer=2)
     game.reset(seed=4)
