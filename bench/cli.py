@@ -507,6 +507,8 @@ def bench_all(
     )
     _say("PettingZoo environment: random masked play against PettingZoo's classic card games")
     figures["pettingzoo"] = _pettingzoo_figures(seconds=0.5 if quick else 1.0)
+    _say("OpenSpiel game: random play through pyspiel against OpenSpiel's C++ oh_hell")
+    figures["openspiel"] = _openspiel_figures(seconds=0.5 if quick else 1.0)
     _say("CLI start-up: brandeln --help")
     figures["cli"] = bench_report.cli_startup()
     figures["targets"] = bench_report.targets(figures)
@@ -530,6 +532,35 @@ def _pettingzoo_figures(seconds: float) -> dict[str, Any] | None:
         _say("PettingZoo not installed (pip install -e '.[research]'): not measured")
         return None
     return run_pettingzoo_bench(seconds=seconds)
+
+
+def _openspiel_figures(seconds: float) -> dict[str, Any] | None:
+    """The OpenSpiel game's figures, or None without the research extra."""
+    try:
+        import pyspiel  # noqa: F401, PLC0415 - the research extra, optional
+
+        from bench.research_envs import run_research_bench  # noqa: PLC0415
+    except ImportError:
+        _say("OpenSpiel not installed (pip install -e '.[research]'): not measured")
+        return None
+    return run_research_bench(seconds=seconds)
+
+
+@bench_app.command("openspiel")
+def openspiel_game(
+    seconds: Annotated[float, typer.Option(min=0.01, help="Seconds per game per round.")] = 1.0,
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds (medians count).")] = 3,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
+) -> None:
+    """The OpenSpiel game's steps/s with random play through the pyspiel API, against
+    OpenSpiel's C++ oh_hell (4 players, 32 cards, 7 tricks) through the same API."""
+    from bench.research_envs import markdown, run_research_bench  # noqa: PLC0415
+
+    figures = run_research_bench(seconds=seconds, rounds=rounds)
+    console.print("\n".join(markdown(figures)), markup=False, highlight=False)
+    _write_json(json_path, figures)
 
 
 @bench_app.command("pettingzoo")

@@ -62,6 +62,12 @@ TARGETS: tuple[tuple[str, tuple[str, ...], float, bool], ...] = (
         4096,
         True,
     ),
+    (
+        "OpenSpiel game steps/s vs OpenSpiel oh_hell (pyspiel API)",
+        ("openspiel", "ratios_to_oh_hell", "brandeln", "steps_per_s", "median"),
+        0.5,
+        False,
+    ),
     ("`brandeln --help` start-up, ms", ("cli", "median_ms"), 150, True),
 )
 
@@ -367,6 +373,11 @@ def render_markdown(figures: dict[str, Any]) -> str:
         from bench.research_pettingzoo import markdown  # noqa: PLC0415 - the research extra
 
         lines += markdown(pettingzoo)
+    openspiel = figures.get("openspiel")
+    if openspiel:
+        from bench import research_envs  # noqa: PLC0415 - the research extra
+
+        lines += research_envs.markdown(openspiel)
     cli = figures.get("cli")
     if cli:
         lines += [

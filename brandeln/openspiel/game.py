@@ -101,8 +101,8 @@ class _MaskLists:
             for part in range(CARD_COUNT // _BYTE)
         )
 
-    def of(self, mask: int) -> list[Any]:
-        return list(
+    def of(self, mask: int) -> tuple[Any, ...]:
+        return (
             self.clubs[mask & 0xFF]
             + self.spades[mask >> _BYTE & 0xFF]
             + self.hearts[mask >> 2 * _BYTE & 0xFF]
@@ -196,7 +196,7 @@ class _Now:
         self.packed = packed
         self.undealt = undealt
         self.deal = deal
-        self.legal: list[int] | None = None  # legal actions, listed once when first asked for
+        self.legal: tuple[int, ...] | None = None  # legal actions, once first asked for
 
     def __copy__(self) -> _Now:
         return self
@@ -224,7 +224,7 @@ class _Now:
     def after_card(self, card: int) -> _Now:
         undealt = self.undealt
         if not (0 <= card < CARD_COUNT and undealt >> card & 1):
-            raise ValueError(f"{card} is not a card still to deal: {_CARDS.of(undealt)}")
+            raise ValueError(f"{card} is not a card still to deal: {list(_CARDS.of(undealt))}")
         table = self.table
         dealt = self.dealt + 1
         packed = pack_card(self.packed, card)
@@ -248,8 +248,8 @@ class _Now:
             raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
         return _Now(self.table, self.dealt, self.packed, 0, deal.apply(_ENGINE_ACTIONS[action]))
 
-    def legal_actions(self) -> list[int]:
-        """The legal actions (chance: the cards still to deal), ascending; a shared list."""
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal actions (chance: the cards still to deal), ascending."""
         legal = self.legal
         if legal is not None:
             return legal
@@ -261,11 +261,14 @@ class _Now:
             if phase is _PLAY:
                 legal = _CARD_ACTIONS.of(deal.legal_card_mask())
             elif phase is _AUCTION:  # each ladder ascends in the action space: already sorted
-                legal = [_INDEX_OF_BID[action.contract] for action in deal.legal_actions()]  # type: ignore[union-attr]
+                legal = tuple(
+                    _INDEX_OF_BID[action.contract]  # type: ignore[union-attr]
+                    for action in deal.legal_actions()
+                )
             elif phase is _TRUMP:
-                legal = list(_TRUMP_ACTIONS)
+                legal = _TRUMP_ACTIONS
             else:
-                legal = []
+                legal = ()
         self.legal = legal
         return legal
 
@@ -321,7 +324,7 @@ class BrandelnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         now = self._now
-        return _chance_outcomes(now.table.deck_size - now.dealt).of(now.undealt)
+        return list(_chance_outcomes(now.table.deck_size - now.dealt).of(now.undealt))
 
     def returns(self) -> list[float]:
         deal = self._now.deal
