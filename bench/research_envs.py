@@ -6,9 +6,11 @@ counted as steps, for the ``brandeln`` game (a Python game inside pyspiel, on th
 against OpenSpiel's C++ ``oh_hell`` with 4 players, 32 cards and 7 tricks, the same loop for
 both; the goal is at least half of ``oh_hell``'s rate. Brandeln's random deals end early more
 often than not (sudden death, R9.2), so the figure is also taken with ``early_stop=never``,
-every deal to its last trick like ``oh_hell``'s. The games take turns in short slices so that
-load from elsewhere on the machine falls on all of them alike; each round's ratio is taken
-within the round and the report gives the medians.
+every deal to its last trick like ``oh_hell``'s. A third Python game that does no work at all
+(``brandeln_bench_floor``: ``oh_hell``'s 63 steps, 28 of them chance nodes) measures what any
+Python game pays per call inside pyspiel, the floor under Brandeln's figure. The games take
+turns in short slices so that load from elsewhere on the machine falls on all of them alike;
+each round's ratio is taken within the round and the report gives the medians.
 
 >>> figures = run_research_bench(seconds=0.05, rounds=1)
 >>> figures["games"]["brandeln"]["steps_per_s"] > 0
@@ -31,9 +33,11 @@ import engine
 __all__ = ["GAMES", "OH_HELL", "main", "markdown", "run_research_bench"]
 
 OH_HELL: Final = "oh_hell(players=4,num_suits=4,num_cards_per_suit=8,num_tricks_fixed=7)"
+FLOOR: Final = "brandeln_bench_floor"
 GAMES: Final = {
     "brandeln": "brandeln",
     "brandeln_full_length": "brandeln(early_stop=never)",
+    "python_floor": FLOOR,
     "oh_hell": OH_HELL,
 }
 """The games measured, by name in the figures: OpenSpiel game strings."""
@@ -41,6 +45,91 @@ YARDSTICK: Final = "oh_hell"
 GOAL: Final = 0.5  # of oh_hell's steps/s, through the same API
 SLICE_S: Final = 0.05
 SEED: Final = 1
+
+
+# The floor game's shape: oh_hell's deal of 28 cards, then 35 moves of 3 legal actions each.
+_FLOOR_CHANCE_NODES: Final = 28
+_FLOOR_STEPS: Final = 63
+_FLOOR_ACTIONS: Final = (0, 1, 2)
+_FLOOR_PLAYERS: Final = 4
+
+
+def _register_floor(pyspiel: Any) -> None:
+    """Register ``brandeln_bench_floor``: a Python game with the API's shape and no work, the
+    same Python fast paths as the ``brandeln`` game (``legal_actions``, ``is_chance_node``)."""
+    if FLOOR in pyspiel.registered_names():
+        return
+    game_type = pyspiel.GameType(
+        short_name=FLOOR,
+        long_name="A Python game that does nothing (benchmark floor)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=_FLOOR_PLAYERS,
+        min_num_players=_FLOOR_PLAYERS,
+        provides_information_state_string=False,
+        provides_information_state_tensor=False,
+        provides_observation_string=False,
+        provides_observation_tensor=False,
+        parameter_specification={},
+    )
+    info = pyspiel.GameInfo(
+        num_distinct_actions=len(_FLOOR_ACTIONS),
+        max_chance_outcomes=_FLOOR_CHANCE_NODES,
+        num_players=_FLOOR_PLAYERS,
+        min_utility=-1.0,
+        max_utility=1.0,
+        utility_sum=0.0,
+        max_game_length=_FLOOR_STEPS,
+    )
+    outcomes = [(card, 1.0 / _FLOOR_CHANCE_NODES) for card in range(_FLOOR_CHANCE_NODES)]
+
+    class FloorState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type information
+        def __init__(self, game: Any) -> None:
+            super().__init__(game)
+            self.steps = 0
+
+        def current_player(self) -> int:
+            if self.steps < _FLOOR_CHANCE_NODES:
+                return int(pyspiel.PlayerId.CHANCE)
+            if self.steps >= _FLOOR_STEPS:
+                return int(pyspiel.PlayerId.TERMINAL)
+            return self.steps % _FLOOR_PLAYERS
+
+        def is_chance_node(self) -> bool:
+            return self.steps < _FLOOR_CHANCE_NODES
+
+        def is_terminal(self) -> bool:
+            return self.steps >= _FLOOR_STEPS
+
+        def chance_outcomes(self) -> list[tuple[int, float]]:
+            return list(outcomes)
+
+        def legal_actions(self, player: int | None = None) -> list[int]:
+            return list(_FLOOR_ACTIONS)
+
+        def _legal_actions(self, player: int) -> list[int]:
+            return list(_FLOOR_ACTIONS)
+
+        def _apply_action(self, action: int) -> None:
+            self.steps += 1
+
+        def returns(self) -> list[float]:
+            return [0.0] * _FLOOR_PLAYERS
+
+        def __str__(self) -> str:
+            return str(self.steps)
+
+    class FloorGame(pyspiel.Game):  # type: ignore[misc]
+        def __init__(self, params: Any = None) -> None:
+            super().__init__(game_type, info, params or {})
+
+        def new_initial_state(self) -> FloorState:
+            return FloorState(self)
+
+    pyspiel.register_game(game_type, FloorGame)
 
 
 class _Meter:
@@ -93,6 +182,7 @@ def run_research_bench(seconds: float = 1.0, rounds: int = 3) -> dict[str, Any]:
 
     import brandeln.openspiel  # noqa: F401, PLC0415 - registers the game
 
+    _register_floor(pyspiel)
     rng = random.Random(SEED)
     meters = {name: _Meter(pyspiel.load_game(string), rng) for name, string in GAMES.items()}
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in meters}
