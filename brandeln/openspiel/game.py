@@ -36,7 +36,7 @@ from brandeln.openspiel.engine_encoding import observation_of_state
 from brandeln.openspiel.hidden_hands import sample_hidden_hands
 from brandeln.openspiel.limits import GameLimits, game_limits
 from brandeln.openspiel.observer import BrandelnObserver
-from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
+from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid, PlayCard
 from engine.cards import CardSet, format_cards
 from engine.phase import Phase
 from engine.rulesets import DEFAULT_SWITCHES, SWITCHES, Ruleset, find_ruleset
@@ -436,9 +436,9 @@ def _redealt(
     """The order of a deal in which the observer's row is dealt as before and the other rows
     hold the cards they have played and a sample of the unseen ones."""
     hands = sample_hidden_hands(deal, observer, uniform)
-    for seat, hand in enumerate(deal.deal.hands):
-        if seat != observer:
-            hands[seat] |= hand.mask & ~deal.hand(seat).mask  # the cards it has played
+    for seat, action in deal.history:  # the public record: who played which card
+        if seat != observer and isinstance(action, PlayCard):
+            hands[seat] |= action.card.bit
     rows: list[list[int]] = []
     for row, seat in enumerate(plan.seat_of_row):
         if row == mine:
