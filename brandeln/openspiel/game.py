@@ -31,8 +31,8 @@ from typing import Any, Final
 
 import pyspiel
 
+from brandeln.engine_encoding import observation_of_state
 from brandeln.openspiel.chance_deal import BLIND, DealPlan, pack_card, unpack_cards
-from brandeln.openspiel.engine_encoding import observation_of_state
 from brandeln.openspiel.hidden_hands import sample_hidden_hands
 from brandeln.openspiel.limits import GameLimits, game_limits
 from brandeln.openspiel.observer import BrandelnObserver

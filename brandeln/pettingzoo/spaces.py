@@ -25,7 +25,7 @@ from typing import Any, Final
 import gymnasium
 import numpy as np
 
-from brandeln.openspiel.engine_encoding import observation_of_state
+from brandeln.engine_encoding import observation_of_state
 from engine.actions import Action
 from engine.state import DealState
 from sample_bots.sdk.encoding import (

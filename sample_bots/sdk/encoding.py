@@ -3,7 +3,7 @@
 Standard library only (no numpy, no engine), so a bot built on the SDK computes exactly what
 an environment trained it on. The facts come from two adapters: the SDK's
 :func:`sample_bots.sdk.observation.observation_from_request` (a ``DecisionRequest``) and the
-research environments' ``brandeln.openspiel.engine_encoding.encoding_from_engine`` (an engine
+research environments' ``brandeln.engine_encoding.encoding_from_engine`` (an engine
 ``PlayerView``); both build the same :class:`Observation` for the same position.
 
 **Actions.** One index per distinct action over every phase and every ruleset, keyed by the

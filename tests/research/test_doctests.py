@@ -13,7 +13,7 @@ SDK_MODULES = ["sample_bots.sdk.encoding", "sample_bots.sdk.observation"]
 OPENSPIEL_MODULES = [
     "brandeln.openspiel",
     "brandeln.openspiel.chance_deal",
-    "brandeln.openspiel.engine_encoding",
+    "brandeln.engine_encoding",
     "brandeln.openspiel.game",
     "brandeln.openspiel.hidden_hands",
     "brandeln.openspiel.limits",

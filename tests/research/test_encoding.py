@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from arena.codec.snapshots import decision_request
 from arena.codec.values import action_to_choice, ruleset_to_pb
-from brandeln.openspiel.engine_encoding import encoding_from_engine, observation_of_state
+from brandeln.engine_encoding import encoding_from_engine, observation_of_state
 from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
 from engine.cards import CARDS
 from engine.rulesets import RULESET_IDS, find_ruleset

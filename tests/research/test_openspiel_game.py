@@ -17,8 +17,8 @@ pyspiel = pytest.importorskip(
     "pyspiel", reason="install the research extra: pip install -e '.[research]'"
 )
 
+from brandeln.engine_encoding import observation_of_state  # noqa: E402
 from brandeln.openspiel import GAME_NAME  # noqa: E402 - after the skip
-from brandeln.openspiel.engine_encoding import observation_of_state  # noqa: E402
 from brandeln.openspiel.hidden_hands import count_deals, sample_hidden_hands  # noqa: E402
 from brandeln.openspiel.limits import game_limits, longest_auction  # noqa: E402
 from engine.cards import SUIT_MASKS  # noqa: E402

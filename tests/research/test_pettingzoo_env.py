@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 from arena.codec.values import action_to_choice
-from brandeln.openspiel.engine_encoding import observation_of_state
+from brandeln.engine_encoding import observation_of_state
 from brandeln.pettingzoo import BrandelnAEC, agent_name, env, raw_env
 from engine.dealing import deal_cards
 from engine.errors import IllegalActionError

@@ -2,8 +2,8 @@
 
 The SDK builds the same facts from a ``DecisionRequest``
 (:func:`sample_bots.sdk.observation.observation_from_request`); this is the engine's side,
-for the research environments, which hold engine states. It imports the engine, so it lives
-here and not in the SDK.
+for the research environments, which hold engine states. It imports the engine, so it is not
+in the SDK; and neither pyspiel nor PettingZoo, so each environment needs only its own library.
 
 >>> from engine.dealing import deal_cards
 >>> from engine.rulesets import find_ruleset
