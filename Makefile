@@ -15,7 +15,7 @@ $(BIN)/python:
 # CLI's start, no deprecated "compat" mode.
 # The install also compiles the engine's hot core and the referee's hot path (setup.py, mypyc):
 # an edit to one of those sources installs again, else that package would fall back to pure
-# Python (engine/extensions.py).
+# Python (brandeln/compiled/extensions.py).
 ENGINE_CORE := $(addprefix engine/,per_ruleset.py seats.py auction.py trick_rules.py settlement.py dealing.py state.py playout.py double_dummy.py)
 ARENA_HOT := $(addprefix arena/,mailbox.py clock.py timecontrol.py seat.py session.py decision.py decision_counts.py table.py audience.py matchlog.py logrecords.py codec/protowire.py codec/identity_cache.py codec/wire.py codec/values.py codec/snapshots.py codec/messages.py)
 
@@ -86,7 +86,7 @@ dist-node:
 proto: $(STAMP)
 	$(BIN)/python scripts/gen_proto.py
 
-# Every benchmark (the bench/ package) in one report (bench-results/). OpenSpiel is the engine's yardstick; it is
+# Every benchmark (the brandeln/bench/ package) in one report (bench-results/). OpenSpiel is the engine's yardstick; it is
 # no dependency of the project, so it is installed here and the benchmark runs without it.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet open_spiel \

@@ -4,7 +4,7 @@ engine's hot core and the referee's hot path with mypyc, next to their pure-Pyth
 The modules listed in :data:`COMPILED` and :data:`ARENA_COMPILED` stay plain Python files, the
 reference: the compiled extension of each (``<name>.cpython-*.so``) is imported in their place
 when it exists, and ``BRANDELN_PURE_PYTHON=1`` at run time imports the sources instead
-(engine/extensions.py). Where no C compiler or mypyc is at hand, or with
+(brandeln/compiled/extensions.py). Where no C compiler or mypyc is at hand, or with
 ``BRANDELN_PURE_PYTHON=1`` at install time, the install goes on without the extensions and the
 package runs as pure Python. Each package is its own mypyc group (one shared library each), so
 one that fails to build leaves the other compiled.
@@ -36,8 +36,8 @@ COMPILED = (
     "engine/double_dummy.py",
 )
 
-# The referee's per-decision path (profiled with bench.referee.own_cost and py-spy): the table
-# and its decisions, the seats' mailboxes and sessions, the hand-written wire encoding and the
+# The referee's per-decision path (profiled with brandeln.bench.referee.own_cost and py-spy): the
+# table and its decisions, the seats' mailboxes and sessions, the hand-written wire encoding and the
 # codec around it, the match log's records. Not the servicers, the store or the CLI (gRPC and
 # SQLAlchemy's time is their own), nor what runs once a match or at start-up; nor the fault
 # policy, a class users subclass. arena/__init__.py names the same modules.

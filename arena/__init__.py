@@ -2,14 +2,15 @@
 
 The install compiles the referee's per-decision path with mypyc (setup.py), as it does the
 engine's core: the modules below run compiled where their extensions were built, and from their
-Python sources with ``BRANDELN_PURE_PYTHON=1`` or when the build is stale (engine.extensions).
+Python sources with ``BRANDELN_PURE_PYTHON=1`` or when the build is stale
+(brandeln.compiled.extensions).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from engine.extensions import CompiledModules
+from brandeln.compiled.extensions import CompiledModules
 
 __all__ = ["compiled_modules"]
 

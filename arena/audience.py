@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from arena import codec
+from brandeln.arena import codec
 
 __all__ = ["SUMMARY_EVENTS", "Audience", "Observer"]
 

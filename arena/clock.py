@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Protocol, TypeVar
 
-from arena.mailbox import Mailbox
+from brandeln.arena.mailbox import Mailbox
 
 T = TypeVar("T")
 

@@ -6,8 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.limits import ConnectionLimits, ProtocolLimits
-from arena.timecontrol import TimeControlSettings
+from brandeln.arena.limits import ConnectionLimits, ProtocolLimits
+from brandeln.arena.timecontrol import TimeControlSettings
 
 __all__ = ["AdminTokenScope", "RefereeConfig"]
 

@@ -6,15 +6,15 @@ completes the HTTP/2 handshake on that many connections and then calls nothing (
 script, or a client that opens channels and sits on them) holds every place until
 ``max_connection_idle_ms`` closes them, and can open them again: meanwhile every health check,
 Admin call and bot is closed at the door (UNAVAILABLE). ``TCP_DEFER_ACCEPT``
-(``arena.deferred_accept``) keeps only *silent* connections out.
+(``brandeln.arena.deferred_accept``) keeps only *silent* connections out.
 
 The guard keeps room. Every :data:`PERIOD_S` it counts the process's descriptors (cheap);
-once the connections reach :data:`HIGH_WATER` of the cap it lists them (``arena.proc_sockets``)
-and closes idle ones (no call open on them) until they are down to :data:`LOW_WATER`: those of
-the address holding the most connections first, within it the one that has received nothing
-for longest first (:func:`heard_at_ms`: the kernel's ``tcpi_last_data_recv`` taken from the
-monotonic clock read beside it; the socket's inode breaks ties). Not the inode alone: the
-kernel hands inode numbers out in per-CPU batches, so on a busy machine a lower one is not
+once the connections reach :data:`HIGH_WATER` of the cap it lists them
+(``brandeln.arena.proc_sockets``) and closes idle ones (no call open on them) until they are down to
+:data:`LOW_WATER`: those of the address holding the most connections first, within it the one that
+has received nothing for longest first (:func:`heard_at_ms`: the kernel's ``tcpi_last_data_recv``
+taken from the monotonic clock read beside it; the socket's inode breaks ties). Not the inode alone:
+the kernel hands inode numbers out in per-CPU batches, so on a busy machine a lower one is not
 always an older connection. Nor the kernel's age alone: a sweep that a loaded machine slows
 down reads the last sockets it lists later, so they would look older than they are. A
 connection with
@@ -44,7 +44,7 @@ from urllib.parse import unquote
 
 import grpc
 
-from arena.proc_sockets import AcceptedSocket, accepted_sockets, descriptor_count
+from brandeln.arena.proc_sockets import AcceptedSocket, accepted_sockets, descriptor_count
 
 __all__ = [
     "HIGH_WATER",

@@ -1,9 +1,9 @@
 """What the referee counts besides its decisions: sessions, matches, hello timeouts.
 
-Plain ints and dictionaries on the :class:`arena.referee.Referee`, written on its event loop
-where each event happens (a session opens or ends, a match starts or ends); the decisions'
-own counts are :class:`arena.decision_counts.DecisionCounts`, on the per-decision path.
-Nothing here knows Prometheus: ``services.referee_metrics`` reads these when it is scraped
+Plain ints and dictionaries on the :class:`brandeln.arena.referee.Referee`, written on its event
+loop where each event happens (a session opens or ends, a match starts or ends); the decisions'
+own counts are :class:`brandeln.arena.decision_counts.DecisionCounts`, on the per-decision path.
+Nothing here knows Prometheus: ``brandeln.services.metrics.referee`` reads these when it is scraped
 (from its HTTP thread: each read is of an int or a copy made by one C call).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from arena.decision_counts import DecisionCounts
-from arena.errors import CloseReason
-from protocol.statuses import MatchStatus
+from brandeln.arena.decision_counts import DecisionCounts
+from brandeln.arena.errors import CloseReason
+from brandeln.protocol.statuses import MatchStatus
 
 __all__ = ["RefereeCounts", "SessionEnd"]
 

@@ -23,8 +23,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import DataInUseError, StoreError
-from datastore.private_files import FILE_MODE, create_private_dirs
+from brandeln.arena.errors import DataInUseError, StoreError
+from brandeln.datastore.private_files import FILE_MODE, create_private_dirs
 
 __all__ = ["LockHolder", "RefereeLock", "current_holder", "lock_path"]
 

@@ -1,13 +1,13 @@
 """One decision of one seat under time control: ask, wait, check the answer, or fall back.
 
 :meth:`Decider.decide` sends a seat its request, reads the seat's inbox until a legal answer,
-the deadline (the seat's move time and bank, arena.timecontrol) or a drop with no resume in
+the deadline (the seat's move time and bank, brandeln.arena.timecontrol) or a drop with no resume in
 time, and returns a :class:`Decision`: the action, how it ended and its latency. Penalties and
-bot log lines go back to the table through the two callbacks. The clock is arena.clock's, so a
-fake clock runs every timeout without sleeping (tests/arena/test_decision.py).
+bot log lines go back to the table through the two callbacks. The clock is brandeln.arena.clock's,
+so a fake clock runs every timeout without sleeping (tests/arena/test_decision.py).
 
 Every table of a referee counts what its decisions did in one
-:class:`arena.decision_counts.DecisionCounts`.
+:class:`brandeln.arena.decision_counts.DecisionCounts`.
 """
 
 from __future__ import annotations
@@ -16,16 +16,16 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena import codec
-from arena.clock import Clock
-from arena.decision_counts import DecisionCounts
-from arena.faults import FAULT_REJECTION_REASON, FaultPolicy, RequestFault, offered_choices
-from arena.limits import MAX_MESSAGES_PER_REQUEST, ProtocolLimits, as_shown, clip
-from arena.seat import Seat, SeatOutcome, Signal
-from arena.timecontrol import TimeControlSettings
-from engine.actions import Action
-from engine.phase import Phase
-from engine.state import DealState
+from brandeln.arena import codec
+from brandeln.arena.clock import Clock
+from brandeln.arena.decision_counts import DecisionCounts
+from brandeln.arena.faults import FAULT_REJECTION_REASON, FaultPolicy, RequestFault, offered_choices
+from brandeln.arena.limits import MAX_MESSAGES_PER_REQUEST, ProtocolLimits, as_shown, clip
+from brandeln.arena.seat import Seat, SeatOutcome, Signal
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.engine.actions import Action
+from brandeln.engine.phase import Phase
+from brandeln.engine.state import DealState
 
 # How much of an illegal action a rejection's reason quotes (it may hold the bot's own text).
 SHOWN_ACTION_CHARS = 80
@@ -74,7 +74,7 @@ class Decider:
         self.clock = clock
         # The referee's, shared by its tables; a table made on its own counts for itself.
         self.counts = counts if counts is not None else DecisionCounts()
-        # Test-only (arena.faults): None in every referee a peer can reach.
+        # Test-only (brandeln.arena.faults): None in every referee a peer can reach.
         self.faults = faults
         self.match_id = match_id
         self._drop_stream = drop_stream

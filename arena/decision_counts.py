@@ -1,5 +1,5 @@
 """What a referee's decisions did, counted as they happen: one :class:`DecisionCounts` for
-all its tables (plain ints, read by ``services.referee_metrics`` when Prometheus scrapes).
+all its tables (plain ints, read by ``brandeln.services.metrics.referee`` when Prometheus scrapes).
 Counting is a few native additions per decision (this module is compiled with the per-decision
 path), where a metrics library's objects (locks, label lookups) would cost it measurably.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from arena import codec
-from arena.seat import SeatOutcome
+from brandeln.arena import codec
+from brandeln.arena.seat import SeatOutcome
 
 __all__ = ["LATENCY_BUCKETS_S", "DecisionCounts", "DecisionCountsSnapshot"]
 

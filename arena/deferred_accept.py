@@ -9,7 +9,7 @@ first (the HTTP/2 preface, or a TLS ClientHello), so they are served at once, wh
 connection waits in the kernel's queue, holding no descriptor and no place under the cap.
 
 gRPC's Python API does not expose the listening socket it creates, so it is found by its port
-(``arena.proc_sockets``), and the option is set on a duplicate of that descriptor (a socket
+(``brandeln.arena.proc_sockets``), and the option is set on a duplicate of that descriptor (a socket
 option belongs to the socket, not the descriptor).
 """
 
@@ -19,7 +19,7 @@ import contextlib
 import os
 import socket
 
-from arena.proc_sockets import listening_descriptors
+from brandeln.arena.proc_sockets import listening_descriptors
 
 __all__ = ["DEFER_ACCEPT_S", "defer_accept"]
 

@@ -2,8 +2,8 @@
 
 It never touches another referee's data: its admin token lives in memory for this run only (the
 database's stored token, an operator's, is left alone), and it takes the database's lock
-(``arena.datalock``), so it refuses to start while a live referee (``brandeln serve``, another
-season run) owns the folder. The CLI gives it a folder of its own (``DATA/embedded``).
+(``brandeln.arena.datalock``), so it refuses to start while a live referee (``brandeln serve``,
+another season run) owns the folder. The CLI gives it a folder of its own (``DATA/embedded``).
 
 >>> async def demo(tmp):                                   # doctest: +SKIP
 ...     async with EmbeddedReferee(tmp) as referee:
@@ -18,12 +18,12 @@ from types import TracebackType
 
 import grpc
 
-from arena.clock import Clock
-from arena.datalock import RefereeLock
-from arena.faults import FaultPolicy
-from arena.referee import AdminTokenScope, Referee, RefereeConfig
-from arena.server import TlsFiles, create_server, stop_server
-from arena.timecontrol import TimeControlSettings
+from brandeln.arena.clock import Clock
+from brandeln.arena.datalock import RefereeLock
+from brandeln.arena.faults import FaultPolicy
+from brandeln.arena.referee import AdminTokenScope, Referee, RefereeConfig
+from brandeln.arena.server import TlsFiles, create_server, stop_server
+from brandeln.arena.timecontrol import TimeControlSettings
 
 __all__ = ["EmbeddedReferee"]
 
@@ -31,7 +31,8 @@ __all__ = ["EmbeddedReferee"]
 class EmbeddedReferee:
     """Start a referee on ``host:port`` (port 0: a free one) with its data under ``data_dir``.
 
-    ``start`` raises ``arena.errors.DataInUseError`` while another referee owns ``data_dir``.
+    ``start`` raises ``brandeln.arena.errors.DataInUseError`` while another referee owns
+    ``data_dir``.
     """
 
     def __init__(
@@ -66,7 +67,7 @@ class EmbeddedReferee:
             database=database,
         )
         self.clock = clock
-        self.faults = faults  # test-only hooks (arena.faults), in this process only
+        self.faults = faults  # test-only hooks (brandeln.arena.faults), in this process only
         self.lock = RefereeLock(self.config.db_path, owner) if database is None else None
         self.referee: Referee | None = None
         self.server: grpc.aio.Server | None = None

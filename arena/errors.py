@@ -90,11 +90,12 @@ class CorruptDataError(ArenaError):
 
 
 class DamagedLogError(StoreError):
-    """A match log in the database has a piece missing, or none at all (``arena.logstore``)."""
+    """A match log in the database has a piece missing, or none at all
+    (``brandeln.arena.store.logs``)."""
 
 
 class DataInUseError(StoreError):
-    """Another live referee owns this database (see ``arena.datalock``)."""
+    """Another live referee owns this database (see ``brandeln.arena.datalock``)."""
 
 
 class CloseReason(enum.StrEnum):
@@ -104,7 +105,7 @@ class CloseReason(enum.StrEnum):
     TOKEN_ROTATED = "token rotated"  # the token it said hello with was replaced
     SHUTDOWN = "shutdown"  # the referee is stopping: a client retries on UNAVAILABLE
     SLOW_READER = "slow reader"  # the bot stopped reading its messages
-    DROPPED = "dropped"  # a test fault cut the stream (arena.faults): a client retries
+    DROPPED = "dropped"  # a test fault cut the stream (brandeln.arena.faults): a client retries
 
 
 _CODES: dict[type[ArenaError] | CloseReason, grpc.StatusCode] = {

@@ -24,11 +24,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 
-from arena.codec import Rejection
-from arena.seat import SeatOutcome
-from engine.actions import Action
-from engine.phase import Phase
-from engine.state import DealState
+from brandeln.arena.codec import Rejection
+from brandeln.arena.seat import SeatOutcome
+from brandeln.engine.actions import Action
+from brandeln.engine.phase import Phase
+from brandeln.engine.state import DealState
 
 __all__ = ["FAULT_REJECTION_REASON", "FaultPolicy", "RequestFault", "offered_choices"]
 

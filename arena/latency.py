@@ -21,10 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from arena.seat import SeatOutcome
+from brandeln.arena.seat import SeatOutcome
 
 if TYPE_CHECKING:
-    from arena.logrecords import DecisionRecord
+    from brandeln.arena.logrecords import DecisionRecord
 
 Number = TypeVar("Number", int, float)
 
@@ -71,7 +71,7 @@ def latency_of(times_ms: Iterable[int]) -> SeatLatency:
 
 
 def log_latency(decisions: Iterable[DecisionRecord], players: int) -> list[SeatLatency]:
-    """Each seat's latency from a match log's decision records (``arena.logreader``)."""
+    """Each seat's latency from a match log's decision records (``brandeln.arena.logreader``)."""
     times: list[list[int]] = [[] for _ in range(players)]
     for decision in decisions:
         if was_asked(decision.outcome, decision.latency_ms) and 0 <= decision.seat < players:

@@ -5,7 +5,7 @@ malicious: each thing it can make the referee keep (memory, a database row, a lo
 reason sent to every seat, a file descriptor) has a bound here.
 
 - :class:`ConnectionLimits`: the transport (connections, handshakes, streams, idle
-  connections), applied by ``arena.server.create_server``.
+  connections), applied by ``brandeln.arena.server.create_server``.
 - :class:`ProtocolLimits`: the strings a bot sends (``Hello`` fields, contract strings) and the
   session history they leave behind.
 - The flood limits (messages, sessions, resumes, debug text) are plain constants: they are read

@@ -1,10 +1,10 @@
-"""A match log read back as typed records (layout: :mod:`arena.matchlog`).
+"""A match log read back as typed records (layout: :mod:`brandeln.arena.matchlog`).
 
-:func:`read_log` parses every line, validates it once (:mod:`arena.logschema`) and reads each
-record into its class (:mod:`arena.logrecords`, :mod:`arena.logevents`), so every reader (the
-replay, ``matches show``, ``watch``, the web pages) takes fields by name and never guards a
-key. :class:`MatchLog` gives the header (and with it the ruleset), the footer, the deals with
-what happened in each, and every public event in order.
+:func:`read_log` parses every line, validates it once (:mod:`brandeln.arena.logschema`) and reads
+each record into its class (:mod:`brandeln.arena.logrecords`, :mod:`arena.logevents`), so every
+reader (the replay, ``matches show``, ``watch``, the web pages) takes fields by name and never
+guards a key. :class:`MatchLog` gives the header (and with it the ruleset), the footer, the deals
+with what happened in each, and every public event in order.
 
 >>> log = read_log(
 ...     '{"type":"header","match_id":"m1","ruleset":"standard","players":4,"deals":1,'
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from arena.logrecords import (
+from brandeln.arena.logrecords import (
     BotLogRecord,
     DealRecord,
     DecisionRecord,
@@ -31,12 +31,12 @@ from arena.logrecords import (
     OtherRecord,
     Penalty,
 )
-from arena.logschema import MatchLogError, validate_records
-from engine.actions import Action, parse_action
-from engine.dealing import Deal
-from engine.errors import EngineError
-from engine.rulesets import Ruleset
-from protocol.events import (
+from brandeln.arena.logschema import MatchLogError, validate_records
+from brandeln.engine.actions import Action, parse_action
+from brandeln.engine.dealing import Deal
+from brandeln.engine.errors import EngineError
+from brandeln.engine.rulesets import Ruleset
+from brandeln.protocol.events import (
     BidMadeRecord,
     CardPlayedRecord,
     EventRecord,
@@ -203,7 +203,7 @@ def _group_deals(records: Sequence[LogRecord]) -> list[LoggedDeal]:
 
 
 def read_log(text: str, source: str = "match log") -> MatchLog:
-    """Parse a log's lines, validate every record (:mod:`arena.logschema`) and read it.
+    """Parse a log's lines, validate every record (:mod:`brandeln.arena.logschema`) and read it.
 
     ``source`` names the log in errors (its file, usually). Raises :class:`MatchLogError`
     (a ``ValueError``) naming the line and what is wrong: not JSON, no ``type``, a key missing

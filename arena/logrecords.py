@@ -1,12 +1,13 @@
-"""The records a table writes to its match log, one dataclass per kind (layout: arena.matchlog).
+"""The records a table writes to its match log, one dataclass per kind (layout:
+brandeln.arena.matchlog).
 
 Each ``to_json`` gives the record as its JSON line holds it, ``type`` first; the field names
-are the log's (arena.logschema validates them on reading), so a field renamed here is a log
+are the log's (brandeln.arena.logschema validates them on reading), so a field renamed here is a log
 format change. Each ``from_json`` reads its record back from a validated line
-(:func:`arena.logreader.read_log`), filling in what older logs did not write; a record type
+(:func:`brandeln.arena.logreader.read_log`), filling in what older logs did not write; a record type
 this reader does not know reads as :class:`OtherRecord`. The public events and the penalties
-are the protocol's records (:mod:`protocol.events`); the statuses its enums
-(:mod:`protocol.statuses`).
+are the protocol's records (:mod:`brandeln.protocol.events`); the statuses its enums
+(:mod:`brandeln.protocol.statuses`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from arena.seat import Seat
-from arena.spec import MatchSpec
-from arena.timecontrol import TimeControlSettings
-from engine.cards import format_cards, parse_cards
-from engine.dealing import Deal, fixed_deal
-from engine.rulesets import SWITCHES, Ruleset, find_ruleset
-from protocol.events import Penalty
-from protocol.statuses import MatchStatus, SeatOutcome
+from brandeln.arena.seat import Seat
+from brandeln.arena.spec import MatchSpec
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.engine.cards import format_cards, parse_cards
+from brandeln.engine.dealing import Deal, fixed_deal
+from brandeln.engine.rulesets import SWITCHES, Ruleset, find_ruleset
+from brandeln.protocol.events import Penalty
+from brandeln.protocol.statuses import MatchStatus, SeatOutcome
 
 __all__ = [
     "BotLogRecord",

@@ -1,9 +1,9 @@
 """What a match log's records must hold, checked once when a log is read.
 
-:func:`arena.logreader.read_log` parses a log and validates every record here, so that whatever
-reads the records next (``matches show``, ``matches verify``, the fault suite) may index them
-without guarding every key: a log edited by hand, cut short or damaged on disk fails here with a
-:class:`MatchLogError` naming the log, the line and what is wrong, never a ``KeyError`` later.
+:func:`brandeln.arena.logreader.read_log` parses a log and validates every record here, so that
+whatever reads the records next (``matches show``, ``matches verify``, the fault suite) may index
+them without guarding every key: a log edited by hand, cut short or damaged on disk fails here with
+a :class:`MatchLogError` naming the log, the line and what is wrong, never a ``KeyError`` later.
 
 Only what readers rely on is required; keys a reader does not know are left alone, and record
 types or event kinds it does not know pass with their ``type``/``kind`` only, so a newer writer's
@@ -12,7 +12,7 @@ additions do not break an older reader.
 >>> validate_records([{"type": "header", "match_id": "m1"}], "m1.jsonl")
 Traceback (most recent call last):
 ...
-arena.logschema.MatchLogError: m1.jsonl, line 1: the header has no 'ruleset'
+brandeln.arena.logschema.MatchLogError: m1.jsonl, line 1: the header has no 'ruleset'
 """
 
 from __future__ import annotations

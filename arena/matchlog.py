@@ -24,10 +24,10 @@ leaves a log of whole deals without a footer, which readers report as incomplete
 aborted mid-deal ends with the records of the deal cut short, then its footer. The header's
 ``fixed_deals`` lists only their dealers: their hands are in each ``deal`` record.
 
-:func:`arena.logreader.read_log` reads a log back as typed records, each validated once
-(:mod:`arena.logschema`), raising :class:`MatchLogError` with the file, line and what is wrong;
-:func:`arena.replay.replay_log` replays the decisions through the engine and checks every
-result the log shows.
+:func:`brandeln.arena.logreader.read_log` reads a log back as typed records, each validated once
+(:mod:`brandeln.arena.logschema`), raising :class:`MatchLogError` with the file, line and what is
+wrong; :func:`brandeln.arena.replay.replay_log` replays the decisions through the engine and checks
+every result the log shows.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from arena.logschema import MatchLogError
+from brandeln.arena.logschema import MatchLogError
 
 __all__ = ["MatchLogError", "MatchLogWriter", "running_log"]
 
 if TYPE_CHECKING:
-    from arena.logrecords import HeaderRecord
-    from arena.logstore import LogSink
+    from brandeln.arena.logrecords import HeaderRecord
+    from brandeln.arena.store.logs import LogSink
 
 
 # One encoder for every line: json.dumps with custom separators builds a new one per call.
@@ -50,8 +50,8 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
 class MatchLogWriter:
-    """Appends a match's records to its log (:mod:`arena.logstore`: a 0600 file, or chunks in
-    the referee's PostgreSQL database).
+    """Appends a match's records to its log (:mod:`brandeln.arena.store.logs`: a 0600 file, or
+    chunks in the referee's PostgreSQL database).
 
     A deal's records are held in memory from :meth:`start_deal` to :meth:`end_deal` and only
     then appended, its ``deal`` record (every hand) first: while a deal is live its hands are

@@ -4,7 +4,7 @@ Every one of them ends up on an operator's terminal, in other bots' ``MatchStart
 logs, so the referee refuses text that could act instead of being read: control characters
 (ESC, NUL, BEL, DEL, the C1 range), bidi overrides and other invisible format characters, line
 and paragraph separators, surrogates and unassigned code points. The CLI escapes such characters
-anyway (``brandeln_cli.terminal_text``); refusing them here keeps them out of the records too.
+anyway (``brandeln.cli.terminal_text``); refusing them here keeps them out of the records too.
 
 >>> check_name("mallory")
 'mallory'
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import unicodedata
 
-from arena.errors import ProtocolError
-from arena.limits import ProtocolLimits
-from arena.orders import HelloRequest
+from brandeln.arena.errors import ProtocolError
+from brandeln.arena.limits import ProtocolLimits
+from brandeln.arena.orders import HelloRequest
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -76,8 +76,8 @@ def check_name(name: str, what: str = "a bot name") -> str:
 
 def check_hello_text(text: str, what: str) -> str:
     """A ``Hello.bot_name`` or ``Hello.bot_version``: may be empty, and holds no control or
-    format characters. (Its length is capped by :class:`arena.limits.ProtocolLimits`, checked
-    with the Hello's other strings by the referee.)"""
+    format characters. (Its length is capped by :class:`brandeln.arena.limits.ProtocolLimits`,
+    checked with the Hello's other strings by the referee.)"""
     _refuse_unsafe(text, what)
     return text
 

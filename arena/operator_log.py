@@ -2,9 +2,10 @@
 closed, matches started and ended, penalties, the drain.
 
 Each record carries its ``event`` and the ids it is about as ``extra`` fields, which
-services.logging_json writes as JSON keys (and the text form beside the message); what a bot
-said of itself (its Hello's name and version, a penalty's reason quoting its answer) is in
-them as it came: the formatters make it inert. The logger is ``arena.referee``'s, as before.
+brandeln.services.logs.formatters writes as JSON keys (and the text form beside the message); what a
+bot said of itself (its Hello's name and version, a penalty's reason quoting its answer) is in
+them as it came: the formatters make it inert. The logger is ``brandeln.arena.referee``'s, as
+before.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import enum
 import logging
 from collections.abc import Mapping, Sequence
 
-from protocol.events import Penalty
+from brandeln.protocol.events import Penalty
 
 __all__ = [
     "RefereeEvent",
@@ -25,7 +26,7 @@ __all__ = [
     "session_opened",
 ]
 
-_log = logging.getLogger("arena.referee")
+_log = logging.getLogger("brandeln.arena.referee")
 
 
 class RefereeEvent(enum.StrEnum):

@@ -1,9 +1,9 @@
 """What the referee is asked, as values: a bot's Hello, and a match to run.
 
-The servicers read them off the wire (``arena.codec.requests``); in-process callers (``bot
+The servicers read them off the wire (``brandeln.arena.codec.requests``); in-process callers (``bot
 check``, the benchmarks, tests) make them directly. The referee checks a Hello against its
-caps and its bots (:meth:`arena.referee.Referee.open_session`) and turns a
-:class:`MatchOrder` into a :class:`arena.spec.MatchSpec` with :func:`build_spec`, whose
+caps and its bots (:meth:`brandeln.arena.referee.Referee.open_session`) and turns a
+:class:`MatchOrder` into a :class:`brandeln.arena.spec.MatchSpec` with :func:`build_spec`, whose
 :class:`InvalidRequestError` says what is wrong.
 
 >>> order = MatchOrder(bot_ids=("a", "b", "c", "d"), deals=4, seed=7)
@@ -18,14 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arena.errors import InvalidRequestError
-from arena.spec import MatchSpec
-from arena.timecontrol import TimeControlSettings
-from engine.cards import Card, Suit
-from engine.dealing import Deal, fixed_deal
-from engine.errors import EngineError
-from engine.permutation import SuitPermutation
-from engine.rulesets import Ruleset, find_ruleset
+from brandeln.arena.errors import InvalidRequestError
+from brandeln.arena.spec import MatchSpec
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.engine.cards import Card, Suit
+from brandeln.engine.dealing import Deal, fixed_deal
+from brandeln.engine.errors import EngineError
+from brandeln.engine.permutation import SuitPermutation
+from brandeln.engine.rulesets import Ruleset, find_ruleset
 
 __all__ = ["FixedDealOrder", "HelloRequest", "MatchOrder", "TimeControlOrder", "build_spec"]
 

@@ -1,9 +1,9 @@
 """This process's TCP sockets on a port, read from ``/proc`` (Linux; elsewhere: none).
 
 gRPC's Python API hides the sockets it listens and serves on. Two guards need them: the
-listener (``arena.deferred_accept`` sets an option on it) and the connections it accepted
-(``arena.connection_guard`` closes idle ones). Both are found the same way: the socket's inode
-in ``/proc/self/net/tcp{,6}`` (by local port and state) matched with this process's
+listener (``brandeln.arena.deferred_accept`` sets an option on it) and the connections it accepted
+(``brandeln.arena.connection_guard`` closes idle ones). Both are found the same way: the socket's
+inode in ``/proc/self/net/tcp{,6}`` (by local port and state) matched with this process's
 descriptors (``/proc/self/fd``, whose links read ``socket:[INODE]``).
 
 >>> parse_address("0100007F:1F90"), parse_address("00000000000000000000000001000000:0050")

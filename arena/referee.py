@@ -1,7 +1,7 @@
 """The referee's core: bot identities, the lobby, running tables and finished matches.
 
-The gRPC servicers (``arena.servicers``) are thin adapters over this class; it holds all state
-and is driven from one asyncio event loop.
+The gRPC servicers (``brandeln.arena.servicers``) are thin adapters over this class; it holds all
+state and is driven from one asyncio event loop.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 
-from arena import codec, operator_log
-from arena.clock import Clock, SystemClock
-from arena.config import AdminTokenScope, RefereeConfig
-from arena.counters import RefereeCounts, SessionEnd
-from arena.errors import (
+from brandeln.arena import codec, operator_log
+from brandeln.arena.clock import Clock, SystemClock
+from brandeln.arena.config import AdminTokenScope, RefereeConfig
+from brandeln.arena.counters import RefereeCounts, SessionEnd
+from brandeln.arena.errors import (
     CloseReason,
     InvalidRequestError,
     PermissionDeniedError,
@@ -28,22 +28,22 @@ from arena.errors import (
     UnauthenticatedError,
     UnsupportedVersionError,
 )
-from arena.faults import FaultPolicy
-from arena.limits import (
+from brandeln.arena.faults import FaultPolicy
+from brandeln.arena.limits import (
     MAX_RESUMES_PER_MATCH,
     MAX_SESSIONS_PER_BOT,
     OPEN_REQUEST_INBOX_LIMIT,
     SEAT_INBOX_LIMIT,
 )
-from arena.names import check_hello_fields, check_hello_text
-from arena.orders import HelloRequest, MatchOrder, build_spec
-from arena.referee_views import RefereeViews
-from arena.session import Lobby, SeatSession, SessionState
-from arena.spec import MatchSpec
-from arena.store import RefereeStore, hash_token, new_token
-from arena.table import PROTOCOL_VERSION, Table
+from brandeln.arena.names import check_hello_fields, check_hello_text
+from brandeln.arena.orders import HelloRequest, MatchOrder, build_spec
+from brandeln.arena.referee_views import RefereeViews
+from brandeln.arena.session import Lobby, SeatSession, SessionState
+from brandeln.arena.spec import MatchSpec
+from brandeln.arena.store.database import RefereeStore, hash_token, new_token
+from brandeln.arena.table import PROTOCOL_VERSION, Table
+from brandeln.datastore.private_files import private_dir
 from brandeln.v1 import admin_pb2, bot_pb2
-from datastore.private_files import private_dir
 
 # The flood limits are re-exported for the code that imported them from here.
 __all__ = [
@@ -69,7 +69,8 @@ class Referee(RefereeViews):
         self, config: RefereeConfig, clock: Clock | None = None, faults: FaultPolicy | None = None
     ) -> None:
         self.config = config
-        # Test-only (arena.faults): set in-process by `bot check` and tests, never from a peer.
+        # Test-only (brandeln.arena.faults): set in-process by `bot check` and tests, never from a
+        # peer.
         self.faults = faults
         self.clock: Clock = clock or SystemClock()
         self.store = RefereeStore(config.database or config.db_path, config.logs_dir)
@@ -79,7 +80,8 @@ class Referee(RefereeViews):
             self.store.close()
             raise
         self.tables: dict[str, Table] = {}
-        # What it has done since it started, for its metrics (services.referee_metrics reads them).
+        # What it has done since it started, for its metrics (brandeln.services.metrics.referee
+        # reads them).
         self.counts = RefereeCounts()
         self._tasks: dict[str, asyncio.Task[admin_pb2.MatchSummary]] = {}
         self._resumes: Counter[tuple[str, int]] = Counter()  # by (match id, seat)

@@ -1,6 +1,6 @@
 """What the referee shows and lets an operator do besides running matches (the ``Admin``
-service's reads, and bot identities): a part of :class:`arena.referee.Referee`, kept apart by
-topic. The servicers call these methods; they never reach into the store, the lobby or a
+service's reads, and bot identities): a part of :class:`brandeln.arena.referee.Referee`, kept apart
+by topic. The servicers call these methods; they never reach into the store, the lobby or a
 table themselves.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from arena.errors import CloseReason, InvalidRequestError, NotFoundError
-from arena.matchlog import running_log
-from arena.session import Lobby
-from arena.store import BotRecord, MatchRecord, RefereeStore
-from arena.table import Table
+from brandeln.arena.errors import CloseReason, InvalidRequestError, NotFoundError
+from brandeln.arena.matchlog import running_log
+from brandeln.arena.session import Lobby
+from brandeln.arena.store.database import BotRecord, MatchRecord, RefereeStore
+from brandeln.arena.table import Table
+from brandeln.protocol.statuses import SessionState
 from brandeln.v1 import cards_pb2
-from protocol.statuses import SessionState
 
 __all__ = ["RefereeViews", "SessionView"]
 

@@ -1,8 +1,8 @@
 """Replaying a match log through the engine, checking every result the log shows.
 
-The log's layout is in :mod:`arena.matchlog`; :func:`replay_log` reads it (validated), rebuilds
-each deal from its recorded hands, applies every recorded decision in order and compares each
-shown result with what the engine gives.
+The log's layout is in :mod:`brandeln.arena.matchlog`; :func:`replay_log` reads it (validated),
+rebuilds each deal from its recorded hands, applies every recorded decision in order and compares
+each shown result with what the engine gives.
 """
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.logreader import LoggedDeal, MatchLog, MatchLogError, read_log
-from arena.logrecords import DealRecord, DecisionRecord, FooterRecord, MatchStatus, Penalty
-from arena.seat import SeatOutcome
-from engine.actions import Action, parse_action
-from engine.dealing import Deal
-from engine.errors import EngineError, IllegalActionError
-from engine.events import BidMade, CardPlayed, DealEnded, TrumpNamed
-from engine.match import MatchState
-from engine.rulesets import Ruleset
-from engine.state import DealState
-from protocol.events import (
+from brandeln.arena.logreader import LoggedDeal, MatchLog, MatchLogError, read_log
+from brandeln.arena.logrecords import DealRecord, DecisionRecord, FooterRecord, MatchStatus, Penalty
+from brandeln.arena.seat import SeatOutcome
+from brandeln.engine.actions import Action, parse_action
+from brandeln.engine.dealing import Deal
+from brandeln.engine.errors import EngineError, IllegalActionError
+from brandeln.engine.events import BidMade, CardPlayed, DealEnded, TrumpNamed
+from brandeln.engine.match import MatchState
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.state import DealState
+from brandeln.protocol.events import (
     BidMadeRecord,
     CardPlayedRecord,
     EventRecord,

@@ -1,7 +1,7 @@
 """A seat of a running match: its bot, clock, strikes and inbox, and the session bound to it.
 
-Its own module so that the session (arena.session) and the table (arena.table) both depend on
-it and not on each other: a seat knows its session only as something it can send to.
+Its own module so that the session (brandeln.arena.session) and the table (brandeln.arena.table)
+both depend on it and not on each other: a seat knows its session only as something it can send to.
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ import enum
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from arena.mailbox import Mailbox
-from arena.timecontrol import SeatClock
+from brandeln.arena.mailbox import Mailbox
+from brandeln.arena.timecontrol import SeatClock
+from brandeln.protocol.statuses import SeatOutcome
 from brandeln.v1 import bot_pb2
-from protocol.statuses import SeatOutcome
 
 __all__ = ["Outgoing", "Seat", "SeatOutcome", "SeatSink", "Signal"]
 
-# What a session sends: a RefereeMessage, or one already serialized (arena.server passes bytes
-# through to the wire as they are).
+# What a session sends: a RefereeMessage, or one already serialized (brandeln.arena.server passes
+# bytes through to the wire as they are).
 Outgoing = bot_pb2.RefereeMessage | bytes
 
 
@@ -30,7 +30,7 @@ class Signal(enum.Enum):
 
 
 class SeatSink(Protocol):
-    """What a seat needs of its session (arena.session.SeatSession is one)."""
+    """What a seat needs of its session (brandeln.arena.session.SeatSession is one)."""
 
     @property
     def snapshot_only(self) -> bool: ...

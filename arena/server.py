@@ -15,11 +15,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.connection_guard import ConnectionGuard, OpenCalls
-from arena.deferred_accept import defer_accept
-from arena.limits import ConnectionLimits
-from arena.referee import Referee
-from arena.servicers import AdminServicer, RefereeServicer
+from brandeln.arena.connection_guard import ConnectionGuard, OpenCalls
+from brandeln.arena.deferred_accept import defer_accept
+from brandeln.arena.limits import ConnectionLimits
+from brandeln.arena.referee import Referee
+from brandeln.arena.servicers import AdminServicer, RefereeServicer
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
 __all__ = [
@@ -191,8 +191,9 @@ async def create_server(
     if port == 0:
         raise OSError(f"cannot bind {address}")
     await server.start()
-    # Silent TCP peers wait in the kernel, not under the connection cap (arena.deferred_accept),
-    # and idle connections are closed before they fill it (arena.connection_guard).
+    # Silent TCP peers wait in the kernel, not under the connection cap
+    # (brandeln.arena.deferred_accept), and idle connections are closed before they fill it
+    # (brandeln.arena.connection_guard).
     defer_accept(port)
     guard = ConnectionGuard(port, connection_cap(referee.config.connections), calls)
     referee.on_close.append(asyncio.create_task(guard.run(), name="connection guard").cancel)

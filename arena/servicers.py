@@ -1,6 +1,7 @@
 """The gRPC servicers: thin adapters from `brandeln.v1` RPCs to the :class:`Referee`.
 
-Arena errors become gRPC status codes here and nowhere else (``arena.errors.status_code_for``).
+Arena errors become gRPC status codes here and nowhere else
+(``brandeln.arena.errors.status_code_for``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import DecodeError
 
-from arena import codec
-from arena.errors import (
+from brandeln.arena import codec
+from brandeln.arena.errors import (
     ArenaError,
     CloseReason,
     CorruptDataError,
@@ -22,18 +23,18 @@ from arena.errors import (
     ProtocolError,
     status_code_for,
 )
-from arena.limits import (
+from brandeln.arena.limits import (
     DRAIN_TIMEOUT_S,
     HELLO_TIMEOUT_S,
     LOBBY_MESSAGE_LIMIT,
     MAX_BOT_MESSAGE_BYTES,
 )
-from arena.referee import Referee
-from arena.seat import Outgoing
-from arena.session import SeatSession
-from arena.summaries import summary_of
+from brandeln.arena.referee import Referee
+from brandeln.arena.seat import Outgoing
+from brandeln.arena.session import SeatSession
+from brandeln.arena.summaries import summary_of
+from brandeln.protocol.statuses import session_state_to_pb
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
-from protocol.statuses import session_state_to_pb
 
 __all__ = ["MAX_BOT_MESSAGE_BYTES", "AdminServicer", "RefereeServicer"]
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 from mypy_extensions import mypyc_attr
 
-from arena.errors import CloseReason, SeatUnavailableError
-from arena.limits import OUTBOX_LIMIT
-from arena.mailbox import Mailbox
-from arena.seat import Outgoing, Seat
-from protocol.statuses import SessionState
+from brandeln.arena.errors import CloseReason, SeatUnavailableError
+from brandeln.arena.limits import OUTBOX_LIMIT
+from brandeln.arena.mailbox import Mailbox
+from brandeln.arena.seat import Outgoing, Seat
+from brandeln.protocol.statuses import SessionState
 
 __all__ = ["OUTBOX_LIMIT", "SHUTDOWN_REASON", "Lobby", "Outgoing", "SeatSession", "SessionState"]
 

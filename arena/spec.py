@@ -1,15 +1,15 @@
-"""What defines a match before it starts (built from a RunMatchRequest by arena.codec)."""
+"""What defines a match before it starts (built from a RunMatchRequest by brandeln.arena.codec)."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 
-from arena.timecontrol import TimeControlSettings
-from engine.dealing import Deal
-from engine.match import MatchState
-from engine.permutation import SuitPermutation
-from engine.rulesets import Ruleset
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.engine.dealing import Deal
+from brandeln.engine.match import MatchState
+from brandeln.engine.permutation import SuitPermutation
+from brandeln.engine.rulesets import Ruleset
 
 __all__ = ["MatchSpec", "deal_seed"]
 

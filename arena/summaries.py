@@ -6,9 +6,9 @@ pair of conversions serves both.
 
 from __future__ import annotations
 
-from arena.store import MatchRecord
+from brandeln.arena.store.database import MatchRecord
+from brandeln.protocol.statuses import match_status_from_pb, match_status_to_pb
 from brandeln.v1 import admin_pb2
-from protocol.statuses import match_status_from_pb, match_status_to_pb
 
 __all__ = ["record_of", "summary_of"]
 

@@ -1,8 +1,8 @@
 """One match at one table: the loop over the engine's MatchState.
 
-Deals each deal, asks the seat to act for its decision (arena.decision), steps the engine and
-publishes each public event to the seats, spectators and observers; the messages are the
-codec's, the log records arena.logrecords', the index row arena.store's.
+Deals each deal, asks the seat to act for its decision (brandeln.arena.decision), steps the engine
+and publishes each public event to the seats, spectators and observers; the messages are the
+codec's, the log records brandeln.arena.logrecords', the index row brandeln.arena.store.database's.
 
 What each seat is sent is exactly PROTOCOL.md: ``MatchStarted``, ``DealStarted`` with its own
 hand, ``DecisionRequest`` with the legal choices and a snapshot view, every public ``GameEvent``
@@ -17,16 +17,16 @@ import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena import codec, operator_log
-from arena.audience import Audience
-from arena.clock import Clock
-from arena.decision import Decider, Decision, ask_seat
-from arena.decision_counts import DecisionCounts
-from arena.errors import CloseReason, StoreError
-from arena.faults import FaultPolicy
-from arena.latency import latency_of, was_asked
-from arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
-from arena.logrecords import (
+from brandeln.arena import codec, operator_log
+from brandeln.arena.audience import Audience
+from brandeln.arena.clock import Clock
+from brandeln.arena.decision import Decider, Decision, ask_seat
+from brandeln.arena.decision_counts import DecisionCounts
+from brandeln.arena.errors import CloseReason, StoreError
+from brandeln.arena.faults import FaultPolicy
+from brandeln.arena.latency import latency_of, was_asked
+from brandeln.arena.limits import BOT_LOG_BYTES_PER_MATCH, ProtocolLimits, clip
+from brandeln.arena.logrecords import (
     BotLogRecord,
     DealRecord,
     DecisionRecord,
@@ -35,17 +35,17 @@ from arena.logrecords import (
     MatchStatus,
     Penalty,
 )
-from arena.matchlog import MatchLogWriter
-from arena.seat import Seat, SeatOutcome, Signal
-from arena.session import SeatSession
-from arena.spec import MatchSpec
-from arena.store import RefereeStore, now_ms
-from arena.summaries import record_of
-from arena.timecontrol import SeatClock
-from engine.events import DealEnded, Event
-from engine.match import MatchState
-from engine.state import DealState
-from protocol.events import EventRecord
+from brandeln.arena.matchlog import MatchLogWriter
+from brandeln.arena.seat import Seat, SeatOutcome, Signal
+from brandeln.arena.session import SeatSession
+from brandeln.arena.spec import MatchSpec
+from brandeln.arena.store.database import RefereeStore, now_ms
+from brandeln.arena.summaries import record_of
+from brandeln.arena.timecontrol import SeatClock
+from brandeln.engine.events import DealEnded, Event
+from brandeln.engine.match import MatchState
+from brandeln.engine.state import DealState
+from brandeln.protocol.events import EventRecord
 
 __all__ = ["PROTOCOL_VERSION", "Table"]
 
@@ -70,7 +70,7 @@ class Table:
         counts: DecisionCounts | None = None,
     ) -> None:
         self.spec = spec
-        self.faults = faults  # test-only (arena.faults); None in normal play
+        self.faults = faults  # test-only (brandeln.arena.faults); None in normal play
         self._sessions: dict[int, SeatSession] = {}  # by seat: what a test fault may drop
         self.limits = limits or ProtocolLimits()
         self.store = store
@@ -99,7 +99,7 @@ class Table:
         self.started_at = now_ms()
         self.ended_at = 0
         self.penalties: list[Penalty] = []
-        # Each seat's decision times, for the summary's latency (arena.latency).
+        # Each seat's decision times, for the summary's latency (brandeln.arena.latency).
         self.decision_ms: list[list[int]] = [[] for _ in self.seats]
         self._seq = itertools.count(1)
         self.decider = Decider(
@@ -187,7 +187,7 @@ class Table:
         decision, self._decision = self._decision, None
         if decision is not None:
             # The decision's record stands for the event it caused (a bid, the trump, a card):
-            # one line instead of two keeps a deal's log small (see arena.matchlog).
+            # one line instead of two keeps a deal's log small (see brandeln.arena.matchlog).
             decision.seq = seq
             self.log.write_line(decision.to_line())
         else:
@@ -270,7 +270,7 @@ class Table:
         state = self.match.start_deal(deal)
         self.deal_number = self.match.deal_number + 1
         # Held in memory with the deal's other records until the deal ends: no other seat's
-        # hand reaches the file while the deal is live (arena.matchlog.MatchLogWriter).
+        # hand reaches the file while the deal is live (brandeln.arena.matchlog.MatchLogWriter).
         self.log.start_deal(DealRecord.of(self.deal_number, deal, seed).to_json())
         self._state = state
         self.decider.deal_number = self.deal_number
@@ -311,7 +311,7 @@ class Table:
         self.log.end_deal()
 
     async def _decide(self, seat: Seat, state: DealState) -> Decision:
-        """Ask a seat for its decision under time control (arena.decision)."""
+        """Ask a seat for its decision under time control (brandeln.arena.decision)."""
         return await ask_seat(
             self.decider,
             seat,

@@ -1,13 +1,13 @@
-"""An engine position as the encoding's facts (:class:`sample_bots.sdk.encoding.Observation`).
+"""An engine position as the encoding's facts (:class:`brandeln.sdk.encoding.Observation`).
 
 The SDK builds the same facts from a ``DecisionRequest``
-(:func:`sample_bots.sdk.observation.observation_from_request`); this is the engine's side,
+(:func:`brandeln.sdk.observation.observation_from_request`); this is the engine's side,
 for the research environments, which hold engine states. It imports the engine, so it is not
 in the SDK; and neither pyspiel nor PettingZoo, so each environment needs only its own library.
 
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.state import DealState
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.state import DealState
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5))
 >>> facts = observation_of_state(state, seat=1)
@@ -17,11 +17,11 @@ in the SDK; and neither pyspiel nor PettingZoo, so each environment needs only i
 
 from __future__ import annotations
 
-from engine.phase import Phase
-from engine.rulesets import Ruleset
-from engine.state import DealState
-from engine.view import PlayerView
-from sample_bots.sdk.encoding import Observation, Trick, action_index
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.state import DealState
+from brandeln.engine.view import PlayerView
+from brandeln.sdk.encoding import Observation, Trick, action_index
 
 __all__ = ["encoding_from_engine", "observation_of_state", "phase_of_view"]
 

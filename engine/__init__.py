@@ -3,9 +3,9 @@
 No I/O, no clocks, no global randomness: a deal is a pure function of ruleset, dealer and seed
 (or of explicit hands), and a deal's state is an immutable value.
 
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.state import DealState
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.state import DealState
 >>> import random
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=1))
@@ -67,7 +67,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from engine.extensions import PURE_PYTHON_ENV, CompiledModules
+from brandeln.compiled.extensions import PURE_PYTHON_ENV, CompiledModules
 
 __all__ = ["PURE_PYTHON_ENV", "compiled_modules", "pure_module"]
 
@@ -87,7 +87,7 @@ _MODULES = CompiledModules(
     "engine", Path(__file__).resolve().parent, _COMPILABLE, "brandeln_engine_core"
 )
 
-# The core runs compiled as a whole or not at all (engine.extensions): with
+# The core runs compiled as a whole or not at all (brandeln.compiled.extensions): with
 # BRANDELN_PURE_PYTHON=1, or one stale extension, every module is imported from its source
 # until the next install (`make install`) builds them again.
 _MODULES.choose()
@@ -97,7 +97,7 @@ def compiled_modules() -> tuple[str, ...]:
     """The engine modules imported so far from a compiled extension rather than a source file:
     empty in a pure-Python install or with ``BRANDELN_PURE_PYTHON=1``.
 
-    >>> import engine.state
+    >>> import brandeln.engine.state
     >>> set(compiled_modules()) <= {"engine." + name for name in _COMPILABLE}
     True
     """
@@ -105,8 +105,8 @@ def compiled_modules() -> tuple[str, ...]:
 
 
 def pure_module(name: str) -> ModuleType:
-    """A fresh copy of engine module ``name`` (``"state"``, ``"engine.state"``) run from its
-    Python source, the reference, whether or not the installed one is compiled: for doctests
+    """A fresh copy of engine module ``name`` (``"state"``, ``"brandeln.engine.state"``) run from
+    its Python source, the reference, whether or not the installed one is compiled: for doctests
     and for comparing the two. The copy is not registered in ``sys.modules``; it imports the
     other engine modules as installed.
 

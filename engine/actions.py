@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from engine.cards import CARDS, Card, Suit
-from engine.errors import ActionParseError, CardParseError
-from engine.phase import Phase
+from brandeln.engine.cards import CARDS, Card, Suit
+from brandeln.engine.errors import ActionParseError, CardParseError
+from brandeln.engine.phase import Phase
 
 __all__ = [
     "NAME_TRUMPS",
@@ -92,7 +92,7 @@ def parse_action(text: str, phase: Phase | None = None) -> Action:
     >>> parse_action("XX", Phase.PLAY)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.ActionParseError: 'XX' is not a card: a card is a suit letter (C S H D) ...
+    brandeln.engine.errors.ActionParseError: 'XX' is not a card: a card is a suit letter (C S H ...
     """
     words = text.split()
     if not words:

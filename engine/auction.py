@@ -12,7 +12,7 @@ playout can carry on from any state's auction without replaying it.
 1
 >>> next_to_speak(seat=0, passed=0b0110, holder=0, players=4)
 3
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> soloist, contract, passed_out, leader = auction_result(find_ruleset("standard"), None, 0, 3)
 >>> soloist, contract.id, passed_out, leader  # R6.1: forehand must play the lowest contract
 (0, 'brandle', True, 0)
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from engine.events import BidMade
-from engine.rulesets import Contract, PassOut, Ruleset
-from engine.seats import forehand_of, left_of, seniority
+from brandeln.engine.events import BidMade
+from brandeln.engine.rulesets import Contract, PassOut, Ruleset
+from brandeln.engine.seats import forehand_of, left_of, seniority
 
 __all__ = [
     "NO_BID",

@@ -2,8 +2,8 @@
 
 A card is written suit letter + rank letter (docs/RULES.md, preamble): suits ``C S H D``, ranks
 ``A K Q J T 9 8 7``. A :class:`Card` has no ordering, because its strength depends on the trump
-suit and the led suit (see :mod:`engine.trick_rules`). A :class:`CardSet` is an immutable set of
-cards stored as a 32-bit mask, bit ``card.index`` = ``suit * 8 + rank``.
+suit and the led suit (see :mod:`brandeln.engine.trick_rules`). A :class:`CardSet` is an immutable
+set of cards stored as a 32-bit mask, bit ``card.index`` = ``suit * 8 + rank``.
 
 >>> card = Card.parse("HJ")
 >>> card.suit, card.rank, card.index
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from enum import IntEnum
 from typing import Final
 
-from engine.errors import CardParseError
+from brandeln.engine.errors import CardParseError
 
 __all__ = [
     "CARDS",

@@ -3,7 +3,7 @@
 A deal is a pure function of ``(ruleset, dealer, seed)``: the seed drives a uniform shuffle
 (``random.Random(seed).shuffle``) and the cards go out in the packets of R3.2.
 
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> deal = deal_cards(find_ruleset("standard"), dealer=0, seed=7)
 >>> [len(hand) for hand in deal.hands], deal == deal_cards(find_ruleset("standard"), 0, 7)
 ([7, 7, 7, 7], True)
@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Final, NoReturn
 
-from engine.cards import Card, CardSet, Rank, deck_of
-from engine.errors import InvalidDealError
-from engine.per_ruleset import PerRuleset
-from engine.rulesets import Ruleset
-from engine.seats import seat_at_distance
+from brandeln.engine.cards import Card, CardSet, Rank, deck_of
+from brandeln.engine.errors import InvalidDealError
+from brandeln.engine.per_ruleset import PerRuleset
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.seats import seat_at_distance
 
 __all__ = [
     "Deal",
@@ -54,7 +54,7 @@ def deal_cards(ruleset: Ruleset, dealer: int, seed: int) -> Deal:
     Packets go clockwise from forehand: row ``r`` (distance ``r`` from forehand) receives its
     packets in turn; in ``three-player`` row 3 is the blind (section 6).
 
-    >>> from engine.rulesets import find_ruleset
+    >>> from brandeln.engine.rulesets import find_ruleset
     >>> deal = deal_cards(find_ruleset("three-player"), dealer=2, seed=1)
     >>> [len(hand) for hand in deal.hands], len(deal.blind)
     ([7, 7, 7], 7)
@@ -246,12 +246,12 @@ def fixed_deal(
 ) -> Deal:
     """A deal with explicit hands (R3.3), indexed by seat; raises :class:`InvalidDealError`.
 
-    >>> from engine.cards import parse_cards
-    >>> from engine.rulesets import find_ruleset
+    >>> from brandeln.engine.cards import parse_cards
+    >>> from brandeln.engine.rulesets import find_ruleset
     >>> fixed_deal(find_ruleset("standard"), 0, [parse_cards("CA")])
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidDealError: ruleset 'standard' deals 4 hands, got 1
+    brandeln.engine.errors.InvalidDealError: ruleset 'standard' deals 4 hands, got 1
     """
     _check_dealer(ruleset, dealer)
     hand_lists = [list(hand) for hand in hands]

@@ -24,12 +24,12 @@ the search is a two-valued game, searched with:
 - **move ordering**: the side to move tries its cards from the strongest down, the soloist of a
   zero contract from the weakest up.
 
-It runs on the same rules core as the engine: :func:`engine.trick_rules.legal_card_mask` for the
-duties of R8.3 and the tables of :func:`engine.trick_rules.duties_for` for the trick (R8.4).
-The russian free play (no soloist) is no two-sided game and is not solved here.
+It runs on the same rules core as the engine: :func:`brandeln.engine.trick_rules.legal_card_mask`
+for the duties of R8.3 and the tables of :func:`brandeln.engine.trick_rules.duties_for` for the
+trick (R8.4). The russian free play (no soloist) is no two-sided game and is not solved here.
 
->>> from engine.cards import CardSet, Suit, parse_cards
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.cards import CardSet, Suit, parse_cards
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> standard = find_ruleset("standard")
 >>> solver = DoubleDummy(standard, standard.contract("brand"), soloist=0, trump=Suit.HEARTS)
 >>> hands = [CardSet(parse_cards(text)).mask for text in ("HJ HA", "SA SK", "CA CK", "DA DK")]
@@ -46,10 +46,10 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Final
 
-from engine.cards import RANK_COUNT, SUIT_COUNT, Suit
-from engine.rulesets import Contract, Goal, Ruleset
-from engine.seats import left_of_each, seat_after
-from engine.trick_rules import NO_CARD, NO_TRICK, duties_for, legal_card_mask, trick_state
+from brandeln.engine.cards import RANK_COUNT, SUIT_COUNT, Suit
+from brandeln.engine.rulesets import Contract, Goal, Ruleset
+from brandeln.engine.seats import left_of_each, seat_after
+from brandeln.engine.trick_rules import NO_CARD, NO_TRICK, duties_for, legal_card_mask, trick_state
 
 __all__ = ["BudgetExceeded", "DoubleDummy", "SolverStats"]
 

@@ -4,7 +4,7 @@ Every error the engine raises on bad input derives from :class:`EngineError` and
 built-in class a caller would expect (``ValueError``, or ``KeyError`` for a lookup), so callers
 may catch either the specific class, ``EngineError`` or the built-in one.
 
->>> from engine.cards import parse_card
+>>> from brandeln.engine.cards import parse_card
 >>> try:
 ...     parse_card("X9")
 ... except EngineError as error:

@@ -3,7 +3,7 @@
 ``DealState.step(action)`` returns the events an action caused; the referee maps them one to
 one to protocol messages.
 
->>> from engine.cards import Card
+>>> from brandeln.engine.cards import Card
 >>> str(CardPlayed(seat=2, card=Card.parse("HJ")))
 'seat 2 plays HJ'
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from engine.actions import Bid
-from engine.cards import Card, Suit, format_cards
-from engine.outcome import DealOutcome
+from brandeln.engine.actions import Bid
+from brandeln.engine.cards import Card, Suit, format_cards
+from brandeln.engine.outcome import DealOutcome
 
 __all__ = [
     "BidMade",

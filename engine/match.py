@@ -1,8 +1,8 @@
 """A match: a sequence of deals for fixed seats, with chip balances and the Haferl pool (R11).
 
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.actions import PASS
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.actions import PASS
 >>> ruleset = find_ruleset("haferl")
 >>> match = MatchState.new(ruleset, deals=4)
 >>> state = match.start_deal(deal_cards(ruleset, match.dealer_of_next_deal, seed=1))
@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from engine.dealing import Deal, deal_cards
-from engine.outcome import DealOutcome
-from engine.rulesets import PassOut, Ruleset
-from engine.seats import forehand_of, seat_after, seats_from
-from engine.state import DealState
+from brandeln.engine.dealing import Deal, deal_cards
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.rulesets import PassOut, Ruleset
+from brandeln.engine.seats import forehand_of, seat_after, seats_from
+from brandeln.engine.state import DealState
 
 __all__ = ["MatchState"]
 

@@ -1,9 +1,9 @@
 """The result of one deal: tricks, whether the contract was made, and the chips that move.
 
->>> from engine.rulesets import find_ruleset
->>> from engine.dealing import deal_cards
->>> from engine.state import DealState
->>> from engine.actions import PASS
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.state import DealState
+>>> from brandeln.engine.actions import PASS
 >>> state = DealState.new(find_ruleset("haferl"), deal_cards(find_ruleset("haferl"), 0, 1))
 >>> for _ in range(4):
 ...     state = state.apply(PASS)
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.cards import CardSet, Suit
+from brandeln.engine.cards import CardSet, Suit
 
 __all__ = ["DealOutcome"]
 

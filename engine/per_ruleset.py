@@ -1,12 +1,12 @@
 """Tables the hot core derives from a ruleset once, found again by the ruleset's identity.
 
-A :class:`engine.rulesets.Ruleset` hashes by value, all its fields, which costs more than most
-of what is derived from it; the hot core asks at every deal, so it looks its tables up by
+A :class:`brandeln.engine.rulesets.Ruleset` hashes by value, all its fields, which costs more than
+most of what is derived from it; the hot core asks at every deal, so it looks its tables up by
 ``id(ruleset)``. Each entry holds its ruleset, so that id is not reused while the entry is
 here, and a bound keeps a caller who makes a fresh ruleset per deal from growing a cache
 without end.
 
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> players = PerRuleset(lambda ruleset: ruleset.players)
 >>> standard = find_ruleset("standard")
 >>> players.of(standard), players.of(standard) is players.of(standard)
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from engine.rulesets import Ruleset
+from brandeln.engine.rulesets import Ruleset
 
 __all__ = ["PerRuleset"]
 

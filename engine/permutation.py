@@ -2,7 +2,7 @@
 permuted (and its actions permuted the same way) must end the same way. Used for duplicate
 play and for testing that symmetry.
 
->>> from engine.cards import Card, Suit
+>>> from brandeln.engine.cards import Card, Suit
 >>> swap = SuitPermutation([Suit.HEARTS, Suit.SPADES, Suit.CLUBS, Suit.DIAMONDS])
 >>> swap.apply_card(Card.parse("CJ")), swap.inverse().apply_card(Card.parse("HJ"))
 (Card.parse('HJ'), Card.parse('CJ'))
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from engine.actions import Action, Bid, NameTrump, PlayCard
-from engine.cards import CARDS, RANK_COUNT, SUIT_COUNT, Card, CardSet, Suit
-from engine.dealing import Deal
+from brandeln.engine.actions import Action, Bid, NameTrump, PlayCard
+from brandeln.engine.cards import CARDS, RANK_COUNT, SUIT_COUNT, Card, CardSet, Suit
+from brandeln.engine.dealing import Deal
 
 __all__ = ["SuitPermutation"]
 
@@ -26,7 +26,7 @@ _IDENTITY_IMAGES: Final = tuple(Suit)
 class SuitPermutation:
     """A bijection of the suits, given as the images of C S H D (in that order).
 
-    >>> from engine.cards import Suit
+    >>> from brandeln.engine.cards import Suit
     >>> SuitPermutation([Suit.CLUBS] * 4)
     Traceback (most recent call last):
     ...

@@ -5,7 +5,7 @@ judged the way bridge programs judge a hand record: before the card, could the p
 still reach its goal (the soloist: make the contract; a defender: beat it) with best play by
 all, every card known? And after it? A card that turns "yes" into "no" is a double-dummy
 error; the cards that would have kept "yes" are named. The judge is the expert bot's exact
-solver (:mod:`engine.double_dummy`), on the same rules core as the engine.
+solver (:mod:`brandeln.engine.double_dummy`), on the same rules core as the engine.
 
 Double dummy is a hindsight measure, not a verdict on a bot: a player who cannot see the other
 hands may make a "mistake" that no honest play avoids, and a defender's error only matters if
@@ -15,7 +15,7 @@ The value of the position before each card is the value after the card before it
 result is the value at the start of the play turned over once per error (a test holds this on
 random deals of every ruleset). A defender who let a contract through:
 
->>> from engine.cards import Card
+>>> from brandeln.engine.cards import Card
 >>> slip = CardVerdict(
 ...     trick=2, seat=3, card=Card.parse("CT"), for_soloist=False, could=True, kept=False,
 ...     better=(Card.parse("CA"),))
@@ -24,9 +24,9 @@ random deals of every ruleset). A defender who let a contract through:
 
 A deal with no play has nothing to judge:
 
->>> from engine.actions import PASS
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.actions import PASS
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> standard = find_ruleset("standard")
 >>> analyse_play(standard, deal_cards(standard, 0, 5), [PASS] * 4)
 PlayAnalysis(makes_at_start=None, verdicts=())
@@ -37,15 +37,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.actions import Action, PlayCard
-from engine.cards import Card
-from engine.dealing import Deal
-from engine.double_dummy import DoubleDummy
-from engine.errors import IllegalActionError, ReplayError
-from engine.phase import Phase
-from engine.rulesets import Ruleset
-from engine.state import DealState
-from engine.trick_rules import canonical_cards
+from brandeln.engine.actions import Action, PlayCard
+from brandeln.engine.cards import Card
+from brandeln.engine.dealing import Deal
+from brandeln.engine.double_dummy import DoubleDummy
+from brandeln.engine.errors import IllegalActionError, ReplayError
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.state import DealState
+from brandeln.engine.trick_rules import canonical_cards
 
 __all__ = ["CardVerdict", "PlayAnalysis", "SeatPlay", "analyse_play"]
 
@@ -118,8 +118,8 @@ class SeatPlay:
 
 def analyse_play(ruleset: Ruleset, deal: Deal, actions: Sequence[Action]) -> PlayAnalysis:
     """Replay ``actions`` on ``deal`` and judge every card played; raises
-    :class:`~engine.errors.ReplayError` at the first illegal action, as :func:`engine.replay`
-    does. Actions after the deal's end are refused the same way."""
+    :class:`~brandeln.engine.errors.ReplayError` at the first illegal action, as
+    :func:`brandeln.engine.replay` does. Actions after the deal's end are refused the same way."""
     state = DealState.new(ruleset, deal, 0)
     solver: DoubleDummy | None = None
     makes_at_start: bool | None = None

@@ -2,17 +2,17 @@
 
 A playout finishes a deal with random legal actions, or with a search bot's own policy for the
 cards. It runs on plain ints instead of ``DealState`` values, but on the same rules core as
-``DealState``: :mod:`engine.auction` for the auction and its result,
-:func:`engine.trick_rules.legal_card_mask` for the duties of R8.3, the tables of
-:func:`engine.trick_rules.add_to_trick` for the trick (R8.4), and :mod:`engine.settlement` for
-the end of the deal and its outcome. It draws from ``rng`` exactly as a loop over
-``state.legal_actions()`` choosing ``actions[rng.randrange(len(actions))]`` would, so both
-paths give the same deal for the same ``rng`` (a test holds them to it).
+``DealState``: :mod:`brandeln.engine.auction` for the auction and its result,
+:func:`brandeln.engine.trick_rules.legal_card_mask` for the duties of R8.3, the tables of
+:func:`brandeln.engine.trick_rules.add_to_trick` for the trick (R8.4), and
+:mod:`brandeln.engine.settlement` for the end of the deal and its outcome. It draws from ``rng``
+exactly as a loop over ``state.legal_actions()`` choosing ``actions[rng.randrange(len(actions))]``
+would, so both paths give the same deal for the same ``rng`` (a test holds them to it).
 
 >>> import random
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.state import DealState
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.state import DealState
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=3))
 >>> outcome = random_playout(state, random.Random(9))
@@ -31,18 +31,18 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Final, TypeAlias
 
-from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
-from engine.auction import NO_BID, auction_result, lowest_legal_level, next_to_speak
-from engine.cards import RANK_COUNT, SUIT_COUNT, Suit
-from engine.dealing import Deal
-from engine.outcome import DealOutcome
-from engine.per_ruleset import PerRuleset
-from engine.phase import Phase
-from engine.rulesets import Contract, Ruleset
-from engine.seats import forehand_of, left_of_each, seat_after
-from engine.settlement import deal_ends_after, deal_outcome
-from engine.state import DealState
-from engine.trick_rules import (
+from brandeln.engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
+from brandeln.engine.auction import NO_BID, auction_result, lowest_legal_level, next_to_speak
+from brandeln.engine.cards import RANK_COUNT, SUIT_COUNT, Suit
+from brandeln.engine.dealing import Deal
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.per_ruleset import PerRuleset
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import Contract, Ruleset
+from brandeln.engine.seats import forehand_of, left_of_each, seat_after
+from brandeln.engine.settlement import deal_ends_after, deal_outcome
+from brandeln.engine.state import DealState
+from brandeln.engine.trick_rules import (
     CARD_BITS,
     NO_CARD,
     NO_TRICK,
@@ -229,8 +229,8 @@ def playout_from(
     ``rng`` like :func:`random_playout`'s. ``record``, when given, receives every card played.
     A search bot plays determinized deals out this way, trusted: nothing is validated.
 
-    >>> from engine.cards import CardSet, parse_cards
-    >>> from engine.rulesets import find_ruleset
+    >>> from brandeln.engine.cards import CardSet, parse_cards
+    >>> from brandeln.engine.rulesets import find_ruleset
     >>> ruleset = find_ruleset("standard")
     >>> hands = [CardSet(parse_cards(text)).mask for text in ("HA", "SA", "HJ", "D7")]
     >>> won = [3, 3, 0, 0]  # the last trick of a brand: seat 2 leads the trump jack
@@ -416,7 +416,7 @@ def _play(
             unplayed ^= 1 << index
         else:
             hands[seat] = hand ^ 1 << index
-        # engine.trick_rules.add_to_trick, inlined: this loop reads its tables directly.
+        # brandeln.engine.trick_rules.add_to_trick, inlined: this loop reads its tables directly.
         win = takes[win << CARD_BITS | index]
         if head_suit:
             head = heads[head << CARD_BITS | index]

@@ -1,8 +1,8 @@
 """Replaying a recorded deal: fold ``apply`` over its actions.
 
->>> from engine.actions import PASS
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.actions import PASS
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> ruleset = find_ruleset("haferl")
 >>> deal = deal_cards(ruleset, dealer=0, seed=11)
 >>> replay(ruleset, deal, [PASS] * 4).outcome().pool_delta
@@ -10,18 +10,18 @@
 >>> replay(ruleset, deal, [PASS] * 5)
 Traceback (most recent call last):
 ...
-engine.errors.ReplayError: action 4 is illegal: the deal is over
+brandeln.engine.errors.ReplayError: action 4 is illegal: the deal is over
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.actions import Action
-from engine.dealing import Deal
-from engine.errors import IllegalActionError, ReplayError
-from engine.rulesets import Ruleset
-from engine.state import DealState
+from brandeln.engine.actions import Action
+from brandeln.engine.dealing import Deal
+from brandeln.engine.errors import IllegalActionError, ReplayError
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.state import DealState
 
 __all__ = ["ReplayError", "replay"]
 

@@ -15,7 +15,7 @@ and ``early_stop``.
 >>> find_ruleset("whist")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-engine.errors.UnknownRulesetError: unknown ruleset 'whist'; known rulesets: standard, ...
+brandeln.engine.errors.UnknownRulesetError: unknown ruleset 'whist'; known rulesets: standard, ...
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from engine.cards import RANKS_28, RANKS_32, SUIT_COUNT, CardSet, Rank, deck_of
-from engine.errors import RulesetOptionError, UnknownContractError, UnknownRulesetError
+from brandeln.engine.cards import RANKS_28, RANKS_32, SUIT_COUNT, CardSet, Rank, deck_of
+from brandeln.engine.errors import RulesetOptionError, UnknownContractError, UnknownRulesetError
 
 __all__ = [
     "DEFAULT_SWITCHES",
@@ -231,7 +231,7 @@ class Ruleset:
         >>> find_ruleset("standard").contract("six")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        engine.errors.UnknownContractError: ruleset 'standard' has no contract 'six'; its ...
+        brandeln.engine.errors.UnknownContractError: ruleset 'standard' has no contract 'six'; ...
         """
         for contract in self.contracts:
             if contract.id == contract_id:
@@ -281,7 +281,7 @@ class Ruleset:
         >>> find_ruleset("standard").with_options(undertrump="never")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        engine.errors.RulesetOptionError: switch 'undertrump' cannot be 'never'; allowed ...
+        brandeln.engine.errors.RulesetOptionError: switch 'undertrump' cannot be 'never'; ...
         """
         changes: dict[str, StrEnum] = {}
         for name, value in switches.items():

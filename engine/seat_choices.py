@@ -8,12 +8,12 @@ off the seat's view alone, never off a hidden card:
 - the auction depends on the bids only: a stand-in deal (the seat's own hand, the other cards
   given out in deck order) replays the view's bids, and the state says why a bid is illegal;
 - a card depends on the seat's own hand and the cards of the current trick only:
-  :func:`engine.trick_rules.explain_illegal_card` says which duty (R8.3) forbids it;
+  :func:`brandeln.engine.trick_rules.explain_illegal_card` says which duty (R8.3) forbids it;
 - naming trump: every suit is legal (R7.1).
 
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.actions import Bid
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.actions import Bid
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=1)).apply(Bid("brand"))
 >>> choices = seat_choices(ruleset, state.view(1), Phase.AUCTION, state.legal_actions())
@@ -29,13 +29,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
-from engine.dealing import fixed_deal
-from engine.phase import Phase
-from engine.rulesets import Ruleset
-from engine.state import DealState
-from engine.trick_rules import duties_for, explain_illegal_card, trick_state
-from engine.view import PlayerView
+from brandeln.engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
+from brandeln.engine.dealing import fixed_deal
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.state import DealState
+from brandeln.engine.trick_rules import duties_for, explain_illegal_card, trick_state
+from brandeln.engine.view import PlayerView
 
 __all__ = ["NOT_OFFERED", "SeatChoice", "seat_choices"]
 

@@ -1,8 +1,8 @@
 """Settlement and the end of a deal (docs/RULES.md R9, R10, section 6), shared by the public
 state and the fast playouts: :func:`deal_ends` says when the play stops, :func:`deal_outcome`
-builds the :class:`~engine.outcome.DealOutcome` from the deal's end state.
+builds the :class:`~brandeln.engine.outcome.DealOutcome` from the deal's end state.
 
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> standard = find_ruleset("standard")
 >>> contract_payments(standard, standard.contract("brand"), 1, (1, 5, 1, 0), pool=0)
 (True, (-4, 12, -4, -4), 0)
@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from itertools import combinations_with_replacement
 from typing import Final
 
-from engine.cards import CardSet, Suit
-from engine.dealing import Deal, trusted_card_set
-from engine.outcome import DealOutcome
-from engine.per_ruleset import PerRuleset
-from engine.rulesets import Contract, EarlyStop, Goal, PassOut, Ruleset, Scoring
+from brandeln.engine.cards import CardSet, Suit
+from brandeln.engine.dealing import Deal, trusted_card_set
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.per_ruleset import PerRuleset
+from brandeln.engine.rulesets import Contract, EarlyStop, Goal, PassOut, Ruleset, Scoring
 
 __all__ = [
     "FREE_PLAY_BEST",
@@ -99,7 +99,7 @@ def deal_ends(
     sharing out the remaining tricks changes the result. ``contract`` and ``soloist`` are
     ``None`` in the russian free play.
 
-    >>> from engine.rulesets import find_ruleset
+    >>> from brandeln.engine.rulesets import find_ruleset
     >>> standard = find_ruleset("standard")
     >>> deal_ends(standard, standard.contract("bettel"), 1, (0, 1, 0, 0))  # R9.2
     True
@@ -126,7 +126,7 @@ def deal_ends_after(
     ruleset's ``tricks`` and ``early_stop``: no sum and no attribute lookups on the ruleset
     per trick, and ``tricks_won`` may be the loop's own list.
 
-    >>> from engine.rulesets import EarlyStop, find_ruleset
+    >>> from brandeln.engine.rulesets import EarlyStop, find_ruleset
     >>> bettel = find_ruleset("standard").contract("bettel")
     >>> deal_ends_after(1, 7, EarlyStop.RULES, bettel, 1, [0, 1, 0, 0])  # R9.2
     True
@@ -276,8 +276,8 @@ class _Settlement:
         self.payments = tuple(payments)
 
 
-# Each entry holds its ruleset (engine.per_ruleset), and so its contracts: ``levels`` is keyed
-# by their ids, which are not reused while it is here.
+# Each entry holds its ruleset (brandeln.engine.per_ruleset), and so its contracts: ``levels`` is
+# keyed by their ids, which are not reused while it is here.
 _SETTLEMENTS: Final[PerRuleset[_Settlement]] = PerRuleset(_Settlement)
 
 

@@ -5,10 +5,10 @@ may do (in the canonical order of R12.3); ``apply(action)`` returns the next sta
 :class:`IllegalActionError` with the reason; ``step(action)`` also returns the public events the
 action caused; ``view(seat)`` is what one seat may know; ``outcome()`` is set once it is over.
 
->>> from engine.actions import PASS, Bid, NameTrump
->>> from engine.cards import Suit
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.actions import PASS, Bid, NameTrump
+>>> from brandeln.engine.cards import Suit
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=42))
 >>> state.phase, state.to_act, [str(a) for a in state.legal_actions()]
@@ -24,14 +24,14 @@ action caused; ``view(seat)`` is what one seat may know; ``outcome()`` is set on
 >>> state.apply(Bid("mord"))
 Traceback (most recent call last):
 ...
-engine.errors.IllegalActionError: it is the play, not the auction
+brandeln.engine.errors.IllegalActionError: it is the play, not the auction
 """
 
 from __future__ import annotations
 
 from typing import Final, TypeAlias
 
-from engine.actions import (
+from brandeln.engine.actions import (
     NAME_TRUMPS,
     PASS,
     PASS_ID,
@@ -41,17 +41,17 @@ from engine.actions import (
     NameTrump,
     PlayCard,
 )
-from engine.auction import (
+from brandeln.engine.auction import (
     NO_BID,
     AuctionState,
     auction_result,
     lowest_legal_level,
     next_to_speak,
 )
-from engine.cards import CARDS, Card, CardSet, Suit
-from engine.dealing import Deal, trusted_card_set, validate_deal
-from engine.errors import IllegalActionError
-from engine.events import (
+from brandeln.engine.cards import CARDS, Card, CardSet, Suit
+from brandeln.engine.dealing import Deal, trusted_card_set, validate_deal
+from brandeln.engine.errors import IllegalActionError
+from brandeln.engine.events import (
     BidMade,
     CardPlayed,
     ContractSet,
@@ -60,13 +60,13 @@ from engine.events import (
     TrickTaken,
     TrumpNamed,
 )
-from engine.outcome import DealOutcome
-from engine.per_ruleset import PerRuleset
-from engine.phase import Phase
-from engine.rulesets import Contract, PassOut, Ruleset
-from engine.seats import forehand_of, left_of_each, seat_after
-from engine.settlement import deal_ends_after, deal_outcome
-from engine.trick_rules import (
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.per_ruleset import PerRuleset
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import Contract, PassOut, Ruleset
+from brandeln.engine.seats import forehand_of, left_of_each, seat_after
+from brandeln.engine.settlement import deal_ends_after, deal_outcome
+from brandeln.engine.trick_rules import (
     CARD_BITS,
     NO_CARD,
     NO_TRICK,
@@ -77,7 +77,7 @@ from engine.trick_rules import (
     explain_illegal_card,
     legal_card_mask,
 )
-from engine.view import PlayerView
+from brandeln.engine.view import PlayerView
 
 __all__ = [
     "DealOutcome",
@@ -299,7 +299,8 @@ class DealState:
         """The state before the first bid. ``pool`` is the Haferl pool at the start of this
         deal (``haferl`` only), so that a soloist who makes the contract takes it.
 
-        Raises :class:`engine.errors.InvalidDealError` when ``deal`` does not fit ``ruleset``.
+        Raises :class:`brandeln.engine.errors.InvalidDealError` when ``deal`` does not fit
+        ``ruleset``.
         """
         validate_deal(ruleset, deal)
         if pool < 0 or (pool and ruleset.pass_out is not PassOut.HAFERL):
@@ -472,7 +473,7 @@ class DealState:
 
     @property
     def actions(self) -> tuple[Action, ...]:
-        """Every action so far, in order (what :func:`engine.replay.replay` takes)."""
+        """Every action so far, in order (what :func:`brandeln.engine.replay.replay` takes)."""
         return tuple(action for _, action in self.history)
 
     @property
@@ -542,8 +543,8 @@ class DealState:
         """Why ``action`` may not be applied now, or ``None`` when it may: the reason
         :meth:`apply` raises :class:`IllegalActionError` with.
 
-        >>> from engine.dealing import deal_cards
-        >>> from engine.rulesets import find_ruleset
+        >>> from brandeln.engine.dealing import deal_cards
+        >>> from brandeln.engine.rulesets import find_ruleset
         >>> ruleset = find_ruleset("standard")
         >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=1))
         >>> state = state.apply(Bid("brand"))
@@ -775,7 +776,7 @@ class DealState:
         new._history = self._history  # the card is recorded by the trick (see _History)
         if events is not None:
             events.append(CardPlayed(seat, card))
-        # engine.trick_rules.add_to_trick, inlined: the hot path reads its tables directly.
+        # brandeln.engine.trick_rules.add_to_trick, inlined: the hot path reads its tables directly.
         duties: PlayDuties = game.duties  # type: ignore[assignment]
         new._win = win = duties.takes_flat[self._win << CARD_BITS | index]
         new._head = head = duties.heads_flat[self._head << CARD_BITS | index]

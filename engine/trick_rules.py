@@ -1,8 +1,8 @@
 """The rules core of the play (docs/RULES.md R2, R8): card strength, who beats whom, legal cards.
 
-Everything here works on card *indices* and *masks* (see :mod:`engine.cards`), so that the
-public :class:`engine.state.DealState` and the fast random playouts of :mod:`engine.playout`
-share one implementation of the duties of R8.3.
+Everything here works on card *indices* and *masks* (see :mod:`brandeln.engine.cards`), so that the
+public :class:`brandeln.engine.state.DealState` and the fast random playouts of
+:mod:`brandeln.engine.playout` share one implementation of the duties of R8.3.
 
 A trick in progress is described by three numbers: ``led`` (the suit of its first card, or
 ``NO_TRICK`` before the lead), ``win`` (the index of the card now winning it) and ``head`` (the
@@ -11,8 +11,8 @@ the lead ``win`` and ``head`` are ``NO_CARD``. :func:`add_to_trick` moves a tric
 (R8.4) through two tables of :class:`PlayDuties`, which the play loops of ``DealState`` and of
 the fast playouts read directly: two lookups cost less than the rule's comparisons, or a call.
 
->>> from engine.cards import Card, CardSet, Suit, parse_cards
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.cards import Card, CardSet, Suit, parse_cards
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> duties = duties_for(find_ruleset("standard"), Suit.HEARTS)
 >>> hand = CardSet(parse_cards("H9 HA SA")).mask
 >>> ct, hq = Card.parse("CT").index, Card.parse("HQ").index
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from engine.actions import PLAY_CARDS, PlayCard
-from engine.cards import (
+from brandeln.engine.actions import PLAY_CARDS, PlayCard
+from brandeln.engine.cards import (
     CARD_COUNT,
     CARDS,
     RANK_COUNT,
@@ -39,8 +39,15 @@ from engine.cards import (
     Rank,
     Suit,
 )
-from engine.per_ruleset import PerRuleset
-from engine.rulesets import HeadRule, Ruleset, Stichzwang, Trumpfzwang, TrumpOrder, Undertrump
+from brandeln.engine.per_ruleset import PerRuleset
+from brandeln.engine.rulesets import (
+    HeadRule,
+    Ruleset,
+    Stichzwang,
+    Trumpfzwang,
+    TrumpOrder,
+    Undertrump,
+)
 
 __all__ = [
     "CARD_BITS",
@@ -182,7 +189,7 @@ _ACTION_ORDERS: Final = {
 def beats(card: Card, winning: Card, trump: Suit | None, order: TrumpOrder) -> bool:
     """Whether ``card`` beats ``winning``, the card now winning a trick (R8.4).
 
-    >>> from engine.cards import Card, Suit
+    >>> from brandeln.engine.cards import Card, Suit
     >>> beats(Card.parse("H9"), Card.parse("CA"), Suit.HEARTS, TrumpOrder.JACK_SEVEN_FIRST)
     True
     >>> beats(Card.parse("DJ"), Card.parse("C9"), Suit.HEARTS, TrumpOrder.JACK_SEVEN_FIRST)
@@ -197,7 +204,7 @@ def rank_order(
 ) -> tuple[Rank, ...]:
     """The ``ranks`` of ``suit`` from high to low in a deal with ``trump`` (R2.2, R2.3).
 
-    >>> from engine.cards import RANKS_28, Suit
+    >>> from brandeln.engine.cards import RANKS_28, Suit
     >>> order = TrumpOrder.JACK_SEVEN_FIRST
     >>> "".join(r.letter for r in rank_order(Suit.HEARTS, Suit.HEARTS, order, RANKS_28))
     'J7AKQT9'
@@ -212,7 +219,7 @@ def rank_order(
 def trick_winner(cards: tuple[Card, ...], trump: Suit | None, order: TrumpOrder) -> int:
     """The position (0-based, in play order) of the card that wins the trick ``cards`` (R8.4).
 
-    >>> from engine.cards import Suit, parse_cards
+    >>> from brandeln.engine.cards import Suit, parse_cards
     >>> trick_winner(tuple(parse_cards("CA CK H9 CQ")), Suit.HEARTS, TrumpOrder.JACK_SEVEN_FIRST)
     2
     """
@@ -258,7 +265,7 @@ class PlayDuties:
 
 def duties_for(ruleset: Ruleset, trump: Suit | None) -> PlayDuties:
     """The duties for a deal of ``ruleset`` with ``trump`` (``None`` in a no-trump contract)."""
-    # Every deal asks: by the ruleset's identity (engine.per_ruleset), where the cache of
+    # Every deal asks: by the ruleset's identity (brandeln.engine.per_ruleset), where the cache of
     # _duties hashes five enum switches (and reads them off the interpreted Ruleset).
     return _DUTIES_OF.of(ruleset)[NO_TRUMP if trump is None else int(trump)]
 
@@ -357,8 +364,8 @@ def add_to_trick(win: int, head: int, index: int, duties: PlayDuties) -> tuple[i
     ``win`` and whose highest card of the led suit is ``head`` (both ``NO_CARD`` before the
     lead). The card now wins the trick exactly when the new ``win`` is ``index`` (R8.4).
 
-    >>> from engine.cards import Card, Suit
-    >>> from engine.rulesets import find_ruleset
+    >>> from brandeln.engine.cards import Card, Suit
+    >>> from brandeln.engine.rulesets import find_ruleset
     >>> duties = duties_for(find_ruleset("standard"), Suit.HEARTS)
     >>> ca, h9 = Card.parse("CA").index, Card.parse("H9").index
     >>> led, win, head = add_to_trick(NO_CARD, NO_CARD, ca, duties)
@@ -374,8 +381,8 @@ def trick_state(cards: Sequence[int], duties: PlayDuties) -> tuple[int, int, int
     in play order (see :func:`add_to_trick`); ``win_position`` is the winning card's place in
     ``cards``. An empty trick gives ``(NO_TRICK, NO_CARD, NO_CARD, 0)``.
 
-    >>> from engine.cards import Card, Suit
-    >>> from engine.rulesets import find_ruleset
+    >>> from brandeln.engine.cards import Card, Suit
+    >>> from brandeln.engine.rulesets import find_ruleset
     >>> duties = duties_for(find_ruleset("standard"), Suit.HEARTS)
     >>> trick_state([Card.parse(c).index for c in ("CA", "CK", "H9")], duties)[3]
     2
@@ -423,7 +430,7 @@ def canonical_cards(cards: Iterable[Card], trump: Suit | None, order: TrumpOrder
     Low to high means by strength in this deal: with hearts trump under the standard order the
     hearts go 9 T Q K A 7 J (the jack is the highest trump), the other suits 7 9 T J Q K A.
 
-    >>> from engine.cards import Suit, parse_cards, format_cards
+    >>> from brandeln.engine.cards import Suit, parse_cards, format_cards
     >>> hand = parse_cards("C9 CA S7 S9 SJ HJ HQ")
     >>> format_cards(canonical_cards(hand, Suit.SPADES, TrumpOrder.JACK_SEVEN_FIRST))
     'C9 CA S9 S7 SJ HJ HQ'

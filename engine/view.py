@@ -1,8 +1,8 @@
 """What one seat may know about a deal (docs/RULES.md R12.1; docs/PROTOCOL.md ``PlayerView``).
 
->>> from engine.rulesets import find_ruleset
->>> from engine.dealing import deal_cards
->>> from engine.state import DealState
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.state import DealState
 >>> ruleset = find_ruleset("standard")
 >>> view = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5)).view(0)
 >>> view.seat, view.dealer, view.forehand, len(view.hand), view.contract
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.cards import Card, CardSet, Suit
-from engine.events import BidMade, TrickTaken
-from engine.rulesets import TrumpOrder
-from engine.trick_rules import canonical_cards
+from brandeln.engine.cards import Card, CardSet, Suit
+from brandeln.engine.events import BidMade, TrickTaken
+from brandeln.engine.rulesets import TrumpOrder
+from brandeln.engine.trick_rules import canonical_cards
 
 __all__ = ["PlayerView"]
 

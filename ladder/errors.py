@@ -83,8 +83,8 @@ class BlockFailedError(LadderError):
 
 class MatchUnavailableError(BlockFailedError):
     """A match broke off as unavailable: the referee unreachable, or a seat's bot without a
-    session, which is how a bot process's death reaches the runner (ladder.runner then waits
-    a moment for the death itself, the cause, to be reaped and reported)."""
+    session, which is how a bot process's death reaches the runner (brandeln.ladder.season.runner
+    then waits a moment for the death itself, the cause, to be reaped and reported)."""
 
 
 class VersusError(LadderError, ValueError):

@@ -1,4 +1,5 @@
-"""``python -m sample_bots NAME [options]`` / ``python -m sample_bots bridge [options] -- CMD``.
+"""``python -m brandeln.sample_bots NAME [options]`` /
+``python -m brandeln.sdk.bridge [options] -- CMD``.
 
 The same as ``brandeln bot run`` / ``brandeln bot bridge``, without the CLI's dependencies.
 """
@@ -12,19 +13,19 @@ import sys
 # gRPC reads its log level when it is imported: errors only, unless the user chose otherwise.
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
-from sample_bots.launcher import (
+from brandeln.sample_bots.launcher import (
     configure_logging,
     resolve_options,
     resolve_tables,
     run_bridge,
     run_sample_bot,
 )
-from sample_bots.registry import BOT_NAMES
-from sample_bots.sdk import BotKitError
+from brandeln.sample_bots.registry import BOT_NAMES
+from brandeln.sdk import BotKitError
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m sample_bots", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m brandeln.sample_bots", description=__doc__)
     p.add_argument("name", help=f"{' | '.join(BOT_NAMES)} | bridge")
     p.add_argument("--server", help="referee HOST:PORT [env BRANDELN_SERVER]")
     p.add_argument("--token", help="the bot's token [env BRANDELN_TOKEN]")

@@ -3,7 +3,7 @@
 The approach of the strong Skat programs and of bridge's GIB. For a card decision it samples the
 cards it cannot see, consistently with what the play has shown (as the `montecarlo` bot does:
 voids, failures to trump, failures to beat), solves the rest of each sampled deal exactly for
-the contract's result (:mod:`engine.double_dummy`), and counts for each card the samples in
+the contract's result (:mod:`brandeln.engine.double_dummy`), and counts for each card the samples in
 which it makes (as soloist) or beats (as defender) the contract. The solver assumes that every
 seat sees every card, which early in a deal is far from true (a bettel's defenders do not know
 where the soloist's weak card is), and from trick 1 it affords only a few samples in the time;
@@ -30,15 +30,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from brandeln.engine.cards import RANK_COUNT, Rank, Suit
+from brandeln.engine.double_dummy import BudgetExceeded, DoubleDummy
+from brandeln.engine.rulesets import Contract, Goal, Ruleset, Scoring
+from brandeln.engine.seats import seat_after
+from brandeln.engine.settlement import contract_payments
+from brandeln.engine.trick_rules import duties_for
+from brandeln.sample_bots.montecarlo import Deal, MonteCarloBot, Playout, card_index, engine_suit
+from brandeln.sdk import PASS, Answer
 from brandeln.v1 import bot_pb2, cards_pb2
-from engine.cards import RANK_COUNT, Rank, Suit
-from engine.double_dummy import BudgetExceeded, DoubleDummy
-from engine.rulesets import Contract, Goal, Ruleset, Scoring
-from engine.seats import seat_after
-from engine.settlement import contract_payments
-from engine.trick_rules import duties_for
-from sample_bots.montecarlo import Deal, MonteCarloBot, Playout, card_index, engine_suit
-from sample_bots.sdk import PASS, Answer
 
 LEVEL_SAMPLES: Final = {1: 4, 2: 8, 3: 16, 4: 32, 5: 64}
 DEFAULT_LEVEL: Final = 4
@@ -46,22 +46,22 @@ BID_MARGIN: Final = 0.25  # of the contract's value V: the solver sees every han
 # A zero contract's margin is negative: there the all-seeing solver errs the other way, its
 # defenders always finding the soloist's weak card. In duels against montecarlo the expert's
 # bettels made 73-80% where the solver gave them about 40-50%. On the same 30 deals (python -m
-# bench.duel --clock cpu --seed 1; chips a deal, each within its +-1.7 to +-2.6 interval) the
-# margins gave +0.25 -0.47, 0 +0.07, -0.3 +0.37, -0.6 +0.67, -1.0 +1.23, -1.5 +1.70, -2.0 +0.60
+# brandeln.bench.duel --clock cpu --seed 1; chips a deal, each within its +-1.7 to +-2.6 interval)
+# the margins gave +0.25 -0.47, 0 +0.07, -0.3 +0.37, -0.6 +0.67, -1.0 +1.23, -1.5 +1.70, -2.0 +0.60
 # and -2.5 -3.27 (37 bettels bid, 24% made). On fresh deals -1.5 did no better than -0.6
 # (+0.44 +- 1.16 over seeds 5 and 6, against +0.78 +- 1.31 over seeds 3 and 4, 80 deals each):
 # the seed-1 peak is within its noise, so the margin stays at the smaller step.
 ZERO_MARGIN: Final = -0.6
 SOLVER_SHARE: Final = 0.7  # of a decision's time for the solver; the rest for more playouts
 # n solved samples weigh n / (n + prior) against the playouts. In card play the prior is large:
-# with the bidding held fixed (python -m bench.duel --a montecarlo/expert --b montecarlo/expert:
-# card_prior=64 --clock cpu, seeds 13-15, 200 deals) a prior of 64 beat one of 8 by +0.45 +- 0.68
-# chips a deal, nearly all in bettels, where the all-seeing solver's defenders mislead; a prior of
-# 0 (the solver alone) lost -0.30 +- 1.78. It shrinks as the sampled deals agree, to nothing where
-# every sample is the same deal: there the solver is exact and the playouts only add noise
-# (against a fixed prior of 8, --a "montecarlo/expert:card_prior=8,prior_by_agreement=0" --b
-# montecarlo/expert, seeds 16-17, 160 deals: +0.20 +- 0.56; with seeds 13-15, 360 deals:
-# +0.34 +- 0.45).
+# with the bidding held fixed (python -m brandeln.bench.duel --a montecarlo/expert --b
+# montecarlo/expert: card_prior=64 --clock cpu, seeds 13-15, 200 deals) a prior of 64 beat one of 8
+# by +0.45 +- 0.68 chips a deal, nearly all in bettels, where the all-seeing solver's defenders
+# mislead; a prior of 0 (the solver alone) lost -0.30 +- 1.78. It shrinks as the sampled deals
+# agree, to nothing where every sample is the same deal: there the solver is exact and the playouts
+# only add noise (against a fixed prior of 8, --a
+# "montecarlo/expert:card_prior=8,prior_by_agreement=0" --b montecarlo/expert, seeds 16-17, 160
+# deals: +0.20 +- 0.56; with seeds 13-15, 360 deals: +0.34 +- 0.45).
 CARD_PRIOR: Final = 64.0
 BID_PRIOR: Final = 8.0
 # The playouts' cap, per solved sample of the level. The top levels' caps lie beyond what a

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from brandeln.sdk import PASS, Answer, Bot, Situation, TrickRules
+from brandeln.sdk.situation import RANKS_28, SUITS
+from brandeln.sdk.trick import natural_strength
 from brandeln.v1 import bot_pb2, cards_pb2
-from sample_bots.sdk import PASS, Answer, Bot, Situation, TrickRules
-from sample_bots.sdk.situation import RANKS_28, SUITS
-from sample_bots.sdk.trick import natural_strength
 
 MARGIN = 0.4  # bid only with this many tricks to spare
 # Exact contracts (russian): bid the count the estimate rounds to after this shift, found by

@@ -1,4 +1,5 @@
-"""Run a sample bot or the bridge: shared by ``brandeln bot`` and ``python -m sample_bots``.
+"""Run a sample bot or the bridge: shared by ``brandeln bot`` and
+``python -m brandeln.sample_bots``.
 
 Both read the referee's address and the token from the options, else from the environment the
 ladder sets (``BRANDELN_SERVER``, ``BRANDELN_TOKEN``, ``BRANDELN_TABLES``,
@@ -16,9 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from sample_bots.bridge import BridgeBot
-from sample_bots.registry import make_bot
-from sample_bots.sdk import (
+from brandeln.sample_bots.registry import make_bot
+from brandeln.sdk import (
     DEFAULT_CONNECT_TIMEOUT_S,
     Bot,
     BotKitError,
@@ -26,6 +26,7 @@ from sample_bots.sdk import (
     SessionStats,
     play,
 )
+from brandeln.sdk.bridge.bot import BridgeBot
 
 SERVER_ENV: Final = "BRANDELN_SERVER"
 TOKEN_ENV: Final = "BRANDELN_TOKEN"
@@ -108,7 +109,7 @@ def run_sample_bot(
     """Play with the sample bot ``name`` at ``tables`` tables until stopped (or max_matches).
 
     Each table gets its own bot; with ``seed``, every table's bot re-seeds at each deal from
-    it and the deal (``sample_bots.deal_seed``), so its choices do not depend on the table.
+    it and the deal (``brandeln.sample_bots.deal_seed``), so its choices do not depend on the table.
     """
     try:
         make_bot(name, level=level, samples=samples)  # fail fast on an unknown name or level

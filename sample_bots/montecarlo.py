@@ -9,7 +9,7 @@ searched the same way: each contract (with each trump) is played out in sampled 
 bid when its average beats passing by a margin. It stops sampling at its time budget, a share
 of the request's ``move_ms``; for what it cannot search (an unknown ruleset) it plays like
 the heuristic bot. The samples are played out on the engine's fast path
-(:func:`engine.playout.playout_from`) with the greedy policy choosing the cards, so the bot
+(:func:`brandeln.engine.playout.playout_from`) with the greedy policy choosing the cards, so the bot
 plays by the engine's rules and stops a sample as soon as its result is decided.
 """
 
@@ -21,13 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from brandeln.v1 import bot_pb2, cards_pb2
-from engine.cards import CARDS, Suit
-from engine.playout import playout_from
-from engine.rulesets import SWITCHES, Contract, EarlyStop, Goal, Ruleset, find_ruleset
-from engine.seats import seat_after, steps_from
-from engine.settlement import contract_payments
-from engine.trick_rules import (
+from brandeln.engine.cards import CARDS, Suit
+from brandeln.engine.playout import playout_from
+from brandeln.engine.rulesets import SWITCHES, Contract, EarlyStop, Goal, Ruleset, find_ruleset
+from brandeln.engine.seats import seat_after, steps_from
+from brandeln.engine.settlement import contract_payments
+from brandeln.engine.trick_rules import (
     NO_CARD,
     NO_TRICK,
     PlayDuties,
@@ -35,10 +34,11 @@ from engine.trick_rules import (
     duties_for,
     legal_card_mask,
 )
-from sample_bots.deal_seed import deal_seed
-from sample_bots.heuristic import HeuristicBot
-from sample_bots.sdk import PASS, Answer
-from sample_bots.sdk.notation import parse_card, suit_letter
+from brandeln.sample_bots.deal_seed import deal_seed
+from brandeln.sample_bots.heuristic import HeuristicBot
+from brandeln.sdk import PASS, Answer
+from brandeln.sdk.notation import parse_card, suit_letter
+from brandeln.v1 import bot_pb2, cards_pb2
 
 BUDGET_SHARE = 0.5  # of move_ms, leaving the rest for the network and the unexpected
 MAX_THINK_MS = 400  # even with a generous clock, keep matches moving
@@ -211,11 +211,11 @@ class MonteCarloBot(HeuristicBot):
         self.think_ms = think_ms
         self.max_samples = max_samples
         self.samples_last = 0
-        # Set by `--samples` (sample_bots.registry): the cap, not the clock, ends a search.
+        # Set by `--samples` (brandeln.sample_bots.registry): the cap, not the clock, ends a search.
         self.exact_samples = False
         # With exact samples, the clock only guards against a timeout: by default the move's
         # time and half the bank. A bench that wants every search to reach its caps whatever
-        # the machine's speed (bench.duel) sets a longer guard, in ms.
+        # the machine's speed (brandeln.bench.duel) sets a longer guard, in ms.
         self.guard_ms: int | None = None
         # The clock the time budget is read on. A bench may hand in the process's CPU time
         # (time.process_time) to give each decision its share of the move on a busy machine

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
+from brandeln.sample_bots.deal_seed import deal_seed
+from brandeln.sdk import Answer, Bot
 from brandeln.v1 import bot_pb2
-from sample_bots.deal_seed import deal_seed
-from sample_bots.sdk import Answer, Bot
 
 
 class RandomBot(Bot):

@@ -1,15 +1,16 @@
-"""The sample bots by name, for ``brandeln bot run NAME`` and ``python -m sample_bots NAME``."""
+"""The sample bots by name, for ``brandeln bot run NAME`` and
+``python -m brandeln.sample_bots NAME``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Final
 
-from sample_bots.expert import DEFAULT_LEVEL, ExpertBot
-from sample_bots.heuristic import HeuristicBot
-from sample_bots.montecarlo import MonteCarloBot
-from sample_bots.random_bot import RandomBot
-from sample_bots.sdk import Bot
+from brandeln.sample_bots.expert import DEFAULT_LEVEL, ExpertBot
+from brandeln.sample_bots.heuristic import HeuristicBot
+from brandeln.sample_bots.montecarlo import MonteCarloBot
+from brandeln.sample_bots.random_bot import RandomBot
+from brandeln.sdk import Bot
 
 # (seed, level, samples) -> a bot.
 _FACTORIES: Final[dict[str, Callable[[int | None, int, int], Bot]]] = {

@@ -53,7 +53,7 @@ if str(ROOT) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from arena.logreader import read_log  # noqa: E402
+from brandeln.arena.logreader import read_log  # noqa: E402
 from tests.faults.fleet import (  # noqa: E402
     CONTROL,
     DEALS,

@@ -1,6 +1,7 @@
-"""Copy the web front's pinned third-party files into web/static/vendor/ (run after `npm ci`).
+"""Copy the web front's pinned third-party files into brandeln/web/static/vendor/ (run after
+`npm ci`).
 
-The versions are those of web/frontend/package-lock.json; each library's files go with its
+The versions are those of brandeln/web/frontend/package-lock.json; each library's files go with its
 licence, and the copies are committed, so the app runs offline with no npm at run time
 (tests/web/test_vendored.py checks that the copies carry the lockfile's versions).
 
@@ -14,8 +15,8 @@ from pathlib import Path
 from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parents[1]
-MODULES: Final = ROOT / "web" / "frontend" / "node_modules"
-VENDOR: Final = ROOT / "web" / "static" / "vendor"
+MODULES: Final = ROOT / "brandeln" / "web" / "frontend" / "node_modules"
+VENDOR: Final = ROOT / "brandeln" / "web" / "static" / "vendor"
 
 # package -> the files the app serves (paths inside the package), its licence file first.
 FILES: Final = {

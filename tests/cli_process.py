@@ -92,7 +92,7 @@ def cli_process(
     *,
     stop: int = signal.SIGTERM,
     ignoring: Sequence[int] = (),
-    module: str = "brandeln_cli",
+    module: str = "brandeln.cli",
 ) -> Iterator[CliProcess]:
     """`brandeln ARGS` (no $BRANDELN_ADMIN_TOKEN of the caller's), stopped afterwards by its
     PID: ``stop``, then SIGKILL if it has not ended in 30 s. ``ignoring``: signals it starts

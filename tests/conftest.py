@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.embedded import EmbeddedReferee
+from brandeln.arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, admin_pb2_grpc
 from tests import pg_server
 
@@ -45,7 +45,7 @@ def _restore_stop_signals() -> Iterator[None]:
 
     A command run in-process (Typer's CliRunner) may leave them ignored on purpose:
     `brandeln serve` ignores both once it has closed its port, so that a supervisor's
-    repeated signal cannot end it by signal while it exits (brandeln_cli/stop_signals.py).
+    repeated signal cannot end it by signal while it exits (brandeln/cli/stop_signals.py).
     Left so in a test process, every process the later tests start inherits SIG_IGN for
     SIGTERM and outlives its terminate(): each test's teardown then waited out its kill
     timeouts (20-40 s a test, found by reading /proc/self/status's SigIgn after each test).

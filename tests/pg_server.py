@@ -6,7 +6,7 @@ by its PID afterwards. PostgreSQL refuses to run as root, so as root the server 
 ``postgres`` system user that Debian's package creates.
 
 The cluster tests start one inside a network namespace of their test bed (``netns=``, see
-``bench.testbed``), listening on that namespace's address (``host=``) and trusting the test
+``brandeln.bench.testbed``), listening on that namespace's address (``host=``) and trusting the test
 bed's net (10.213.0.0/16) as it trusts loopback; it is then checked and reached from inside
 the namespaces only.
 """
@@ -32,7 +32,7 @@ INSTALL_HINT = (
     "with `sudo apt-get install postgresql` (make test does it when run as root)"
 )
 _STARTUP_SECONDS = 30.0
-# The cluster test bed's addresses (bench.testbed): trusted like loopback when the server
+# The cluster test bed's addresses (brandeln.bench.testbed): trusted like loopback when the server
 # listens there.
 TESTBED_NET = "10.213.0.0/16"
 # Inside a namespace of our own nothing else listens: the standard port.

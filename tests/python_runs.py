@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from engine import PURE_PYTHON_ENV
+from brandeln.engine import PURE_PYTHON_ENV
 from tests.conftest import ROOT
 
 

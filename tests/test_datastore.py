@@ -13,14 +13,14 @@ import sqlalchemy
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
-import datastore.keys
-import datastore.retry
-import datastore.sqlite_schema
-import datastore.transactions
-import datastore.upsert
-import datastore.url
-from datastore.engine import open_engine, write_transaction
-from datastore.errors import (
+import brandeln.datastore.keys
+import brandeln.datastore.retry
+import brandeln.datastore.sqlite_schema
+import brandeln.datastore.transactions
+import brandeln.datastore.upsert
+import brandeln.datastore.url
+from brandeln.datastore.engine import open_engine, write_transaction
+from brandeln.datastore.errors import (
     DatabaseAuthFailed,
     DatabaseConfigError,
     DatabaseConflict,
@@ -29,10 +29,10 @@ from datastore.errors import (
     DatabaseUnavailable,
     SchemaTooNew,
 )
-from datastore.migrations import head_revision, upgrade
-from datastore.retry import retrying
-from datastore.sqlite_schema import missing_schema
-from datastore.url import Backend, parse_database_url, sqlite_url
+from brandeln.datastore.migrations import head_revision, upgrade
+from brandeln.datastore.retry import retrying
+from brandeln.datastore.sqlite_schema import missing_schema
+from brandeln.datastore.url import Backend, parse_database_url, sqlite_url
 from tests.pg_server import PostgresServer, free_port, password_role
 
 SCHEMA = "CREATE TABLE bots (bot_id TEXT PRIMARY KEY, name TEXT); CREATE TABLE runs (n INTEGER);"
@@ -41,12 +41,12 @@ SCHEMA = "CREATE TABLE bots (bot_id TEXT PRIMARY KEY, name TEXT); CREATE TABLE r
 @pytest.mark.parametrize(
     "module",
     [
-        datastore.sqlite_schema,
-        datastore.url,
-        datastore.retry,
-        datastore.keys,
-        datastore.transactions,
-        datastore.upsert,
+        brandeln.datastore.sqlite_schema,
+        brandeln.datastore.url,
+        brandeln.datastore.retry,
+        brandeln.datastore.keys,
+        brandeln.datastore.transactions,
+        brandeln.datastore.upsert,
     ],
 )
 def test_the_module_examples_hold(module: object) -> None:

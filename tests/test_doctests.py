@@ -9,9 +9,7 @@ import pkgutil
 
 import pytest
 
-import arena
-import ladder
-import services
+from brandeln import arena, ladder, services
 
 MODULES = sorted(
     info.name

@@ -2,9 +2,9 @@
 
 engine is pure (standard library only); arena and ladder never import each other; sample bots
 use only the stubs, the SDK and (optionally) the engine; generated stubs import no project code.
-services/ (what the CLI and the web front both compose) sits below them and above arena and
-ladder. bench/ (the benchmarks) may import every layer but the CLI; no runtime package imports
-bench: the CLI mounts `brandeln bench` by name, loaded only when it runs.
+brandeln/services/ (what the CLI and the web front both compose) sits below them and above arena and
+ladder. brandeln/bench/ (the benchmarks) may import every layer but the CLI; no runtime package
+imports bench: the CLI mounts `brandeln bench` by name, loaded only when it runs.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "ladder",
             "datastore",
             "brandeln",
-            "brandeln_cli",
+            "brandeln.cli",
             "sample_bots",
             "grpc",
             "google",
@@ -56,7 +56,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "arena",
             "ladder",
             "brandeln",
-            "brandeln_cli",
+            "brandeln.cli",
             "sample_bots",
             "bench",
             "web",
@@ -68,7 +68,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "arena": frozenset(
         {
             "ladder",
-            "brandeln_cli",
+            "brandeln.cli",
             "sample_bots",
             "typer",
             "bench",
@@ -81,7 +81,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "ladder": frozenset(
         {
             "arena",
-            "brandeln_cli",
+            "brandeln.cli",
             "sample_bots",
             "typer",
             "bench",
@@ -93,12 +93,12 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     ),
     # The web front composes the stores and the Admin client like the CLI, beside it: it reads
     # through arena's and ladder's own modules, never through the CLI's.
-    "web": frozenset({"brandeln_cli", "sample_bots", "typer", "rich", "bench", "cluster", "ray"}),
+    "web": frozenset({"brandeln.cli", "sample_bots", "typer", "rich", "bench", "cluster", "ray"}),
     # The cluster executor composes arena and ladder beside the CLI (ARCHITECTURE.md), never
     # through it; Ray is imported by it alone.
-    "cluster": frozenset({"brandeln_cli", "sample_bots", "typer", "rich", "bench", "web"}),
+    "cluster": frozenset({"brandeln.cli", "sample_bots", "typer", "rich", "bench", "web"}),
     "sample_bots": frozenset(
-        {"arena", "ladder", "brandeln_cli", "bench", "web", "cluster", "services"}
+        {"arena", "ladder", "brandeln.cli", "bench", "web", "cluster", "services"}
     ),
     # The generated stubs: no project code. The rest of the `brandeln` folder is the research
     # environments (below), the namespace the packages move into (ARCHITECTURE.md).
@@ -107,7 +107,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "engine",
             "arena",
             "ladder",
-            "brandeln_cli",
+            "brandeln.cli",
             "sample_bots",
             "bench",
             "web",
@@ -126,7 +126,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "brandeln/engine_encoding.py",
         ),
         frozenset(
-            {"ladder", "datastore", "brandeln_cli", "bench", "web", "cluster", "services", "ray"}
+            {"ladder", "datastore", "brandeln.cli", "bench", "web", "cluster", "services", "ray"}
         ),
     ),
     # The public contract's values both sides of the wire share (statuses, event records, the
@@ -137,7 +137,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
             "arena",
             "ladder",
             "datastore",
-            "brandeln_cli",
+            "brandeln.cli",
             "sample_bots",
             "bench",
             "web",
@@ -151,12 +151,12 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     ),
     # What the CLI and the web front both compose: below them, it never imports either (nor the
     # benchmarks or the cluster executor), and it prints nothing, so no typer, no rich.
-    "services": frozenset({"brandeln_cli", "web", "bench", "cluster", "typer", "rich", "ray"}),
-    # `brandeln bench` is mounted by name and loaded when it runs (brandeln_cli/main.py).
-    "brandeln_cli": frozenset({"bench", "ray"}),
+    "services": frozenset({"brandeln.cli", "web", "bench", "cluster", "typer", "rich", "ray"}),
+    # `brandeln bench` is mounted by name and loaded when it runs (brandeln/cli/main.py).
+    "brandeln.cli": frozenset({"bench", "ray"}),
     # The benchmarks measure every layer: they may import all of them but the CLI, which
     # mounts them (an import back would make a cycle through the entry point).
-    "bench": frozenset({"brandeln_cli"}),
+    "bench": frozenset({"brandeln.cli"}),
 }
 
 
@@ -207,7 +207,7 @@ def test_datastore_uses_only_the_standard_library_and_the_sql_toolkit() -> None:
     allowed = set(sys.stdlib_module_names) | {"datastore"} | SQL_TOOLKIT
     outside = [
         f"{path.relative_to(ROOT)}:{line} imports {module}"
-        for path in sorted((ROOT / "datastore").rglob("*.py"))
+        for path in sorted((ROOT / "brandeln" / "datastore").rglob("*.py"))
         for line, module in imported_top_levels(path)
         if module not in allowed
     ]
@@ -217,7 +217,7 @@ def test_datastore_uses_only_the_standard_library_and_the_sql_toolkit() -> None:
 def test_the_checker_catches_a_forbidden_import(tmp_path: Path) -> None:
     # Guard the guard: a planted violation must be reported.
     (tmp_path / "engine").mkdir()
-    (tmp_path / "engine" / "bad.py").write_text("import grpc\nfrom arena import server\n")
+    (tmp_path / "engine" / "bad.py").write_text("import grpc\nfrom brandeln.arena import server\n")
     assert violations("engine", tmp_path) == [
         "engine/bad.py:1 imports grpc",
         "engine/bad.py:2 imports arena",
@@ -226,15 +226,17 @@ def test_the_checker_catches_a_forbidden_import(tmp_path: Path) -> None:
 
 def test_the_checker_catches_a_runtime_package_importing_the_benchmarks(tmp_path: Path) -> None:
     (tmp_path / "ladder").mkdir()
-    (tmp_path / "ladder" / "slow.py").write_text("from bench.season import run_season_bench\n")
+    (tmp_path / "ladder" / "slow.py").write_text(
+        "from brandeln.bench.season import run_season_bench\n"
+    )
     assert violations("ladder", tmp_path) == ["ladder/slow.py:1 imports bench"]
 
 
 def test_the_checker_catches_the_benchmarks_importing_the_cli(tmp_path: Path) -> None:
     # The CLI mounts the benchmarks: an import back is the cycle this layering removed.
     (tmp_path / "bench").mkdir()
-    (tmp_path / "bench" / "cli.py").write_text("from brandeln_cli.output import console\n")
-    assert violations("bench", tmp_path) == ["bench/cli.py:1 imports brandeln_cli"]
+    (tmp_path / "bench" / "cli.py").write_text("from brandeln.cli.output import console\n")
+    assert violations("bench", tmp_path) == ["brandeln/bench/cli.py:1 imports brandeln.cli"]
 
 
 # The project's own packages, whose modules make the import graph.
@@ -242,7 +244,7 @@ PACKAGES = (
     "engine",
     "arena",
     "ladder",
-    "brandeln_cli",
+    "brandeln.cli",
     "sample_bots",
     "bench",
     "datastore",
@@ -283,7 +285,7 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
                 if node.level:
                     anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                     base = ".".join([*anchor, *([base] if base else [])])
-                # `from arena import codec` imports the module arena.codec.
+                # `from arena import codec` imports the module brandeln.arena.codec.
                 targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
             for target in targets:
                 if target in paths and target != name:
@@ -335,7 +337,7 @@ def test_the_cycle_checker_catches_a_planted_cycle(tmp_path: Path) -> None:
     # Guard the guard: two modules that import each other, one only for the type checker.
     (tmp_path / "arena").mkdir()
     (tmp_path / "arena" / "__init__.py").write_text("")
-    (tmp_path / "arena" / "a.py").write_text("from arena import b\n")
+    (tmp_path / "arena" / "a.py").write_text("from brandeln.arena import b\n")
     (tmp_path / "arena" / "b.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from arena.a import X\n"
     )
@@ -374,7 +376,7 @@ def test_only_the_codec_imports_both_the_stubs_and_the_engine() -> None:
 def test_the_boundary_checker_catches_a_second_codec(tmp_path: Path) -> None:
     (tmp_path / "arena").mkdir()
     (tmp_path / "arena" / "table.py").write_text(
-        "from brandeln.v1 import bot_pb2\nfrom engine.state import DealState\n"
+        "from brandeln.v1 import bot_pb2\nfrom brandeln.engine.state import DealState\n"
     )
     (tmp_path / "arena" / "session.py").write_text("from brandeln.v1 import bot_pb2\n")
     assert modules_crossing_the_boundary(tmp_path) == ["arena/table.py"]

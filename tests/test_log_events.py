@@ -1,8 +1,9 @@
 """The README's table of logged events (Run a referee, Logs) is the set of events the services
-can log: the enums of the referee's (arena.operator_log), the ladder's (ladder.living) and the
-logging's own (services.logging_json), and every event named as it is logged elsewhere (an
-``extra={"event": "..."}``, found in the source). An event added on one side only fails here,
-and so does a ``ladder_...`` event the README names that no code logs."""
+can log: the enums of the referee's (brandeln.arena.operator_log), the ladder's
+(brandeln.ladder.living.ladder) and the logging's own (brandeln.services.logs.formatters), and every
+event named as it is logged elsewhere (an ``extra={"event": "..."}``, found in the source). An event
+added on one side only fails here, and so does a ``ladder_...`` event the README names that no code
+logs."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from arena.operator_log import RefereeEvent
-from ladder.living import LadderLogEvent
-from services.logging_json import ServiceEvent
+from brandeln.arena.operator_log import RefereeEvent
+from brandeln.ladder.living.ladder import LadderLogEvent
+from brandeln.services.logs.formatters import ServiceEvent
 
 ROOT: Final = Path(__file__).resolve().parent.parent
-RUNTIME: Final = ("arena", "ladder", "services", "cluster", "datastore", "brandeln_cli", "web")
+RUNTIME: Final = ("arena", "ladder", "services", "cluster", "datastore", "brandeln.cli", "web")
 TABLE_HEAD: Final = "| event | level | service | what |"
 ROW: Final = re.compile(r"^\| `(\w+)` \| (\w+) \|")
 

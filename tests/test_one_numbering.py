@@ -21,15 +21,15 @@ import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from brandeln_cli.ladder_view import printer
-from brandeln_cli.main import app
-from ladder.admin_client import AdminClient
-from ladder.ladder_config import LadderConfig, new_version_rating
-from ladder.living import LivingLadder
-from ladder.storage import LadderStore
-from services.logging_json import JsonFormatter
+from brandeln.cli.ladder_view import printer
+from brandeln.cli.main import app
+from brandeln.ladder.living.config import LadderConfig, new_version_rating
+from brandeln.ladder.living.ladder import LivingLadder
+from brandeln.ladder.referee.admin_client import AdminClient
+from brandeln.ladder.store.database import LadderStore
+from brandeln.services.logs.formatters import JsonFormatter
+from brandeln.web.app import StorageLocation, create_app
 from tests.ladder.fake_referee import ADMIN_TOKEN, start_fake_referee
-from web.app import StorageLocation, create_app
 
 LADDER = "numbered"
 CONFIG = LadderConfig(name=LADDER, deals_per_match=1, seed=5, interval_s=0.05)

@@ -10,9 +10,9 @@ from types import ModuleType
 
 import pytest
 
-import datastore.private_files
+import brandeln.datastore.private_files
 
-COPIES = [datastore.private_files]
+COPIES = [brandeln.datastore.private_files]
 
 
 def _mode(path: Path) -> int:
@@ -82,6 +82,6 @@ def test_a_journal_gone_between_the_look_and_the_chmod_is_no_error(
         chmod(path, mode)
 
     monkeypatch.setattr(os, "chmod", journal_vanishes_first)
-    datastore.private_files.private_sqlite(db)
+    brandeln.datastore.private_files.private_sqlite(db)
     assert _mode(db) == 0o600
     assert not journal.exists()

@@ -38,7 +38,7 @@ async def test_the_readme_sdk_example_plays_a_match(
             bot_processes.start(
                 [
                     "-m",
-                    "brandeln_cli",
+                    "brandeln.cli",
                     "bot",
                     "run",
                     "random",

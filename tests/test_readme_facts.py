@@ -10,15 +10,15 @@ from typing import cast
 
 import pytest
 
-from arena.embedded import EmbeddedReferee
-from arena.limits import DRAIN_TIMEOUT_S
-from bench.report import TARGETS
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.limits import DRAIN_TIMEOUT_S
+from brandeln.bench.report import TARGETS
+from brandeln.cli.serve_cmd import STOP_GRACE_S, serve
+from brandeln.ladder.bots import processes as bot_processes
+from brandeln.ladder.bots.output import MAX_OUTPUT_BYTES
+from brandeln.sdk import TrickRules, parse_card, parse_suit
+from brandeln.sdk.situation import deck
 from brandeln.v1 import bot_pb2
-from brandeln_cli.serve_cmd import STOP_GRACE_S, serve
-from ladder import bot_processes
-from ladder.bot_output import MAX_OUTPUT_BYTES
-from sample_bots.sdk import TrickRules, parse_card, parse_suit
-from sample_bots.sdk.situation import deck
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
@@ -122,7 +122,7 @@ def _limits_in_the_readme() -> set[tuple[float, bool]]:
 
 
 def test_the_performance_targets_are_the_ones_make_bench_measures() -> None:
-    # Every target figure of the README is printed by `make bench` (bench/report.py), which
+    # Every target figure of the README is printed by `make bench` (brandeln/bench/report.py), which
     # the section says; a limit changed on one side only would make them disagree.
     assert "The latest `make bench`" in _section("## Performance")
     assert _limits_in_the_readme() == {(float(limit), at_most) for *_, limit, at_most in TARGETS}

@@ -6,18 +6,18 @@ test checks it). Decoding what a bot sent is defensive: an unset enum, a card ou
 a missing oneof raises :class:`CodecError` with a reason fit to send back in an
 ``ActionRejected``.
 
-- :mod:`arena.codec.values`: cards, suits, phases, choices and actions, rulesets, hands.
-- :mod:`arena.codec.snapshots`: events, views and decision requests (the hot path).
-- :mod:`arena.codec.wire`: the hot path's messages written as bytes by hand.
-- :mod:`arena.codec.messages`: the match-level messages a table sends, ``ActionRejected``.
-- :mod:`arena.codec.requests`: a Hello and a RunMatchRequest as the referee's orders.
+- :mod:`brandeln.arena.codec.values`: cards, suits, phases, choices and actions, rulesets, hands.
+- :mod:`brandeln.arena.codec.snapshots`: events, views and decision requests (the hot path).
+- :mod:`brandeln.arena.codec.wire`: the hot path's messages written as bytes by hand.
+- :mod:`brandeln.arena.codec.messages`: the match-level messages a table sends, ``ActionRejected``.
+- :mod:`brandeln.arena.codec.requests`: a Hello and a RunMatchRequest as the referee's orders.
 
 The protocol's enums start at 1 (0 is ``*_UNSPECIFIED``); the engine's start at 0.
 """
 
 from __future__ import annotations
 
-from arena.codec.messages import (
+from brandeln.arena.codec.messages import (
     BotMessage,
     GameEvent,
     MatchStarted,
@@ -32,8 +32,8 @@ from arena.codec.messages import (
     rejected,
     seat_penalized,
 )
-from arena.codec.requests import hello_from_pb, match_order_from_pb
-from arena.codec.snapshots import (
+from brandeln.arena.codec.requests import hello_from_pb, match_order_from_pb
+from brandeln.arena.codec.snapshots import (
     deal_started_bytes,
     decision_request,
     decision_request_bytes,
@@ -43,7 +43,7 @@ from arena.codec.snapshots import (
     event_to_pb,
     view_to_pb,
 )
-from arena.codec.values import (
+from brandeln.arena.codec.values import (
     CodecError,
     WrongPhaseError,
     action_to_choice,

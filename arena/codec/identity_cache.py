@@ -1,5 +1,5 @@
 """Encoded pieces kept by their object's identity: the hot path's cache (see
-:mod:`arena.codec.wire` and :mod:`arena.codec.snapshots`).
+:mod:`brandeln.arena.codec.wire` and :mod:`brandeln.arena.codec.snapshots`).
 
 The bids and tricks of a deal recur in every later snapshot as the very same (frozen) engine
 objects, and so do the tuples that hold them (a deal's state keeps its auction, its completed
@@ -29,7 +29,7 @@ V = TypeVar("V")
 
 class ByIdentity(Generic[K, V]):
     """``build(key)``, kept by the key's identity (see above); also the protobuf templates'
-    cache of :mod:`arena.codec.snapshots`."""
+    cache of :mod:`brandeln.arena.codec.snapshots`."""
 
     __slots__ = ("_build", "_entries", "_sequences")
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from arena.codec.values import cards_to_pb, ruleset_to_pb
-from arena.latency import SeatLatency
-from arena.timecontrol import TimeControlSettings
+from brandeln.arena.codec.values import cards_to_pb, ruleset_to_pb
+from brandeln.arena.latency import SeatLatency
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.engine.dealing import Deal
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.seats import forehand_of
+from brandeln.protocol.events import Penalty
+from brandeln.protocol.statuses import MatchStatus, match_status_to_pb, seat_outcome_to_pb
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
-from engine.dealing import Deal
-from engine.rulesets import Ruleset
-from engine.seats import forehand_of
-from protocol.events import Penalty
-from protocol.statuses import MatchStatus, match_status_to_pb, seat_outcome_to_pb
 
 __all__ = [
     "BotMessage",

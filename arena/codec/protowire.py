@@ -1,4 +1,4 @@
-"""Protobuf's wire encoding, the primitives (see :mod:`arena.codec.wire`, which writes the
+"""Protobuf's wire encoding, the primitives (see :mod:`brandeln.arena.codec.wire`, which writes the
 referee's hottest messages with them).
 
 A field is its tag (``number << 3 | wire type``, a varint) and its value; a varint is 7 bits a

@@ -1,15 +1,15 @@
-"""What the servicers read off the wire, as the referee's orders (:mod:`arena.orders`): a
+"""What the servicers read off the wire, as the referee's orders (:mod:`brandeln.arena.orders`): a
 ``Hello``, and a ``RunMatchRequest`` (a card or a suit that does not decode is an
 :class:`InvalidRequestError` naming where it is; the rest is checked by
-:func:`arena.orders.build_spec`)."""
+:func:`brandeln.arena.orders.build_spec`)."""
 
 from __future__ import annotations
 
-from arena.codec.values import CodecError, card_from_pb, suit_from_pb
-from arena.errors import InvalidRequestError
-from arena.orders import FixedDealOrder, HelloRequest, MatchOrder, TimeControlOrder
+from brandeln.arena.codec.values import CodecError, card_from_pb, suit_from_pb
+from brandeln.arena.errors import InvalidRequestError
+from brandeln.arena.orders import FixedDealOrder, HelloRequest, MatchOrder, TimeControlOrder
+from brandeln.engine.cards import Card, Suit
 from brandeln.v1 import admin_pb2, bot_pb2
-from engine.cards import Card, Suit
 
 __all__ = ["hello_from_pb", "match_order_from_pb"]
 

@@ -1,16 +1,16 @@
 """The seat's side of the wire: what a seat session receives, read back into engine values.
 
-The referee writes a ``DecisionRequest`` from engine values (:mod:`arena.codec.snapshots`);
+The referee writes a ``DecisionRequest`` from engine values (:mod:`brandeln.arena.codec.snapshots`);
 a client that holds a seat session for someone else (the web front's seat for a person,
-``services.person_seat``) reads it back here, with the same codec, so there is one mapping
+``brandeln.services.play.seat``) reads it back here, with the same codec, so there is one mapping
 between the messages and the engine both ways. Reading is defensive as on the referee's side:
 a card outside the deck, an unset enum or a choice of the wrong kind raises
-:class:`~arena.codec.values.CodecError`.
+:class:`~brandeln.arena.codec.values.CodecError`.
 
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.state import DealState
->>> from arena.codec.snapshots import view_to_pb
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.state import DealState
+>>> from brandeln.arena.codec.snapshots import view_to_pb
 >>> ruleset = find_ruleset("standard")
 >>> view = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5)).view(0)
 >>> view_from_pb(view_to_pb(view), ruleset, Phase.AUCTION) == view
@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from arena.codec.values import CodecError, card_from_pb, choice_to_action, suit_from_pb
+from brandeln.arena.codec.values import CodecError, card_from_pb, choice_to_action, suit_from_pb
+from brandeln.engine.actions import Action, Bid
+from brandeln.engine.cards import Card, CardSet
+from brandeln.engine.errors import EngineError
+from brandeln.engine.events import BidMade, TrickTaken
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import SWITCHES, Ruleset, find_ruleset
+from brandeln.engine.view import PlayerView
 from brandeln.v1 import cards_pb2
-from engine.actions import Action, Bid
-from engine.cards import Card, CardSet
-from engine.errors import EngineError
-from engine.events import BidMade, TrickTaken
-from engine.phase import Phase
-from engine.rulesets import SWITCHES, Ruleset, find_ruleset
-from engine.view import PlayerView
 
 __all__ = ["cards_from_pb", "legal_from_pb", "phase_from_pb", "ruleset_from_pb", "view_from_pb"]
 

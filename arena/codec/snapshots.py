@@ -2,8 +2,8 @@
 
 Building a ``DecisionRequest`` happens once per decision, with a snapshot that holds every
 completed trick: the hot path (``decision_request_bytes``, ``event_bytes``) writes the bytes
-from cached pieces (:mod:`arena.codec.wire`) and a fan-out's event is serialized once for every
-seat. The message builders (``decision_request``, ``event_to_pb``) keep cards, choices, bids
+from cached pieces (:mod:`brandeln.arena.codec.wire`) and a fan-out's event is serialized once for
+every seat. The message builders (``decision_request``, ``event_to_pb``) keep cards, choices, bids
 and completed tricks as shared *templates*; they are the reference the bytes are tested against.
 """
 
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 from google.protobuf.descriptor import Descriptor
 
-from arena.codec import wire
-from arena.codec.identity_cache import ByIdentity
-from arena.codec.values import (
+from brandeln.arena.codec import wire
+from brandeln.arena.codec.identity_cache import ByIdentity
+from brandeln.arena.codec.values import (
     _CARD_TEMPLATES,
     _card_templates,
     _choice_template,
@@ -24,10 +24,9 @@ from arena.codec.values import (
     phase_to_pb,
     suit_to_pb,
 )
-from brandeln.v1 import bot_pb2, cards_pb2
-from engine.actions import Action
-from engine.dealing import Deal
-from engine.events import (
+from brandeln.engine.actions import Action
+from brandeln.engine.dealing import Deal
+from brandeln.engine.events import (
     BidMade,
     CardPlayed,
     ContractSet,
@@ -36,9 +35,10 @@ from engine.events import (
     TrickTaken,
     TrumpNamed,
 )
-from engine.phase import Phase
-from engine.seats import forehand_of
-from engine.view import PlayerView
+from brandeln.engine.phase import Phase
+from brandeln.engine.seats import forehand_of
+from brandeln.engine.view import PlayerView
+from brandeln.v1 import bot_pb2, cards_pb2
 
 # Completed tricks and bids recur in every snapshot of a deal, as the very same (frozen) engine
 # objects: their messages (and serialized view fragments) are built once and kept, keyed by
@@ -203,7 +203,7 @@ def decision_request_bytes(
 ) -> bytes:
     """The serialized ``RefereeMessage`` of :func:`decision_request`, built for the hot path.
 
-    Written as bytes from cached pieces (:mod:`arena.codec.wire`): a snapshot repeats every
+    Written as bytes from cached pieces (:mod:`brandeln.arena.codec.wire`): a snapshot repeats every
     earlier bid and trick of the deal, whose encodings are kept. The bytes are those of
     :func:`decision_request`'s message (a test checks).
     """
@@ -223,8 +223,8 @@ def decision_request_bytes(
 
 
 def deal_started_bytes(deal_number: int, deal: Deal, seat: int, players: int) -> bytes:
-    """The serialized ``RefereeMessage`` of :func:`arena.codec.deal_started`, from cached card
-    encodings (a deal's start sends every seat its hand: four messages a deal)."""
+    """The serialized ``RefereeMessage`` of :func:`brandeln.arena.codec.deal_started`, from cached
+    card encodings (a deal's start sends every seat its hand: four messages a deal)."""
     started = wire.deal_started(
         deal_number, deal.dealer, forehand_of(deal.dealer, players), deal.hands[seat]
     )
@@ -238,7 +238,7 @@ def event_bytes(
     balances: Sequence[int] = (),
     pool: int = 0,
 ) -> bytes:
-    """:func:`event_to_pb`'s message serialized, written as bytes (:mod:`arena.codec.wire`)
+    """:func:`event_to_pb`'s message serialized, written as bytes (:mod:`brandeln.arena.codec.wire`)
     without a message object; ``DealEnded`` too, which carries every hand (built as messages
     it cost more than a whole trick's decisions)."""
     if isinstance(event, CardPlayed):

@@ -1,8 +1,9 @@
-"""Cards, suits, phases, choices and actions, rulesets and hands (see :mod:`arena.codec`).
+"""Cards, suits, phases, choices and actions, rulesets and hands (see :mod:`brandeln.arena.codec`).
 
 A card, a choice and a bid's message are built once and kept as shared *templates* (the hot
-path, :mod:`arena.codec.snapshots`, reuses them). A template is only ever passed to a message
-constructor, to ``extend`` or to ``CopyFrom``, which copy it; it is never handed out or mutated.
+path, :mod:`brandeln.arena.codec.snapshots`, reuses them). A template is only ever passed to a
+message constructor, to ``extend`` or to ``CopyFrom``, which copy it; it is never handed out or
+mutated.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 
-from arena.limits import ProtocolLimits, quote_prefix
+from brandeln.arena.limits import ProtocolLimits, quote_prefix
+from brandeln.engine.actions import Action, Bid, NameTrump, PlayCard
+from brandeln.engine.cards import CARDS, Card, CardSet, Rank, Suit
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.trick_rules import canonical_indices
+from brandeln.engine.view import PlayerView
 from brandeln.v1 import cards_pb2
-from engine.actions import Action, Bid, NameTrump, PlayCard
-from engine.cards import CARDS, Card, CardSet, Rank, Suit
-from engine.phase import Phase
-from engine.rulesets import Ruleset
-from engine.trick_rules import canonical_indices
-from engine.view import PlayerView
 
 __all__ = [
     "CodecError",

@@ -1,4 +1,5 @@
-"""Protobuf wire encoding by hand for the referee's hottest messages (see :mod:`arena.codec`).
+"""Protobuf wire encoding by hand for the referee's hottest messages (see
+:mod:`brandeln.arena.codec`).
 
 A request's snapshot and the common public events (a bid, the trump, a card, a trick) are
 written here as bytes from cached pieces, without building message objects: the bytes are the
@@ -6,8 +7,8 @@ ones ``SerializeToString`` gives for the same message (fields in number order, p
 left out, packed repeated scalars), so a bot sees exactly the protocol's messages
 (tests/arena/test_codec.py holds both to the same bytes on random deals of every ruleset).
 
-The encoding's primitives are in :mod:`arena.codec.protowire`; the pieces a deal repeats are
-kept by identity (:mod:`arena.codec.identity_cache`).
+The encoding's primitives are in :mod:`brandeln.arena.codec.protowire`; the pieces a deal repeats
+are kept by identity (:mod:`brandeln.arena.codec.identity_cache`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from arena.codec.identity_cache import ByIdentity
-from arena.codec.protowire import (
+from brandeln.arena.codec.identity_cache import ByIdentity
+from brandeln.arena.codec.protowire import (
     ENUM_OFFSET,
     WIRE_LENGTH,
     WIRE_VARINT,
@@ -27,13 +28,13 @@ from arena.codec.protowire import (
     uint,
     varint,
 )
-from engine.actions import Action, NameTrump, PlayCard
-from engine.cards import CARDS, Card, CardSet, Suit
-from engine.events import BidMade, ContractSet, DealEnded, TrickTaken
-from engine.phase import Phase
-from engine.rulesets import TrumpOrder
-from engine.trick_rules import canonical_indices
-from engine.view import PlayerView
+from brandeln.engine.actions import Action, NameTrump, PlayCard
+from brandeln.engine.cards import CARDS, Card, CardSet, Suit
+from brandeln.engine.events import BidMade, ContractSet, DealEnded, TrickTaken
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import TrumpOrder
+from brandeln.engine.trick_rules import canonical_indices
+from brandeln.engine.view import PlayerView
 
 __all__ = [
     "bid_made_event",
@@ -189,7 +190,7 @@ def _trick(trick: TrickTaken) -> bytes:
 
 
 # Each view field of a deal's bids, tricks and numbers, kept by identity
-# (arena.codec.identity_cache).
+# (brandeln.arena.codec.identity_cache).
 _auction_fragment: ByIdentity[BidMade, bytes] = ByIdentity(
     lambda event: length_delimited(_VIEW_AUCTION, _bid_made(event.seat, event.bid.contract))
 )

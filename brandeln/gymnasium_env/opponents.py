@@ -3,11 +3,12 @@
 Every decision goes engine state -> ``DecisionRequest`` (the arena's codec: the very message a
 referee sends) -> the bot's ``decide`` -> ``Choice`` -> engine action (the codec again). A bot is
 told the match (``MatchStarted``) and each deal (``DealStarted``) before it is asked, as at a
-table. Bots are the registry's (:mod:`sample_bots.registry`) by name, or any ``Bot`` object.
+table. Bots are the registry's (:mod:`brandeln.sample_bots.registry`) by name, or any ``Bot``
+object.
 
 >>> import numpy as np
 >>> from brandeln.pettingzoo.episode import Episode, EpisodeKind
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> episode = Episode.start(find_ruleset("standard"), EpisodeKind.DEAL, np.random.default_rng(1))
 >>> table = SeatedBots({1: "random", 2: "heuristic", 3: "random"}, seed=5)
 >>> table.follow(episode)
@@ -20,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from arena import codec
-from arena.timecontrol import TimeControlSettings
+from brandeln.arena import codec
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.engine.actions import Action
 from brandeln.pettingzoo.episode import Episode
-from engine.actions import Action
-from sample_bots.montecarlo import MonteCarloBot
-from sample_bots.registry import make_bot
-from sample_bots.sdk import Bot, resolve_answer
+from brandeln.sample_bots.montecarlo import MonteCarloBot
+from brandeln.sample_bots.registry import make_bot
+from brandeln.sdk import Bot, resolve_answer
 
 __all__ = ["DEFAULT_SAMPLES", "MATCH_ID", "SeatedBots", "bot_for"]
 

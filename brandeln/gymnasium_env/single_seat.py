@@ -24,12 +24,12 @@ from typing import Any, Final, SupportsFloat
 import gymnasium
 import numpy as np
 
+from brandeln.engine.rulesets import Ruleset
 from brandeln.gymnasium_env.opponents import DEFAULT_SAMPLES, SeatedBots
 from brandeln.pettingzoo.aec import RENDER_MODES, BrandelnAEC, agent_name
 from brandeln.pettingzoo.episode import DEAL_SEED_LIMIT, EpisodeKind
 from brandeln.pettingzoo.render import table_text
-from engine.rulesets import Ruleset
-from sample_bots.sdk import Bot
+from brandeln.sdk import Bot
 
 __all__ = ["DEFAULT_OPPONENT", "BrandelnEnv", "IllegalPolicy"]
 
@@ -43,7 +43,7 @@ class IllegalPolicy(StrEnum):
     """What an action outside the mask does."""
 
     FALLBACK = "fallback"  # the referee's: the first legal action (R12.3), flagged in the info
-    RAISE = "raise"  # engine.errors.IllegalActionError with the engine's reason
+    RAISE = "raise"  # brandeln.engine.errors.IllegalActionError with the engine's reason
 
 
 class BrandelnEnv(gymnasium.Env[Observation, np.int64]):
@@ -59,7 +59,7 @@ class BrandelnEnv(gymnasium.Env[Observation, np.int64]):
     The observation carries the action mask. An action outside it is played as the referee
     plays a timed-out seat's, the first legal action in canonical order, and the step's info
     says ``illegal_action``; with ``illegal="raise"`` it raises
-    ``engine.errors.IllegalActionError`` instead. (Gymnasium's ``check_env`` steps unmasked
+    ``brandeln.engine.errors.IllegalActionError`` instead. (Gymnasium's ``check_env`` steps unmasked
     random actions, so the default must not raise.)
     """
 

@@ -10,7 +10,7 @@ gymnasium); the core install does without it.
 'brandeln(dealer=0,early_stop=rules,head_rule=trick,pool=0,ruleset=russian,undertrump=forced)'
 
 Modules: ``game`` (the game and its states, on the engine's ``DealState``), ``observer``
-(tensors and strings from :mod:`sample_bots.sdk.encoding`, the facts of a position from
+(tensors and strings from :mod:`brandeln.sdk.encoding`, the facts of a position from
 :mod:`brandeln.engine_encoding`, which every research environment shares), ``chance_deal`` (the deal
 as chance nodes), ``hidden_hands`` (``resample_from_infostate``'s uniform redeal), ``limits``
 (utility bounds and game length from the engine's settlement).

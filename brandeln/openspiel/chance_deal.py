@@ -7,7 +7,7 @@ out uniformly at random, as R3.1's shuffle deals them; R3.2's packets decide whi
 position a card comes from, not the distribution, so dealing card by card changes nothing a
 player could observe.
 
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> plan = DealPlan.of(find_ruleset("standard"), dealer=3)
 >>> plan.seat_of_row, [plan.row_of(position) for position in range(6)]
 ((0, 1, 2, 3), [0, 1, 2, 3, 0, 1])
@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.cards import CardSet
-from engine.dealing import Deal, trusted_card_set
-from engine.rulesets import Ruleset
-from engine.seats import seat_at_distance
+from brandeln.engine.cards import CardSet
+from brandeln.engine.dealing import Deal, trusted_card_set
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.seats import seat_at_distance
 
 __all__ = ["BLIND", "DealPlan", "pack_card", "unpack_cards"]
 

@@ -6,7 +6,7 @@ engine lets a ruleset vary (``head_rule``, ``undertrump``, ``early_stop``), the 
 (seat, default 0) and the Haferl ``pool`` the deal starts with (``haferl`` only, default 0).
 Players are seats. The cards are dealt by chance nodes one at a time
 (:mod:`brandeln.openspiel.chance_deal`); then the auction, naming trump and the play, each
-action an index of the encoding's action space (:mod:`sample_bots.sdk.encoding`). Returns are
+action an index of the encoding's action space (:mod:`brandeln.sdk.encoding`). Returns are
 each seat's chips as the engine settles the deal (R10, section 6), so a ruleset whose every
 deal is zero-sum is a zero-sum game and the others (haferl's pool, russian scoring) are
 general-sum.
@@ -31,17 +31,17 @@ from typing import Any, Final
 
 import pyspiel
 
+from brandeln.engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid, PlayCard
+from brandeln.engine.cards import CardSet, format_cards
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import DEFAULT_SWITCHES, SWITCHES, Ruleset, find_ruleset
+from brandeln.engine.state import DealState
 from brandeln.engine_encoding import observation_of_state
 from brandeln.openspiel.chance_deal import BLIND, DealPlan, pack_card, unpack_cards
 from brandeln.openspiel.hidden_hands import sample_hidden_hands
 from brandeln.openspiel.limits import GameLimits, game_limits
 from brandeln.openspiel.observer import BrandelnObserver
-from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid, PlayCard
-from engine.cards import CardSet, format_cards
-from engine.phase import Phase
-from engine.rulesets import DEFAULT_SWITCHES, SWITCHES, Ruleset, find_ruleset
-from engine.state import DealState
-from sample_bots.sdk.encoding import (
+from brandeln.sdk.encoding import (
     CARD_COUNT,
     CARD_OFFSET,
     CONTRACT_IDS,

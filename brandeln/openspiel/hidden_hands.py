@@ -1,8 +1,8 @@
 """The cards a seat has not seen, dealt again at random consistently with everything it saw.
 
 What the play shows about the other hands comes from the engine's own legality test
-(:func:`engine.trick_rules.legal_card_mask`): a seat that played card ``c`` to a trick cannot
-have held any card ``o`` with which ``c`` would have been illegal then (a failure to follow
+(:func:`brandeln.engine.trick_rules.legal_card_mask`): a seat that played card ``c`` to a trick
+cannot have held any card ``o`` with which ``c`` would have been illegal then (a failure to follow
 shows a void, a failure to beat or to trump shows the lack of such a card, R8.3). Testing the
 card played against one other card at a time is exact: the duties of R8.3 rank the cards of a
 hand in tiers (follow and beat, follow, overtrump, trump, any), a card is legal when it sits
@@ -14,10 +14,10 @@ fall into classes by which holders may take them, and the number of ways to comp
 partial deal is counted exactly, class by class, so every consistent deal has the same
 chance (what OpenSpiel's information-set searches assume of ``resample_from_infostate``).
 
->>> from engine.actions import PASS
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.state import DealState
+>>> from brandeln.engine.actions import PASS
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.state import DealState
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=1))
 >>> hands = sample_hidden_hands(state, observer=0, uniform=iter([0.5] * 99).__next__)
@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from math import factorial
 
-from engine.seats import seat_after
-from engine.state import DealState
-from engine.trick_rules import NO_CARD, NO_TRICK, add_to_trick, legal_card_mask
+from brandeln.engine.seats import seat_after
+from brandeln.engine.state import DealState
+from brandeln.engine.trick_rules import NO_CARD, NO_TRICK, add_to_trick, legal_card_mask
 
 __all__ = ["count_deals", "ruled_out", "sample_hidden_hands"]
 

@@ -1,8 +1,8 @@
 """What OpenSpiel's ``GameInfo`` asks of a ruleset: the utility bounds, whether every deal is
 zero-sum, the longest auction and the longest game. Read off the engine's own settlement
-(:func:`engine.settlement.deal_outcome` over every way a deal can end), never recomputed.
+(:func:`brandeln.engine.settlement.deal_outcome` over every way a deal can end), never recomputed.
 
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> limits = game_limits(find_ruleset("standard"))
 >>> limits.min_utility, limits.max_utility, limits.zero_sum, limits.max_game_length
 (-54, 54, True, 53)
@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations_with_replacement
 
-from engine.auction import NO_BID, auction_result
-from engine.dealing import deal_cards
-from engine.rulesets import Ruleset
-from engine.settlement import deal_outcome
+from brandeln.engine.auction import NO_BID, auction_result
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.settlement import deal_outcome
 
 __all__ = ["GameLimits", "game_limits", "longest_auction"]
 
@@ -43,7 +43,7 @@ def longest_auction(ruleset: Ruleset) -> int:
     allowed, held by at most N - 1 more senior players (R5.3); each seat passes at most once
     (R5.2).
 
-    >>> from engine.rulesets import find_ruleset
+    >>> from brandeln.engine.rulesets import find_ruleset
     >>> longest_auction(find_ruleset("standard")), longest_auction(find_ruleset("russian"))
     (24, 11)
     """

@@ -1,7 +1,7 @@
 """The observer of the ``brandeln`` game, by OpenSpiel's convention (``make_py_observer``):
 a flat ``tensor`` and its named pieces in ``dict``, filled by ``set_from(state, player)``, and
 ``string_from(state, player)``. The tensors and strings are the encoding's
-(:mod:`sample_bots.sdk.encoding`, whose docstring tables every slice), so a policy trained
+(:mod:`brandeln.sdk.encoding`, whose docstring tables every slice), so a policy trained
 here reads the same numbers a bot builds from a ``DecisionRequest``.
 
 ``perfect_recall=True`` gives the information state (OpenSpiel's ``information_state_tensor``),
@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import pyspiel
 
-from sample_bots.sdk.encoding import (
+from brandeln.sdk.encoding import (
     INFORMATION_STATE_LAYOUT,
     INFORMATION_STATE_SIZE,
     OBSERVATION_LAYOUT,

@@ -23,16 +23,16 @@ from typing import Any, Final
 import gymnasium
 import numpy as np
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from brandeln.engine.actions import Action
+from brandeln.engine.errors import IllegalActionError
+from brandeln.engine.rulesets import Ruleset, find_ruleset
+from brandeln.engine.state import DealState
 from brandeln.pettingzoo import spaces
 from brandeln.pettingzoo.episode import DealEnd, Episode, EpisodeKind
 from brandeln.pettingzoo.render import table_text
-from engine.actions import Action
-from engine.errors import IllegalActionError
-from engine.rulesets import Ruleset, find_ruleset
-from engine.state import DealState
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 __all__ = ["AGENT_PREFIX", "RENDER_MODES", "BrandelnAEC", "agent_name", "env", "raw_env"]
 
@@ -52,15 +52,15 @@ class BrandelnAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
     """The raw environment (:func:`raw_env`); :func:`env` wraps it as PettingZoo's classic games
     are wrapped.
 
-    Options: ``ruleset`` (an id of ``engine.rulesets``, or a ``Ruleset`` with its switches set),
-    ``episode`` (``"deal"``: one deal; ``"match"``: a match of ``deals`` deals, rewards at each
-    deal's end), ``dealer`` (the first dealer; default drawn from the seed, so a seat sees every
-    position), ``render_mode`` (``"ansi"``: ``render()`` returns the table as text;
+    Options: ``ruleset`` (an id of ``brandeln.engine.rulesets``, or a ``Ruleset`` with its switches
+    set), ``episode`` (``"deal"``: one deal; ``"match"``: a match of ``deals`` deals, rewards at
+    each deal's end), ``dealer`` (the first dealer; default drawn from the seed, so a seat sees
+    every position), ``render_mode`` (``"ansi"``: ``render()`` returns the table as text;
     ``"human"``: it prints it after every step).
 
-    An action whose ``action_mask`` entry is 0 raises ``engine.errors.IllegalActionError`` with
-    the engine's reason: a policy samples from the mask (PettingZoo's ``TerminateIllegalWrapper``
-    turns it into a lost episode instead, for those who want that).
+    An action whose ``action_mask`` entry is 0 raises ``brandeln.engine.errors.IllegalActionError``
+    with the engine's reason: a policy samples from the mask (PettingZoo's
+    ``TerminateIllegalWrapper`` turns it into a lost episode instead, for those who want that).
     """
 
     # PettingZoo reads it from the class (api_test, wrappers): shared, never mutated.

@@ -7,7 +7,7 @@ match). A deal episode is a match of one deal, so both kinds share one code path
 passed-out Haferl deal gives its pool back at once, as a match gives back what is left at its end.
 
 >>> import numpy as np
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> episode = Episode.start(find_ruleset("standard"), EpisodeKind.DEAL, np.random.default_rng(7))
 >>> while not episode.is_over:
 ...     ended = episode.apply(episode.state.legal_actions()[0])
@@ -23,12 +23,12 @@ from typing import Final
 
 import numpy as np
 
-from engine.actions import Action
-from engine.dealing import deal_cards
-from engine.match import MatchState
-from engine.outcome import DealOutcome
-from engine.rulesets import Ruleset
-from engine.state import DealState
+from brandeln.engine.actions import Action
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.match import MatchState
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.rulesets import Ruleset
+from brandeln.engine.state import DealState
 
 __all__ = ["DEAL_SEED_LIMIT", "DealEnd", "Episode", "EpisodeKind"]
 

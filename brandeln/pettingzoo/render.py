@@ -5,7 +5,7 @@ every seat's hand, as PettingZoo's card games render theirs.
 
 >>> import numpy as np
 >>> from brandeln.pettingzoo.episode import Episode, EpisodeKind
->>> from engine.rulesets import find_ruleset
+>>> from brandeln.engine.rulesets import find_ruleset
 >>> episode = Episode.start(
 ...     find_ruleset("standard"), EpisodeKind.DEAL, np.random.default_rng(3), dealer=3
 ... )
@@ -17,10 +17,10 @@ seat 1: ...
 
 from __future__ import annotations
 
+from brandeln.engine.cards import format_cards
+from brandeln.engine.phase import Phase
+from brandeln.engine.state import DealState
 from brandeln.pettingzoo.episode import Episode, EpisodeKind
-from engine.cards import format_cards
-from engine.phase import Phase
-from engine.state import DealState
 
 __all__ = ["table_text"]
 

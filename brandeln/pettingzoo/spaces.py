@@ -1,12 +1,12 @@
-"""The environments' spaces and arrays, from the one shared encoding (``sample_bots.sdk.encoding``).
+"""The environments' spaces and arrays, from the one shared encoding (``brandeln.sdk.encoding``).
 
 The encoding decides the action index and the observation tensor (so a bot on the SDK computes
 what a policy was trained on); this module only turns them into Gymnasium spaces and numpy
 arrays, and pairs the engine's legal actions with their indices. Legality is the engine's.
 
->>> from engine.dealing import deal_cards
->>> from engine.rulesets import find_ruleset
->>> from engine.state import DealState
+>>> from brandeln.engine.dealing import deal_cards
+>>> from brandeln.engine.rulesets import find_ruleset
+>>> from brandeln.engine.state import DealState
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=3, seed=5))
 >>> legal = legal_actions_by_index(state)
@@ -25,10 +25,10 @@ from typing import Any, Final
 import gymnasium
 import numpy as np
 
+from brandeln.engine.actions import Action
+from brandeln.engine.state import DealState
 from brandeln.engine_encoding import observation_of_state
-from engine.actions import Action
-from engine.state import DealState
-from sample_bots.sdk.encoding import (
+from brandeln.sdk.encoding import (
     NUM_ACTIONS,
     OBSERVATION_SIZE,
     action_index,

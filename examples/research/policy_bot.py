@@ -2,9 +2,9 @@
 
 ``load_policy(path)`` reads the ``.npz`` the training wrote and returns
 ``policy(observation: list[float], mask: list[int]) -> int``: the legal action index with the
-highest score (the encoding's index, :mod:`sample_bots.sdk.encoding`). :class:`PolicyBot`
+highest score (the encoding's index, :mod:`brandeln.sdk.encoding`). :class:`PolicyBot`
 asks it on every ``DecisionRequest``, building the observation and the mask with the SDK's
-:mod:`sample_bots.sdk.observation`, exactly as the environment built them in training.
+:mod:`brandeln.sdk.observation`, exactly as the environment built them in training.
 
 Play it against the sample bots now, as a command bot of ``brandeln match run``::
 
@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from brandeln.sample_bots.launcher import LaunchError, resolve_options, resolve_tables
+from brandeln.sdk import Answer, Bot, BotKitError, run
+from brandeln.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE, observation_tensor
+from brandeln.sdk.observation import legal_action_indices, observation_from_request
 from brandeln.v1 import bot_pb2
-from sample_bots.launcher import LaunchError, resolve_options, resolve_tables
-from sample_bots.sdk import Answer, Bot, BotKitError, run
-from sample_bots.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE, observation_tensor
-from sample_bots.sdk.observation import legal_action_indices, observation_from_request
 
 Policy = Callable[[Sequence[float], Sequence[int]], int]
 Array = np.ndarray[Any, Any]

@@ -10,9 +10,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.embedded import EmbeddedReferee
-from arena.logreader import read_log
-from arena.names import check_name
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import read_log
+from brandeln.arena.names import check_name
 from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 

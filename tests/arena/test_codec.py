@@ -8,17 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import codec
+from brandeln.arena import codec
+from brandeln.engine.actions import Bid, NameTrump, PlayCard
+from brandeln.engine.cards import CARDS, Suit, parse_card
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.events import DealEnded
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.protocol.decode import event_from_pb
+from brandeln.protocol.events import DealEndedRecord, EventRecord
 from brandeln.v1 import bot_pb2, cards_pb2
-from engine.actions import Bid, NameTrump, PlayCard
-from engine.cards import CARDS, Suit, parse_card
-from engine.dealing import deal_cards
-from engine.events import DealEnded
-from engine.phase import Phase
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
-from protocol.decode import event_from_pb
-from protocol.events import DealEndedRecord, EventRecord
 
 
 def test_every_card_round_trips() -> None:

@@ -10,19 +10,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.codec import decision_request, ruleset_to_pb
-from arena.codec.seat_side import (
+from brandeln.arena.codec import decision_request, ruleset_to_pb
+from brandeln.arena.codec.seat_side import (
     legal_from_pb,
     phase_from_pb,
     ruleset_from_pb,
     view_from_pb,
 )
-from arena.codec.values import CodecError
+from brandeln.arena.codec.values import CodecError
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
 from brandeln.v1 import cards_pb2
-from engine.dealing import deal_cards
-from engine.phase import Phase
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
 from tests.engine.test_properties import seeds, switch_sets
 
 

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-import arena
+from brandeln import arena
 from tests.conftest import ROOT
 from tests.python_runs import run_python
 
@@ -28,8 +28,8 @@ _REFEREE = """
 import asyncio, itertools, json, sys, tempfile
 from pathlib import Path
 
-import arena
-from arena.timecontrol import TimeControlSettings
+from brandeln import arena
+from brandeln.arena.timecontrol import TimeControlSettings
 from brandeln.v1 import bot_pb2, cards_pb2
 from tests.arena import test_timecontrol as scripted
 
@@ -104,7 +104,7 @@ def test_an_install_that_compiled_the_engine_compiled_the_arena_too() -> None:
     # first install into a new environment, before they are there, once compiled the engine
     # alone, and the tests above skipped as if no compiler were at hand (the Makefile now
     # installs the dependencies first).
-    import engine  # noqa: PLC0415
+    from brandeln import engine  # noqa: PLC0415
 
     engine_built = engine._MODULES.built_any()
     if not engine_built:
@@ -149,7 +149,7 @@ def test_the_pure_python_switch_imports_every_arena_module_from_its_source() -> 
     code = (
         "import importlib, json, pkgutil, arena\n"
         "for info in pkgutil.walk_packages(arena.__path__, prefix='arena.'):\n"
-        "    if info.name.startswith('arena.migrations.'):\n"
+        "    if info.name.startswith('brandeln.arena.store.migrations.'):\n"
         "        continue  # Alembic's scripts, run by Alembic alone\n"
         "    module = importlib.import_module(info.name)\n"
         "    assert module.__file__.endswith('.py'), module.__file__\n"

@@ -1,6 +1,6 @@
-"""The connection guard's order (arena.connection_guard): idle connections that have received
-nothing for longest go first, whatever their inode numbers say (the kernel hands those out in
-per-CPU batches, so a lower one is not always older) and however slowly the sweep reads them
+"""The connection guard's order (brandeln.arena.connection_guard): idle connections that have
+received nothing for longest go first, whatever their inode numbers say (the kernel hands those out
+in per-CPU batches, so a lower one is not always older) and however slowly the sweep reads them
 (a loaded machine). The whole guard against a real referee and a flood:
 tests/faults/test_connection_limits.py."""
 
@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena import connection_guard
-from arena.connection_guard import ConnectionGuard, OpenCalls, heard_at_ms, idle_ms
-from arena.proc_sockets import AcceptedSocket, accepted_sockets
+from brandeln.arena import connection_guard
+from brandeln.arena.connection_guard import ConnectionGuard, OpenCalls, heard_at_ms, idle_ms
+from brandeln.arena.proc_sockets import AcceptedSocket, accepted_sockets
 
 WAIT_S = 60.0  # a hang guard only
 
@@ -91,9 +91,13 @@ def test_the_sweep_closes_the_longest_idle_first_not_the_lowest_inode(
         reversed_inodes = [
             AcceptedSocket(f.fd, 10**9 - n, f.peer_host, f.peer_port) for n, f in enumerate(found)
         ]
-        monkeypatch.setattr("arena.connection_guard.accepted_sockets", lambda _: reversed_inodes)
+        monkeypatch.setattr(
+            "brandeln.arena.connection_guard.accepted_sockets", lambda _: reversed_inodes
+        )
         heard = {n: -float(age) for n, age in enumerate(quiet)}  # the older, the earlier
-        monkeypatch.setattr("arena.connection_guard.heard_at_ms", lambda f: heard[found_index(f)])
+        monkeypatch.setattr(
+            "brandeln.arena.connection_guard.heard_at_ms", lambda f: heard[found_index(f)]
+        )
 
         def found_index(f: AcceptedSocket) -> int:
             return next(n for n, one in enumerate(reversed_inodes) if one.inode == f.inode)
@@ -104,10 +108,10 @@ def test_the_sweep_closes_the_longest_idle_first_not_the_lowest_inode(
             shut.append(found_index(f))
             return True
 
-        monkeypatch.setattr("arena.connection_guard._shut", record)
+        monkeypatch.setattr("brandeln.arena.connection_guard._shut", record)
         # A cap of 4: the sweep starts at 3 connections and keeps 2.
         guard = ConnectionGuard(port, cap=4, calls=OpenCalls())
-        monkeypatch.setattr("arena.connection_guard.descriptor_count", lambda: 10**6)
+        monkeypatch.setattr("brandeln.arena.connection_guard.descriptor_count", lambda: 10**6)
         assert guard.sweep() == 2
         assert sorted(shut) == [0, 1]
     finally:
@@ -137,8 +141,8 @@ def test_a_sweep_slowed_down_between_its_readings_still_closes_the_older_connect
         listed = [_found(port, older[1]), _found(port, newer[1])]  # the newer one read last
         # A cap of 2: the sweep starts at 1 connection and keeps 1.
         guard = ConnectionGuard(port, cap=2, calls=OpenCalls())
-        monkeypatch.setattr("arena.connection_guard.accepted_sockets", lambda _: listed)
-        monkeypatch.setattr("arena.connection_guard.descriptor_count", lambda: 10**6)
+        monkeypatch.setattr("brandeln.arena.connection_guard.accepted_sockets", lambda _: listed)
+        monkeypatch.setattr("brandeln.arena.connection_guard.descriptor_count", lambda: 10**6)
         duplicate = connection_guard._duplicate
         readings = 0
 
@@ -149,14 +153,14 @@ def test_a_sweep_slowed_down_between_its_readings_still_closes_the_older_connect
                 time.sleep(3 * gap_ms / 1000)
             return duplicate(found)
 
-        monkeypatch.setattr("arena.connection_guard._duplicate", slowed)
+        monkeypatch.setattr("brandeln.arena.connection_guard._duplicate", slowed)
         shut: list[AcceptedSocket] = []
 
         def record(found: AcceptedSocket) -> bool:
             shut.append(found)
             return True
 
-        monkeypatch.setattr("arena.connection_guard._shut", record)
+        monkeypatch.setattr("brandeln.arena.connection_guard._shut", record)
         assert guard.sweep() == 1
         assert shut == [listed[0]]
     finally:

@@ -1,15 +1,16 @@
-"""One decision under time control (arena.decision), on the fake clock: no table, no sleeping."""
+"""One decision under time control (brandeln.arena.decision), on the fake clock: no table, no
+sleeping."""
 
 from __future__ import annotations
 
-from arena import codec
-from arena.decision import Decider
-from arena.limits import ProtocolLimits
-from arena.seat import Outgoing, Seat, SeatOutcome
-from arena.timecontrol import SeatClock, TimeControlSettings
+from brandeln.arena import codec
+from brandeln.arena.decision import Decider
+from brandeln.arena.limits import ProtocolLimits
+from brandeln.arena.seat import Outgoing, Seat, SeatOutcome
+from brandeln.arena.timecontrol import SeatClock, TimeControlSettings
+from brandeln.engine.actions import Action, Bid
+from brandeln.engine.phase import Phase
 from brandeln.v1 import bot_pb2
-from engine.actions import Action, Bid
-from engine.phase import Phase
 from tests.arena.test_timecontrol import FakeClock
 
 LEGAL: list[Action] = [Bid("pass"), Bid("sauspiel")]

@@ -1,5 +1,5 @@
-"""`arena.deferred_accept` and `arena.proc_sockets`: the referee's listeners found by port,
-and deferred."""
+"""`brandeln.arena.deferred_accept` and `brandeln.arena.proc_sockets`: the referee's listeners found
+by port, and deferred."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from arena.deferred_accept import defer_accept
-from arena.proc_sockets import listening_descriptors
+from brandeln.arena.deferred_accept import defer_accept
+from brandeln.arena.proc_sockets import listening_descriptors
 
 pytestmark = pytest.mark.skipif(
     not hasattr(socket, "TCP_DEFER_ACCEPT"), reason="TCP_DEFER_ACCEPT is Linux's"

@@ -16,15 +16,15 @@ from subprocess import Popen
 import pytest
 from google.protobuf import json_format
 
-from arena import codec
+from brandeln.arena import codec
+from brandeln.engine.actions import Action
+from brandeln.engine.cards import CardSet, parse_cards
+from brandeln.engine.dealing import deal_cards, fixed_deal
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.sdk import TrickRules, cards_text
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
-from engine.actions import Action
-from engine.cards import CardSet, parse_cards
-from engine.dealing import deal_cards, fixed_deal
-from engine.phase import Phase
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
-from sample_bots.sdk import TrickRules, cards_text
 from tests.conftest import AdminClient
 from tests.engine.scripting import run
 

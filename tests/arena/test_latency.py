@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from arena.latency import SeatLatency, latency_of, log_latency, percentile, was_asked
-from arena.logrecords import DecisionRecord
-from arena.seat import SeatOutcome
+from brandeln.arena.latency import SeatLatency, latency_of, log_latency, percentile, was_asked
+from brandeln.arena.logrecords import DecisionRecord
+from brandeln.arena.seat import SeatOutcome
 
 
 def test_percentiles_are_nearest_rank() -> None:

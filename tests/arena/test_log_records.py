@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from arena.logrecords import DecisionRecord
-from arena.seat import SeatOutcome
+from brandeln.arena.logrecords import DecisionRecord
+from brandeln.arena.seat import SeatOutcome
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))  # the log's (arena.matchlog)
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # the log's (brandeln.arena.matchlog)
 
 
 @pytest.mark.parametrize("outcome", list(SeatOutcome))

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from arena.mailbox import Mailbox
+from brandeln.arena.mailbox import Mailbox
 
 
 async def test_items_come_out_in_arrival_order() -> None:

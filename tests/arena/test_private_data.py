@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.codec import cards_to_pb
-from arena.embedded import EmbeddedReferee
-from arena.logreader import read_log
-from arena.replay import replay_log
+from brandeln.arena.codec import cards_to_pb
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import read_log
+from brandeln.arena.replay import replay_log
+from brandeln.engine.cards import parse_cards
 from brandeln.v1 import admin_pb2, cards_pb2
-from engine.cards import parse_cards
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 CARD = re.compile(r"\b[CSHD][789TJQKA]\b")

@@ -16,16 +16,16 @@ from subprocess import Popen
 import grpc
 import pytest
 
-from arena.codec import cards_to_pb
-from arena.embedded import EmbeddedReferee
-from arena.logreader import read_log
-from arena.replay import replay_log
-from arena.store import RefereeStore
+from brandeln.arena.codec import cards_to_pb
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import read_log
+from brandeln.arena.replay import replay_log
+from brandeln.arena.store.database import RefereeStore
+from brandeln.engine.cards import parse_cards
+from brandeln.protocol.decode import event_from_pb
+from brandeln.protocol.events import DealEndedRecord, EventRecord
+from brandeln.protocol.statuses import MatchStatus, SeatOutcome
 from brandeln.v1 import admin_pb2, bot_pb2, bot_pb2_grpc, cards_pb2
-from engine.cards import parse_cards
-from protocol.decode import event_from_pb
-from protocol.events import DealEndedRecord, EventRecord
-from protocol.statuses import MatchStatus, SeatOutcome
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 StartBot = Callable[[str, str], Popen[str]]

@@ -1,5 +1,5 @@
-"""The referee's gRPC server stopped with calls open (arena.server.stop_server): every call's
-handler has ended when the stop returns, so an event loop that ends then has none of gRPC's
+"""The referee's gRPC server stopped with calls open (brandeln.arena.server.stop_server): every
+call's handler has ended when the stop returns, so an event loop that ends then has none of gRPC's
 per-call tasks left to cancel (gRPC writes each such cancellation as an error with a raw
 traceback: "Exception not handled by _handle_exceptions in servicer method
 [/brandeln.v1.Referee/Play]", then asyncio.exceptions.CancelledError).
@@ -19,8 +19,8 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.embedded import EmbeddedReferee
-from arena.servicers import RefereeServicer
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.servicers import RefereeServicer
 from brandeln.v1 import bot_pb2_grpc
 from tests.conftest import AdminClient
 from tests.faults.referee_process import channel, hello_message

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import AdminTokenScope, RefereeConfig
-from arena.errors import StoreError
-from arena.match_index import MatchRecord
-from arena.orders import HelloRequest, MatchOrder
-from arena.referee import Referee
-from arena.session import SeatSession
+from brandeln.arena.config import AdminTokenScope, RefereeConfig
+from brandeln.arena.errors import StoreError
+from brandeln.arena.orders import HelloRequest, MatchOrder
+from brandeln.arena.referee import Referee
+from brandeln.arena.session import SeatSession
+from brandeln.arena.store.match_index import MatchRecord
 from brandeln.v1 import bot_pb2
 
 PLAYERS = 4

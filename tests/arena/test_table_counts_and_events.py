@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import codec
-from arena.logreader import read_log
-from arena.logrecords import DecisionRecord
-from arena.timecontrol import TimeControlSettings
+from brandeln.arena import codec
+from brandeln.arena.logreader import read_log
+from brandeln.arena.logrecords import DecisionRecord
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.protocol.statuses import SeatOutcome
+from brandeln.services.logs.formatters import JsonFormatter
 from brandeln.v1 import bot_pb2, cards_pb2
-from protocol.statuses import SeatOutcome
-from services.logging_json import JsonFormatter
 from tests.arena.test_timecontrol import FakeClock, ScriptedSession, first_legal, make_table
 
 # A contract id as a hostile bot might send it: a terminal command, a line of its own.
@@ -53,7 +53,7 @@ async def test_the_table_counts_its_decisions_rejections_and_penalties_and_logs_
     sessions = [seat.session for seat in table.seats]
     assert isinstance(sessions[0], ScriptedSession)
     _hostile_first(sessions[0])
-    with caplog.at_level(logging.INFO, logger="arena"):
+    with caplog.at_level(logging.INFO, logger="brandeln.arena"):
         summary = await table.run()
     assert summary.status == "finished"
 

@@ -9,15 +9,15 @@ from typing import TypeVar
 
 import pytest
 
-from arena.mailbox import Mailbox
-from arena.session import SeatSession
-from arena.spec import MatchSpec
-from arena.store import RefereeStore
-from arena.table import Table
-from arena.timecontrol import SeatClock, TimeControlSettings
+from brandeln.arena.mailbox import Mailbox
+from brandeln.arena.session import SeatSession
+from brandeln.arena.spec import MatchSpec
+from brandeln.arena.store.database import RefereeStore
+from brandeln.arena.table import Table
+from brandeln.arena.timecontrol import SeatClock, TimeControlSettings
+from brandeln.engine.permutation import SuitPermutation
+from brandeln.engine.rulesets import find_ruleset
 from brandeln.v1 import bot_pb2
-from engine.permutation import SuitPermutation
-from engine.rulesets import find_ruleset
 
 T = TypeVar("T")
 

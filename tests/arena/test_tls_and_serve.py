@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from arena.embedded import EmbeddedReferee
-from arena.replay import replay_log
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.replay import replay_log
 from brandeln.v1 import admin_pb2
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
@@ -114,7 +114,7 @@ def test_serve_generates_an_admin_token_once_and_stops_cleanly_on_sigterm(
     args = [
         sys.executable,
         "-m",
-        "brandeln_cli",
+        "brandeln.cli",
         "serve",
         "--port",
         "0",

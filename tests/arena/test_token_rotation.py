@@ -10,8 +10,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.embedded import EmbeddedReferee
-from arena.store import hash_token
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.store.database import hash_token
 from brandeln.v1 import admin_pb2
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 

@@ -11,12 +11,12 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from bench import report as bench_report
-from bench.engine import run_benchmarks
-from bench.montecarlo import run_playout_bench
-from bench.referee.memory import MemoryBenchSettings, run_memory_bench
-from bench.referee.own_cost import OwnCostSettings, run_own_cost
-from brandeln_cli.main import app
+from brandeln.bench import report as bench_report
+from brandeln.bench.engine import run_benchmarks
+from brandeln.bench.montecarlo import run_playout_bench
+from brandeln.bench.referee.memory import MemoryBenchSettings, run_memory_bench
+from brandeln.bench.referee.own_cost import OwnCostSettings, run_own_cost
+from brandeln.cli.main import app
 
 runner = CliRunner()
 

@@ -1,4 +1,5 @@
-"""bench.bettel_defence: a bot's bettels replayed against other defenders (a few fast deals)."""
+"""brandeln.bench.bettel_defence: a bot's bettels replayed against other defenders (a few fast
+deals)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.bettel_defence import auction, defend, main, play
-from bench.duel import DuelConfig
-from engine.double_dummy import DoubleDummy
+from brandeln.bench.bettel_defence import auction, defend, main, play
+from brandeln.bench.duel import DuelConfig
+from brandeln.engine.double_dummy import DoubleDummy
 
 
 def test_the_auction_keeps_the_deals_that_end_in_a_bettel_and_repeats_them() -> None:

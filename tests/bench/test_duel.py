@@ -1,4 +1,4 @@
-"""bench.duel: the in-process duplicate duel of two bots (a few fast deals)."""
+"""brandeln.bench.duel: the in-process duplicate duel of two bots (a few fast deals)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.duel import (
+from brandeln.bench.duel import (
     SAMPLES_GUARD_MS,
     DuelConfig,
     Hybrid,
@@ -17,14 +17,14 @@ from bench.duel import (
     play_duel,
     summarize,
 )
-from bench.oracle import OracleBot, SoloistSeer
+from brandeln.bench.oracle import OracleBot, SoloistSeer
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.sample_bots.expert import ExpertBot
+from brandeln.sample_bots.montecarlo import MonteCarloBot
 from brandeln.v1 import bot_pb2
-from engine.dealing import deal_cards
-from engine.phase import Phase
-from engine.rulesets import find_ruleset
-from engine.state import DealState
-from sample_bots.expert import ExpertBot
-from sample_bots.montecarlo import MonteCarloBot
 from tests.bots.botkit_table import match_started_for, request_for
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.engine import main, run_benchmarks
+from brandeln.bench.engine import main, run_benchmarks
 
 
 def test_run_benchmarks_reports_every_figure() -> None:

@@ -1,4 +1,4 @@
-"""bench.referee.loop_profile: the loop thread's CPU by what each callback runs."""
+"""brandeln.bench.referee.loop_profile: the loop thread's CPU by what each callback runs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import time
 
 import pytest
 
-from bench.referee.loop_profile import LOOP_ITSELF, OTHER_THREADS, LoopProfile, callback_name
+from brandeln.bench.referee.loop_profile import (
+    LOOP_ITSELF,
+    OTHER_THREADS,
+    LoopProfile,
+    callback_name,
+)
 
 
 def _spin(seconds: float) -> None:

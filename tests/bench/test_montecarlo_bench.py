@@ -1,4 +1,5 @@
-"""`python -m bench.montecarlo`: the strength run through a real referee, and its report."""
+"""`python -m brandeln.bench.montecarlo`: the strength run through a real referee, and its
+report."""
 
 from __future__ import annotations
 
@@ -8,8 +9,14 @@ from typing import Any
 
 import pytest
 
-from bench import report as bench_report
-from bench.montecarlo import ROOT, baseline_command, main, run_strength_bench, strength_report
+from brandeln.bench import report as bench_report
+from brandeln.bench.montecarlo import (
+    ROOT,
+    baseline_command,
+    main,
+    run_strength_bench,
+    strength_report,
+)
 
 
 def test_the_strength_run_plays_its_deals_through_brandeln_ab_to_the_end() -> None:
@@ -36,7 +43,8 @@ def test_the_baseline_runs_the_pure_python_engine_or_the_previous_checkout(
 ) -> None:
     show = (
         "-c",
-        "import sample_bots, engine.playout as p; print(sample_bots.__file__, p.__file__, sep='|')",
+        "from brandeln import sample_bots; import brandeln.engine.playout as p; "
+        "print(sample_bots.__file__, p.__file__, sep='|')",
     )
     bot, playout = _imported_from(baseline_command(None, show)).split("|")
     assert bot == str(ROOT / "sample_bots" / "__init__.py")

@@ -1,4 +1,4 @@
-"""bench.referee.own_cost: the referee's own cost per decision, in-process (a tiny run)."""
+"""brandeln.bench.referee.own_cost: the referee's own cost per decision, in-process (a tiny run)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import pytest
 import sqlalchemy
 
-from bench.referee.own_cost import OwnCostSettings, main, run_own_cost
+from brandeln.bench.referee.own_cost import OwnCostSettings, main, run_own_cost
 from tests import pg_server
 from tests.conftest import create_database
 

@@ -15,17 +15,17 @@ from typing import Any, cast
 import pytest
 from typer.testing import CliRunner
 
-from bench.referee.floor import MatchScript, new_match_id
-from bench.referee.loop_profile import LOOP_ITSELF, OTHER_THREADS
-from bench.referee.referee_bench import (
+from brandeln.bench.referee.floor import MatchScript, new_match_id
+from brandeln.bench.referee.loop_profile import LOOP_ITSELF, OTHER_THREADS
+from brandeln.bench.referee.referee_bench import (
     LoadGenProcess,
     RefereeBenchSettings,
     _InProcessLoopProfiler,
     _measure,
     run_referee_bench,
 )
+from brandeln.cli.main import app
 from brandeln.v1 import bot_pb2
-from brandeln_cli.main import app
 
 FIGURES = ("decisions_per_s", "p50_ms", "p99_ms", "cpu_ms_per_decision")
 

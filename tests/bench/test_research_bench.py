@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("pyspiel", reason="install the research extra: pip install -e '.[research]'")
 
-from bench import report as bench_report
-from bench.research_envs import GAMES, YARDSTICK, main, markdown, run_research_bench
+from brandeln.bench import report as bench_report
+from brandeln.bench.research_envs import GAMES, YARDSTICK, main, markdown, run_research_bench
 
 
 def test_every_game_is_measured_with_its_ratio_to_oh_hell() -> None:

@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("pettingzoo", reason="install the research extra: pip install -e '.[research]'")
 
-from bench import report as bench_report
-from bench import research_pettingzoo
-from bench.research_pettingzoo import (
+from brandeln.bench import report as bench_report
+from brandeln.bench import research_pettingzoo
+from brandeln.bench.research_pettingzoo import (
     BRANDELN,
     CLASSIC_CARD_GAMES,
     ENGINE_ALONE,

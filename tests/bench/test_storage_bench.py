@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bench import report as bench_report
-from bench.storage import StorageBenchSettings, run_storage_bench
+from brandeln.bench import report as bench_report
+from brandeln.bench.storage import StorageBenchSettings, run_storage_bench
 from tests.pg_server import PostgresServer
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 
 runner = CliRunner()
 

@@ -16,8 +16,8 @@ from typing import Any
 import grpc
 from grpc import aio
 
+from brandeln.sdk.notation import parse_card, parse_choice
 from brandeln.v1 import bot_pb2, bot_pb2_grpc, cards_pb2
-from sample_bots.sdk.notation import parse_card, parse_choice
 
 
 class StreamClosedError(Exception):

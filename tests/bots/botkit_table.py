@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena import codec
+from brandeln.arena import codec
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.rulesets import Ruleset, find_ruleset
+from brandeln.engine.seats import forehand_of
+from brandeln.engine.state import DealState
+from brandeln.sdk import Bot, resolve_answer
 from brandeln.v1 import bot_pb2, cards_pb2
-from engine.dealing import deal_cards
-from engine.outcome import DealOutcome
-from engine.rulesets import Ruleset, find_ruleset
-from engine.seats import forehand_of
-from engine.state import DealState
-from sample_bots.sdk import Bot, resolve_answer
 
 
 class TickClock:

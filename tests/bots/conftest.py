@@ -10,4 +10,4 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _sdk_logs_at_info(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="sample_bots")
+    caplog.set_level(logging.INFO, logger="brandeln")

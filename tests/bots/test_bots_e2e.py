@@ -1,9 +1,9 @@
 """Every sample bot, as a real process, plays full matches against the real referee.
 
-The Python bots run as ``python -m sample_bots NAME`` or ``python -m brandeln_cli bot run``,
-the Node bot as ``node bot.js`` after ``npm ci``, the bridge with the stdlib-only sample child
-and with a child that crashes on every request (its seat gets fallbacks and strikes, the
-referee and the other seats carry on).
+The Python bots run as ``python -m brandeln.sample_bots NAME`` or
+``python -m brandeln.cli bot run``, the Node bot as ``node bot.js`` after ``npm ci``, the bridge
+with the stdlib-only sample child and with a child that crashes on every request (its seat gets
+fallbacks and strikes, the referee and the other seats carry on).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.embedded import EmbeddedReferee
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.sample_bots.launcher import LaunchError, resolve_options
 from brandeln.v1 import admin_pb2, cards_pb2
-from engine.rulesets import find_ruleset
-from sample_bots.launcher import LaunchError, resolve_options
 from tests.arena.test_tls_and_serve import self_signed
 from tests.conftest import NODE_DIR, ROOT, AdminClient, BotProcesses
 
@@ -39,7 +39,7 @@ async def register(admin: AdminClient, name: str) -> tuple[str, str]:
 
 
 def sample_bot(name: str, server: str, token: str, *extra: str) -> list[str]:
-    return ["-m", "sample_bots", name, "--server", server, "--token", token, *extra]
+    return ["-m", "brandeln.sample_bots", name, "--server", server, "--token", token, *extra]
 
 
 def outputs(processes: BotProcesses) -> str:
@@ -63,7 +63,7 @@ async def test_random_heuristic_and_montecarlo_play_full_matches(
     os.environ["BRANDELN_TOKEN"] = token
     try:
         bot_processes.start(
-            ["-m", "brandeln_cli", "bot", "run", "random", "--server", address], name="cli"
+            ["-m", "brandeln.cli", "bot", "run", "random", "--server", address], name="cli"
         )
     finally:
         del os.environ["BRANDELN_TOKEN"]
@@ -98,7 +98,8 @@ async def test_one_process_plays_two_tables_at_once(
 
 
 @pytest.mark.parametrize(
-    "cli", [["-m", "sample_bots", "random"], ["-m", "brandeln_cli", "bot", "run", "random"]]
+    "cli",
+    [["-m", "brandeln.sample_bots", "random"], ["-m", "brandeln.cli", "bot", "run", "random"]],
 )
 async def test_a_token_that_starts_with_a_dash_is_read_as_the_token(
     referee: object, cli: list[str]
@@ -152,7 +153,7 @@ async def test_the_bridge_plays_with_the_sample_child_and_survives_a_crashing_on
         bot_processes.start(
             [
                 "-m",
-                "brandeln_cli",
+                "brandeln.cli",
                 "bot",
                 "bridge",
                 "--server",
@@ -315,7 +316,7 @@ async def test_the_bridge_files_a_childs_stderr_in_the_match_it_was_written_in(
     bot_id, token = await register(admin, "telling")
     bridge = bot_processes.start(
         [
-            *("-m", "brandeln_cli", "bot", "bridge", "--server", address, "--token", token),
+            *("-m", "brandeln.cli", "bot", "bridge", "--server", address, "--token", token),
             *("--", sys.executable, str(script)),
         ],
         name="bridge",
@@ -365,8 +366,8 @@ def _unused_port() -> int:
 @pytest.mark.parametrize(
     ("cli", "timeout_args", "env"),
     [
-        (["-m", "sample_bots", "random"], ["--connect-timeout", "1"], {}),
-        (["-m", "brandeln_cli", "bot", "run", "random"], [], {"BRANDELN_CONNECT_TIMEOUT": "1"}),
+        (["-m", "brandeln.sample_bots", "random"], ["--connect-timeout", "1"], {}),
+        (["-m", "brandeln.cli", "bot", "run", "random"], [], {"BRANDELN_CONNECT_TIMEOUT": "1"}),
     ],
 )
 async def test_a_wrong_port_gives_one_warning_and_one_clean_error(

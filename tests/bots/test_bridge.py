@@ -7,10 +7,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+from brandeln.sdk import SessionOptions, choice_text, parse_card, play
+from brandeln.sdk.bridge.bot import BridgeBot
+from brandeln.sdk.bridge.format import event_json, request_json
 from brandeln.v1 import bot_pb2, cards_pb2
-from sample_bots.bridge import BridgeBot
-from sample_bots.bridge_format import event_json, request_json
-from sample_bots.sdk import SessionOptions, choice_text, parse_card, play
 from tests.bots.botkit_fakes import (
     FakeReferee,
     FakeSeat,

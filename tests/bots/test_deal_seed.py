@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from sample_bots.montecarlo import MonteCarloBot
-from sample_bots.random_bot import RandomBot
-from sample_bots.registry import make_bot
-from sample_bots.sdk import Bot
+from brandeln.sample_bots.montecarlo import MonteCarloBot
+from brandeln.sample_bots.random_bot import RandomBot
+from brandeln.sample_bots.registry import make_bot
+from brandeln.sdk import Bot
 from tests.bots.botkit_table import play_deal
 
 MakeBot = Callable[[int], Bot]

@@ -9,16 +9,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena import codec
-from brandeln.v1 import bot_pb2, cards_pb2
-from engine.cards import Suit
-from engine.dealing import deal_cards
-from engine.double_dummy import DoubleDummy
-from engine.phase import Phase
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
-from engine.trick_rules import duties_for
-from sample_bots.expert import (
+from brandeln.arena import codec
+from brandeln.engine.cards import Suit
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.double_dummy import DoubleDummy
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.engine.trick_rules import duties_for
+from brandeln.sample_bots.expert import (
     CARD_PRIOR,
     LEVEL_PLAYOUTS,
     LEVEL_SAMPLES,
@@ -27,9 +26,10 @@ from sample_bots.expert import (
     level_samples,
     made_payoff,
 )
-from sample_bots.montecarlo import MIN_THINK_MS, card_index
-from sample_bots.registry import make_bot
-from sample_bots.sdk import Bot, parse_card, resolve_answer
+from brandeln.sample_bots.montecarlo import MIN_THINK_MS, card_index
+from brandeln.sample_bots.registry import make_bot
+from brandeln.sdk import Bot, parse_card, resolve_answer
+from brandeln.v1 import bot_pb2, cards_pb2
 from tests.bots.botkit_table import TickClock, match_started_for, play_deal, request_for
 
 

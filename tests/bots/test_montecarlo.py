@@ -7,17 +7,24 @@ import statistics
 
 import pytest
 
-from arena import codec
+from brandeln.arena import codec
+from brandeln.engine.cards import CardSet, Suit, parse_cards
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.rulesets import RULESET_IDS, Goal, Ruleset, find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.engine.trick_rules import duties_for
+from brandeln.sample_bots.heuristic import HeuristicBot
+from brandeln.sample_bots.montecarlo import (
+    BUDGET_SHARE,
+    EPSILON,
+    MonteCarloBot,
+    Playout,
+    bits,
+    card_index,
+)
+from brandeln.sample_bots.montecarlo import Deal as MonteCarloDeal
+from brandeln.sdk import Bot, parse_card, resolve_answer
 from brandeln.v1 import bot_pb2, cards_pb2
-from engine.cards import CardSet, Suit, parse_cards
-from engine.dealing import deal_cards
-from engine.rulesets import RULESET_IDS, Goal, Ruleset, find_ruleset
-from engine.state import DealState
-from engine.trick_rules import duties_for
-from sample_bots.heuristic import HeuristicBot
-from sample_bots.montecarlo import BUDGET_SHARE, EPSILON, MonteCarloBot, Playout, bits, card_index
-from sample_bots.montecarlo import Deal as MonteCarloDeal
-from sample_bots.sdk import Bot, parse_card, resolve_answer
 from tests.bots.botkit_table import TickClock, match_started_for, play_deal, request_for
 
 

@@ -1,5 +1,5 @@
-"""How the Node.js sample bot is started (sample_bots.node_bot): the bundle first, else bot.js
-over its installed packages, else one line saying what to run."""
+"""How the Node.js sample bot is started (brandeln.sample_bots.node_bot): the bundle first, else
+bot.js over its installed packages, else one line saying what to run."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sample_bots.node_bot import (
+from brandeln.sample_bots.node_bot import (
     BUNDLE,
     BUNDLE_PROTO,
     INSTALLED_SDK,

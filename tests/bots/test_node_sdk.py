@@ -19,7 +19,7 @@ from typing import Final
 
 import pytest
 
-from arena.embedded import EmbeddedReferee
+from brandeln.arena.embedded import EmbeddedReferee
 from tests.bots.botkit_fakes import (
     FakeReferee,
     FakeSeat,

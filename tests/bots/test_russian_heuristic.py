@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from brandeln.engine.cards import parse_cards
+from brandeln.engine.dealing import fixed_deal
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.sample_bots.heuristic import HeuristicBot
+from brandeln.sdk import choice_text, resolve_answer
 from brandeln.v1 import cards_pb2
-from engine.cards import parse_cards
-from engine.dealing import fixed_deal
-from engine.rulesets import find_ruleset
-from engine.state import DealState
-from sample_bots.heuristic import HeuristicBot
-from sample_bots.sdk import choice_text, resolve_answer
 from tests.bots.botkit_table import match_started_for, play_deal, request_for
 
 

@@ -6,13 +6,18 @@ import statistics
 
 import pytest
 
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.sample_bots.heuristic import (
+    HeuristicBot,
+    estimate_tricks,
+    low_hand,
+    sweeps_without_trump,
+)
+from brandeln.sample_bots.random_bot import RandomBot
+from brandeln.sample_bots.registry import BOT_NAMES, make_bot
+from brandeln.sdk import Bot, choice_text, parse_card, parse_choice
+from brandeln.sdk.notation import parse_suit
 from brandeln.v1 import bot_pb2, cards_pb2
-from engine.rulesets import RULESET_IDS, find_ruleset
-from sample_bots.heuristic import HeuristicBot, estimate_tricks, low_hand, sweeps_without_trump
-from sample_bots.random_bot import RandomBot
-from sample_bots.registry import BOT_NAMES, make_bot
-from sample_bots.sdk import Bot, choice_text, parse_card, parse_choice
-from sample_bots.sdk.notation import parse_suit
 from tests.bots.botkit_table import match_started_for, play_deal
 
 

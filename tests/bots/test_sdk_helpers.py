@@ -8,13 +8,12 @@ import random
 
 import pytest
 
-from arena import codec
-from brandeln.v1 import cards_pb2
-from engine.cards import FULL_DECK_32, Card, Suit
-from engine.rulesets import TrumpOrder
-from engine.trick_rules import canonical_cards
-from engine.trick_rules import trick_winner as engine_trick_winner
-from sample_bots.sdk import (
+from brandeln.arena import codec
+from brandeln.engine.cards import FULL_DECK_32, Card, Suit
+from brandeln.engine.rulesets import TrumpOrder
+from brandeln.engine.trick_rules import canonical_cards
+from brandeln.engine.trick_rules import trick_winner as engine_trick_winner
+from brandeln.sdk import (
     NotationError,
     TrickRules,
     card_text,
@@ -25,6 +24,7 @@ from sample_bots.sdk import (
     suit_letter,
     trick_winner,
 )
+from brandeln.v1 import cards_pb2
 
 
 def test_every_card_round_trips_and_matches_the_engines_notation() -> None:
@@ -124,12 +124,12 @@ def test_the_strength_table_numbers_each_suit_low_to_high_in_this_deal() -> None
 @pytest.mark.parametrize(
     "module",
     [
-        "sample_bots.sdk.notation",
-        "sample_bots.sdk.trick",
-        "sample_bots.sdk.situation",
-        "sample_bots.sdk.bot",
-        "sample_bots.bridge_format",
-        "sample_bots.random_bot",
+        "brandeln.sdk.notation",
+        "brandeln.sdk.trick",
+        "brandeln.sdk.situation",
+        "brandeln.sdk.bot",
+        "brandeln.sdk.bridge.format",
+        "brandeln.sample_bots.random_bot",
     ],
 )
 def test_docstring_examples_run(module: str) -> None:

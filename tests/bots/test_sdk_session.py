@@ -11,8 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from brandeln.v1 import bot_pb2, cards_pb2
-from sample_bots.sdk import (
+from brandeln.sdk import (
     Answer,
     BadTokenError,
     Bot,
@@ -25,7 +24,8 @@ from sample_bots.sdk import (
     parse_choice,
     play,
 )
-from sample_bots.sdk.session import PROTOCOL_VERSION
+from brandeln.sdk.session import PROTOCOL_VERSION
+from brandeln.v1 import bot_pb2, cards_pb2
 from tests.bots.botkit_fakes import (
     FakeReferee,
     FakeSeat,

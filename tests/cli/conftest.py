@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arena.embedded import EmbeddedReferee
+from brandeln.arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, cards_pb2
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses, copy_data_folder, made_once
 

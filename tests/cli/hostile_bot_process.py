@@ -36,8 +36,8 @@ if str(ROOT) not in sys.path:
 
 from grpc import aio  # noqa: E402
 
+from brandeln.ladder.bots.processes import MAX_OUTPUT_BYTES  # noqa: E402
 from brandeln.v1 import bot_pb2_grpc  # noqa: E402
-from ladder.bot_processes import MAX_OUTPUT_BYTES  # noqa: E402
 from tests.bots.broken.base import Breakage, main  # noqa: E402
 
 # The flood has passed the cap twice over (then PID_DIR/flooded): the log's reader did not

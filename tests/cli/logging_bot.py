@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 import sys
 
+from brandeln.sdk import Answer, Bot, SessionOptions, run
 from brandeln.v1 import bot_pb2
-from sample_bots.sdk import Answer, Bot, SessionOptions, run
 
 HOSTILE_LOG = "\x1b]0;owned\x07[bold]thinking[/bold] about deal {deal}\nsecond line \x1b[2J"
 

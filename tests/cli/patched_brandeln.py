@@ -30,14 +30,16 @@ POLL_S: Final = 0.01  # how often the paused record looks whether the stop has c
 
 
 def _pause_at_record() -> None:
-    import ladder.living  # noqa: PLC0415
+    import brandeln.ladder.living.ladder  # noqa: PLC0415
 
     told_to_stop: list[asyncio.Event] = []
-    serve = ladder.living.LivingLadder.serve
-    record = vars(ladder.living)["record_and_rate"]
+    serve = brandeln.ladder.living.ladder.LivingLadder.serve
+    record = vars(brandeln.ladder.living.ladder)["record_and_rate"]
     paused = threading.Event()  # the first record only: the ladder stops after it
 
-    async def serving(self: ladder.living.LivingLadder, stop: asyncio.Event) -> None:
+    async def serving(
+        self: brandeln.ladder.living.ladder.LivingLadder, stop: asyncio.Event
+    ) -> None:
         told_to_stop.append(stop)
         await serve(self, stop)
 
@@ -51,8 +53,8 @@ def _pause_at_record() -> None:
                 time.sleep(POLL_S)
         return record(*args)
 
-    _replace(ladder.living.LivingLadder, "serve", serving)
-    _replace(ladder.living, "record_and_rate", recording)
+    _replace(brandeln.ladder.living.ladder.LivingLadder, "serve", serving)
+    _replace(brandeln.ladder.living.ladder, "record_and_rate", recording)
 
 
 def _replace(owner: object, name: str, new: object) -> None:
@@ -65,15 +67,15 @@ def _raising(*args: object, **kwargs: object) -> Any:
 
 
 def _fail_serve() -> None:
-    import arena.server  # noqa: PLC0415
+    import brandeln.arena.server  # noqa: PLC0415
 
-    _replace(arena.server, "create_server", _raising)
+    _replace(brandeln.arena.server, "create_server", _raising)
 
 
 def _fail_ladder() -> None:
-    import ladder.living  # noqa: PLC0415
+    import brandeln.ladder.living.ladder  # noqa: PLC0415
 
-    _replace(ladder.living.LivingLadder, "serve", _raising)
+    _replace(brandeln.ladder.living.ladder.LivingLadder, "serve", _raising)
 
 
 def _fail_web() -> None:
@@ -83,12 +85,14 @@ def _fail_web() -> None:
 
 
 def _hold_serve() -> None:
-    import ladder.living  # noqa: PLC0415
+    import brandeln.ladder.living.ladder  # noqa: PLC0415
 
-    async def holding(self: ladder.living.LivingLadder, stop: asyncio.Event) -> None:
+    async def holding(
+        self: brandeln.ladder.living.ladder.LivingLadder, stop: asyncio.Event
+    ) -> None:
         await stop.wait()
 
-    _replace(ladder.living.LivingLadder, "serve", holding)
+    _replace(brandeln.ladder.living.ladder.LivingLadder, "serve", holding)
 
 
 PATCHES: Final[dict[str, Callable[[], None]]] = {
@@ -102,7 +106,7 @@ PATCHES: Final[dict[str, Callable[[], None]]] = {
 
 def main() -> None:
     PATCHES[sys.argv.pop(1)]()
-    from brandeln_cli.main import app  # noqa: PLC0415
+    from brandeln.cli.main import app  # noqa: PLC0415
 
     app()
 

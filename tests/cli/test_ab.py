@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def ab(data: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "brandeln_cli", "ab", "--data", str(data), *args],
+        [sys.executable, "-m", "brandeln.cli", "ab", "--data", str(data), *args],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -19,10 +19,10 @@ import grpc
 import pytest
 from typer.testing import CliRunner
 
-from arena.embedded import EmbeddedReferee
-from arena.errors import DataInUseError
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.errors import DataInUseError
+from brandeln.cli.main import app
 from brandeln.v1 import admin_pb2, admin_pb2_grpc
-from brandeln_cli.main import app
 from tests.conftest import MINIMAL_BOT, ROOT, BotProcesses
 
 runner = CliRunner()
@@ -38,7 +38,7 @@ move_ms = 2000
 bank_ms = 20000
 """ + "".join(
     f'[[bots]]\nname = "random-{n}"\n'
-    f'command = ["python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "{n}"]\n'
+    f'command = ["python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "{n}"]\n'
     for n in range(1, 5)
 )
 
@@ -64,7 +64,7 @@ class Served:
 def _serve(data: Path, extra_env: dict[str, str] | None = None) -> Served:
     """`brandeln serve --port 0` on ``data``, read up to its admin-token line."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "brandeln_cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "brandeln.cli", "serve", "--port", "0"],
         stderr=subprocess.PIPE,
         text=True,
         env={**_env(data), **(extra_env or {})},
@@ -189,7 +189,7 @@ def test_a_second_serve_on_the_same_database_is_refused(data: Path) -> None:
     served = _serve(data)
     try:
         second = subprocess.run(
-            [sys.executable, "-m", "brandeln_cli", "serve", "--port", "0"],
+            [sys.executable, "-m", "brandeln.cli", "serve", "--port", "0"],
             check=False,
             capture_output=True,
             text=True,
@@ -216,7 +216,7 @@ def test_serve_says_how_to_get_a_stored_token_and_a_reset_works_while_it_runs(
         assert "`brandeln admin token --reset` prints a new one" in told
 
         reset = subprocess.run(
-            [sys.executable, "-m", "brandeln_cli", "admin", "token", "--reset"],
+            [sys.executable, "-m", "brandeln.cli", "admin", "token", "--reset"],
             check=False,
             capture_output=True,
             text=True,

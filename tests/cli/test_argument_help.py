@@ -10,8 +10,8 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from brandeln_cli.lazy_groups import LazyGroups
-from brandeln_cli.main import app
+from brandeln.cli.lazy_groups import LazyGroups
+from brandeln.cli.main import app
 
 runner = CliRunner()
 # What Typer writes for an argument or a repeatable option: "{bots}", "<list[str]>", "[str]".

@@ -33,7 +33,7 @@ def bot_check(*args: str, timeout: float = 600) -> tuple[int, dict[str, Any]]:
     """`brandeln bot check --json ARGS`; a montecarlo it starts stops at a few samples (what
     it checks is the protocol, not how long the bot thinks: half its move time, else)."""
     completed = subprocess.run(
-        [sys.executable, "-m", "brandeln_cli", "bot", "check", "--json", *args],
+        [sys.executable, "-m", "brandeln.cli", "bot", "check", "--json", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -144,7 +144,7 @@ def test_a_bot_that_connects_by_itself_is_given_an_address_and_keeps_its_token()
         [
             sys.executable,
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "bot",
             "check",
             "--json",
@@ -170,7 +170,7 @@ def test_a_bot_that_connects_by_itself_is_given_an_address_and_keeps_its_token()
             [
                 sys.executable,
                 "-m",
-                "brandeln_cli",
+                "brandeln.cli",
                 "bot",
                 "run",
                 "random",
@@ -198,7 +198,7 @@ def test_a_bot_that_connects_by_itself_is_given_an_address_and_keeps_its_token()
 
 def test_an_unknown_ruleset_is_refused_before_anything_starts() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "brandeln_cli", "bot", "check", "--ruleset", "nope", "--", "x"],
+        [sys.executable, "-m", "brandeln.cli", "bot", "check", "--ruleset", "nope", "--", "x"],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -8,13 +8,13 @@ import io
 import pytest
 from rich.console import Console
 
-from arena.faults import FaultPolicy, offered_choices
-from brandeln_cli.check_cmd import report_document, report_table
-from engine.actions import PASS, Bid
-from engine.dealing import deal_cards
-from engine.rulesets import find_ruleset
-from engine.state import DealState
-from services.bot_check import CheckName, CheckReport, CheckResult, CheckStatus
+from brandeln.arena.faults import FaultPolicy, offered_choices
+from brandeln.cli.check_cmd import report_document, report_table
+from brandeln.engine.actions import PASS, Bid
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.services.bot_check import CheckName, CheckReport, CheckResult, CheckStatus
 
 LONG = (
     "match 4 of 10: could not seat the bot: no seat after 15 s: bot_0123456789ab needs 1 free "

@@ -9,8 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from brandeln_cli import bot_spec
-from brandeln_cli.bot_spec import (
+from brandeln.cli import bot_spec
+from brandeln.cli.bot_spec import (
     BotArgError,
     CommandAfterDashes,
     parse_bot,
@@ -19,9 +19,9 @@ from brandeln_cli.bot_spec import (
     sample_names,
     trailing_command,
 )
-from ladder.config import CommandBot, ExternalBot, parse_season
-from sample_bots import node_bot
-from sample_bots.registry import BOT_NAMES
+from brandeln.ladder.season.config import CommandBot, ExternalBot, parse_season
+from brandeln.sample_bots import node_bot
+from brandeln.sample_bots.registry import BOT_NAMES
 
 
 def test_every_registry_bot_and_the_examples_are_sample_names() -> None:
@@ -32,7 +32,7 @@ def test_every_registry_bot_and_the_examples_are_sample_names() -> None:
 def test_a_registry_bot_runs_as_the_season_files_name_it(name: str) -> None:
     spec = parse_bot(name)
     assert spec == CommandBot(
-        name=name, command=("python", "-m", "brandeln_cli", "bot", "run", name), tables=1
+        name=name, command=("python", "-m", "brandeln.cli", "bot", "run", name), tables=1
     )
     # The same command a season file gives is accepted by the season parser (one description).
     text = "\n".join(
@@ -46,7 +46,7 @@ def test_a_registry_bot_runs_as_the_season_files_name_it(name: str) -> None:
 def test_the_bridge_sample_runs_the_example_child_through_the_bridge() -> None:
     spec = parse_bot("bridge")
     assert isinstance(spec, CommandBot)
-    assert spec.command[:6] == ("python", "-m", "brandeln_cli", "bot", "bridge", "--")
+    assert spec.command[:6] == ("python", "-m", "brandeln.cli", "bot", "bridge", "--")
     assert Path(spec.command[-1]) == bot_spec.BRIDGE_CHILD
     assert bot_spec.BRIDGE_CHILD.is_file()
 

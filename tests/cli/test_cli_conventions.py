@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bench.cli import bench_app
-from brandeln_cli import hints
-from brandeln_cli.leaderboard_view import leaderboard_table
-from brandeln_cli.main import app
-from ladder.leaderboard import LeaderboardRow
-from ladder.stats import MeanInterval
-from ladder.storage import LadderStore
+from brandeln.bench.cli import bench_app
+from brandeln.cli import hints
+from brandeln.cli.leaderboard_view import leaderboard_table
+from brandeln.cli.main import app
+from brandeln.ladder.ratings.leaderboard import LeaderboardRow
+from brandeln.ladder.ratings.stats import MeanInterval
+from brandeln.ladder.store.database import LadderStore
 
 runner = CliRunner()
 SCRIPT = Path(sys.executable).parent / "brandeln"  # the console script of this environment
@@ -41,12 +41,12 @@ def test_help_stays_plain_and_offers_shell_completion() -> None:
 
 
 def test_help_imports_no_event_loop_network_or_database_library() -> None:
-    # `brandeln --help` has a 150 ms budget (bench.report's targets): asyncio alone is 15 ms of
-    # it, gRPC, SQLAlchemy and protobuf far more. The commands import them when they run.
+    # `brandeln --help` has a 150 ms budget (brandeln.bench.report's targets): asyncio alone is 15
+    # ms of it, gRPC, SQLAlchemy and protobuf far more. The commands import them when they run.
     code = (
         "import sys\n"
         "from typer.testing import CliRunner\n"
-        "from brandeln_cli.main import app\n"
+        "from brandeln.cli.main import app\n"
         "CliRunner().invoke(app, ['--help'])\n"
         "heavy = ('asyncio', 'grpc', 'sqlalchemy', 'google.protobuf', 'ray', 'starlette')\n"
         "print(' '.join(m for m in heavy if m in sys.modules))\n"
@@ -58,13 +58,13 @@ def test_help_imports_no_event_loop_network_or_database_library() -> None:
 
 
 def test_help_lists_bench_with_its_own_help_without_importing_the_benchmarks() -> None:
-    # `brandeln bench` is mounted by name (brandeln_cli.lazy_groups): its line in the list is
-    # main.BENCH_HELP, which must read as bench.cli's own help, and listing it imports nothing
-    # of bench.
+    # `brandeln bench` is mounted by name (brandeln.cli.lazy_groups): its line in the list is
+    # main.BENCH_HELP, which must read as brandeln.bench.cli's own help, and listing it imports
+    # nothing of bench.
     code = (
         "import sys\n"
         "from typer.testing import CliRunner\n"
-        "from brandeln_cli.main import app\n"
+        "from brandeln.cli.main import app\n"
         "output = CliRunner().invoke(app, ['--help'], terminal_width=200).output\n"
         "print([line.split(None, 1)[1] for line in output.splitlines()\n"
         "       if line.strip().startswith('bench ')])\n"
@@ -142,7 +142,7 @@ def test_the_host_and_the_port_of_serve_come_from_the_environment(tmp_path: Path
     env = {k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"}
     env |= {"BRANDELN_HOST": "127.0.0.1", "BRANDELN_PORT": "0", "BRANDELN_DATA": str(tmp_path)}
     serve = subprocess.Popen(
-        [sys.executable, "-m", "brandeln_cli", "serve"],
+        [sys.executable, "-m", "brandeln.cli", "serve"],
         stderr=subprocess.PIPE,
         text=True,
         env=env,
@@ -197,9 +197,9 @@ def test_a_hint_names_the_script_by_its_path_when_path_does_not_find_it(
 def test_a_hint_after_python_m_names_the_interpreter(
     venv: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys, "argv", [str(venv.parent / "brandeln_cli" / "__main__.py")])
+    monkeypatch.setattr(sys, "argv", [str(venv.parent / "brandeln" / "cli" / "__main__.py")])
     monkeypatch.setattr(sys, "executable", str(venv / "python"))
-    assert hints.program() == ".venv/bin/python -m brandeln_cli"
+    assert hints.program() == ".venv/bin/python -m brandeln.cli"
     monkeypatch.setenv("PATH", str(venv))
     assert hints.program() == "brandeln"
 

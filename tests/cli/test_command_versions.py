@@ -12,18 +12,18 @@ import pytest
 import sqlalchemy
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from datastore.engine import open_engine, write_transaction
-from ladder.errors import LadderError
-from ladder.ladder_config import LadderConfig, new_version_rating
-from ladder.schema import SEASON_BOTS
-from ladder.storage import LadderStore
-from ladder.storage_base import SIDE, database_url
-from ladder.version_commands import VersionCommand, parse_command
+from brandeln.cli.main import app
+from brandeln.datastore.engine import open_engine, write_transaction
+from brandeln.ladder.bots.version_commands import VersionCommand, parse_command
+from brandeln.ladder.errors import LadderError
+from brandeln.ladder.living.config import LadderConfig, new_version_rating
+from brandeln.ladder.store.base import SIDE, database_url
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import SEASON_BOTS
 
 runner = CliRunner()
 CONFIG = LadderConfig()
-SAMPLE = "python -m sample_bots random --server {server} --token {token} --tables {tables}"
+SAMPLE = "python -m brandeln.sample_bots random --server {server} --token {token} --tables {tables}"
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_a_command_version_is_kept_with_its_command_and_listed_as_launched(data:
         "--data", str(data), "--json",
     )  # fmt: skip
     added = json.loads(out)
-    assert added["command"][:3] == ["python", "-m", "sample_bots"]
+    assert added["command"][:3] == ["python", "-m", "brandeln.sample_bots"]
     shown = _run("bots", "version", "add", "own", "1", "--data", str(data))
     assert "token (shown once)" in shown  # one that connects by itself, as before
     launched = _run("bots", "version", "add", "rnd", "2", "--command", SAMPLE, "--data", str(data))

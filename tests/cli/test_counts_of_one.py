@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from engine.plurals import plural
+from brandeln.cli.main import app
+from brandeln.engine.plurals import plural
 from tests.ladder.test_season_e2e import random_bots_season
 
 runner = CliRunner(env={"COLUMNS": "80"})

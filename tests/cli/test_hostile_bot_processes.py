@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.embedded import EmbeddedReferee
-from brandeln_cli.match_cmd import CONNECT_TIMEOUT_S
-from ladder.bot_processes import KILL_WAIT_S, MAX_OUTPUT_BYTES, STOP_GRACE_S
-from ladder.config import DEFAULT_CONNECT_TIMEOUT_MS
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.cli.match_cmd import CONNECT_TIMEOUT_S
+from brandeln.ladder.bots.processes import KILL_WAIT_S, MAX_OUTPUT_BYTES, STOP_GRACE_S
+from brandeln.ladder.season.config import DEFAULT_CONNECT_TIMEOUT_MS
 from tests.conftest import MINIMAL_BOT, ROOT
 
 HOSTILE_BOT = str(Path(__file__).with_name("hostile_bot_process.py"))
@@ -97,7 +97,7 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Hostile
 def brandeln(hostile: Hostile, *args: str) -> subprocess.CompletedProcess[str]:
     """The real CLI in a subprocess; ends within the generous timeout or fails the test."""
     return subprocess.run(
-        [sys.executable, "-m", "brandeln_cli", *args],
+        [sys.executable, "-m", "brandeln.cli", *args],
         capture_output=True,
         text=True,
         timeout=COMMAND_TIMEOUT_S,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 from tests.cli.conftest import MatchCopy
 from tests.ladder.season_helpers import season_text
 

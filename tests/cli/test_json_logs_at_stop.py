@@ -29,9 +29,9 @@ from typing import Any, Final
 import pytest
 from typer.testing import CliRunner
 
+from brandeln.cli.main import app
+from brandeln.ladder.store.database import LadderStore
 from brandeln.v1 import admin_pb2, cards_pb2
-from brandeln_cli.main import app
-from ladder.storage import LadderStore
 from tests.cli.patched_brandeln import FAILURE, PAUSED
 from tests.cli.patched_brandeln import MODULE as PATCHED
 from tests.cli_process import WAIT_S, CliProcess, cli_process
@@ -125,7 +125,17 @@ async def _bots(
     for n in range(random + silent):
         reply = await admin.register(f"bot-{n}")
         if n < random:
-            bots.start(["-m", "sample_bots", "random", "--server", address, "--token", reply.token])
+            bots.start(
+                [
+                    "-m",
+                    "brandeln.sample_bots",
+                    "random",
+                    "--server",
+                    address,
+                    "--token",
+                    reply.token,
+                ]
+            )
         else:
             bots.start([MINIMAL_BOT, address, reply.token, "silent"], name="silent")
         ids.append(reply.bot_id)
@@ -204,7 +214,7 @@ def _ladder(
     port = free_port()
     args = ["ladder", "serve", *ladder_serve_args(data, None, port, move_ms=move_ms)]
     args += JSON_ARGS
-    module = "brandeln_cli" if patch is None else PATCHED
+    module = "brandeln.cli" if patch is None else PATCHED
     with cli_process([*([patch] if patch else []), *args], module=module) as ladder:
         ladder.wait_for(SERVING)
         assert all(_record(line) for line in ladder.lines)
@@ -212,7 +222,9 @@ def _ladder(
         for n in range(random + silent):
             token = _version(data, f"v{n}")
             if n < random:
-                bots.start(["-m", "sample_bots", "random", "--server", address, "--token", token])
+                bots.start(
+                    ["-m", "brandeln.sample_bots", "random", "--server", address, "--token", token]
+                )
             else:
                 bots.start([MINIMAL_BOT, address, token, "silent"], name="silent")
         yield ladder

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.ladder_config import LadderConfig
-from ladder.schema import Presence
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.living.config import LadderConfig
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import Presence
 
 runner = CliRunner()
 

@@ -1,5 +1,5 @@
 """`brandeln ladder serve --cluster`: what it refuses, in one line, before anything is opened
-(the same check as `season run --cluster`, brandeln_cli.cluster_options)."""
+(the same check as `season run --cluster`, brandeln.cli.cluster_options)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 
 
 def test_a_cluster_ladder_on_sqlite_is_refused(tmp_path: Path) -> None:

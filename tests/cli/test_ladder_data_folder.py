@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.ladder_config import LadderConfig
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.living.config import LadderConfig
+from brandeln.ladder.store.database import LadderStore
 from tests.cli.patched_brandeln import MODULE as PATCHED
 from tests.cli_process import cli_process
 from tests.ladder.ladder_process import SERVING, ladder_process, ladder_serve_args

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 from tests.conftest import MINIMAL_BOT
 
 WIDTH = 80
@@ -34,7 +34,7 @@ name = "illegal"
 command = ["python", "{MINIMAL_BOT}", "{{server}}", "{{token}}", "illegal"]
 [[bots]]
 name = "random"
-command = ["python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "1"]
+command = ["python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "1"]
 """
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 from tests.conftest import MINIMAL_BOT
 
 WIDTH = 80

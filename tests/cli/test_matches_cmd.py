@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.embedded import EmbeddedReferee
-from arena.logreader import read_log
-from arena.replay import logged_deal
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import read_log
+from brandeln.arena.replay import logged_deal
+from brandeln.cli.card_play import card_play_json, season_card_play
+from brandeln.cli.main import app
+from brandeln.cli.match_view import double_dummy_json
+from brandeln.engine.play_analysis import SeatPlay, analyse_play
+from brandeln.ladder.store.database import RecordedMatch
+from brandeln.services.sources import LocalSource
 from brandeln.v1 import admin_pb2
-from brandeln_cli.card_play import card_play_json, season_card_play
-from brandeln_cli.main import app
-from brandeln_cli.match_view import double_dummy_json
-from engine.play_analysis import SeatPlay, analyse_play
-from ladder.storage import RecordedMatch
-from services.sources import LocalSource
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 runner = CliRunner()

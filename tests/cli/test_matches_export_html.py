@@ -9,12 +9,12 @@ from typing import Any
 
 from typer.testing import CliRunner, Result
 
-from arena.logreader import read_log
-from brandeln_cli.main import app
+from brandeln.arena.logreader import read_log
+from brandeln.cli.main import app
+from brandeln.web.replay_model import match_model
+from brandeln.web.templating import STATIC_DIR
 from tests.cli.conftest import MatchCopy
 from tests.web.hostile import HOSTILE_TEXTS, assert_inert
-from web.replay_model import match_model
-from web.templating import STATIC_DIR
 
 runner = CliRunner()
 DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)

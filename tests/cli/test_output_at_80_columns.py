@@ -18,19 +18,19 @@ from typing import TypeVar
 import pytest
 from typer.testing import CliRunner, Result
 
-from arena.embedded import EmbeddedReferee
-from arena.logreader import MatchLog, read_log
-from arena.replay import logged_deal
-from brandeln.v1 import admin_pb2
-from brandeln_cli.main import app
-from engine.play_analysis import analyse_play
-from protocol.events import (
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import MatchLog, read_log
+from brandeln.arena.replay import logged_deal
+from brandeln.cli.main import app
+from brandeln.engine.play_analysis import analyse_play
+from brandeln.protocol.events import (
     BidMadeRecord,
     CardPlayedRecord,
     DealEndedRecord,
     EventRecord,
     TrickTakenRecord,
 )
+from brandeln.v1 import admin_pb2
 from tests.conftest import ROOT, AdminClient, BotProcesses
 
 LOGGING_BOT = str(ROOT / "tests" / "cli" / "logging_bot.py")
@@ -313,8 +313,8 @@ def test_the_last_line_of_ab_wraps_under_its_start_and_counts_one_deal(
 
 
 def test_ladder_status_wraps_a_periods_commitment_under_its_start(tmp_path: Path) -> None:
-    from ladder.ladder_config import LadderConfig  # noqa: PLC0415
-    from ladder.storage import LadderStore  # noqa: PLC0415
+    from brandeln.ladder.living.config import LadderConfig  # noqa: PLC0415
+    from brandeln.ladder.store.database import LadderStore  # noqa: PLC0415
 
     data = tmp_path / "data"
     config = LadderConfig()
@@ -344,13 +344,13 @@ def ratings_tables(name: str, resamples: int) -> str:
 
     from rich.console import Console  # noqa: PLC0415
 
-    from brandeln_cli.leaderboard_view import batch_table, decisions_table, leaderboard_table  # noqa: PLC0415
-    from brandeln_cli.role_tables import bidding_table, defence_table, soloist_table  # noqa: PLC0415
-    from ladder.batch_ratings import BatchRating, BatchRatings  # noqa: PLC0415
-    from ladder.leaderboard import LeaderboardRow  # noqa: PLC0415
-    from ladder.stats import MeanInterval  # noqa: PLC0415
-    from services.role_figures import Bidding, RoleFigures  # noqa: PLC0415
-    from services.season_roles import SeasonRoles  # noqa: PLC0415
+    from brandeln.cli.leaderboard_view import batch_table, decisions_table, leaderboard_table  # noqa: PLC0415
+    from brandeln.cli.role_tables import bidding_table, defence_table, soloist_table  # noqa: PLC0415
+    from brandeln.ladder.ratings.batch import BatchRating, BatchRatings  # noqa: PLC0415
+    from brandeln.ladder.ratings.leaderboard import LeaderboardRow  # noqa: PLC0415
+    from brandeln.ladder.ratings.stats import MeanInterval  # noqa: PLC0415
+    from brandeln.services.roles.figures import Bidding, RoleFigures  # noqa: PLC0415
+    from brandeln.services.roles.season import SeasonRoles  # noqa: PLC0415
 
     bots = (name, "random@demo")
     rows = [
@@ -404,9 +404,10 @@ def test_the_ratings_legends_break_between_entries_never_inside_a_term(resamples
 
 def test_the_leaderboards_made_and_the_biddings_chosen_each_say_what_they_count() -> None:
     # The same bot reads "made 8/8" on the leaderboard and "10 chosen, 9 made" in the bidding
-    # table: the leaderboard counts the auctions it won, in rated blocks (ladder.tally); the
-    # bidding every deal it played as soloist, a pass-out's forced contract too, in every block
-    # (services.role_figures). Each legend says which, and where the other differs.
+    # table: the leaderboard counts the auctions it won, in rated blocks
+    # (brandeln.ladder.referee.tally); the bidding every deal it played as soloist, a pass-out's
+    # forced contract too, in every block (brandeln.services.roles.figures). Each legend says which,
+    # and where the other differs.
     words = flat(ratings_tables("heuristic", resamples=500))
     assert "8/8 100%" in words
     assert "heuristic brand 10 9 90%" in words

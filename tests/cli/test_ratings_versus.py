@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.rating_order import record_and_rate
-from ladder.ratings import RatingModel
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.store.database import LadderStore
 from tests.ladder.season_helpers import finished_block, season_config
 
 runner = CliRunner(env={"COLUMNS": "80"})

@@ -27,7 +27,7 @@ def season(tmp_path: Path, checked_command: str) -> subprocess.CompletedProcess[
         [
             sys.executable,
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "season",
             "run",
             str(path),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 from tests import pg_server
 from tests.conftest import create_database, drop_database
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SEASON = (
     'name = "clustered"\nseed = 1\nblocks = 1\ndeals_per_match = 4\nconcurrency = 1\n'
     + "".join(
-        f'[[bots]]\nname = "r{n}"\ncommand = ["python", "-m", "brandeln_cli", "bot", "run", '
+        f'[[bots]]\nname = "r{n}"\ncommand = ["python", "-m", "brandeln.cli", "bot", "run", '
         '"random"]\ntables = 1\n'
         for n in range(4)
     )
@@ -73,7 +73,7 @@ def test_an_unreachable_cluster_is_one_line_in_seconds(
             [
                 sys.executable,
                 "-m",
-                "brandeln_cli",
+                "brandeln.cli",
                 "season",
                 "run",
                 str(_season(tmp_path)),
@@ -104,8 +104,8 @@ def test_ray_is_not_imported_without_cluster() -> None:
     code = (
         "import sys\n"
         "from typer.testing import CliRunner\n"
-        "from brandeln_cli.main import app\n"
-        "import brandeln_cli.season_cmd, ladder.runner, arena.embedded\n"
+        "from brandeln.cli.main import app\n"
+        "import brandeln.cli.season_cmd, brandeln.ladder.season.runner, brandeln.arena.embedded\n"
         "CliRunner().invoke(app, ['season', 'run', '--help'])\n"
         "print('ray' in sys.modules)\n"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brandeln_cli.season_cmd import deal_rate
+from brandeln.cli.season_cmd import deal_rate
 
 
 @pytest.mark.parametrize(

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from brandeln_cli.main import app
-from ladder.commitment import SeedState, matches_commitment
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.season.commitment import SeedState, matches_commitment
+from brandeln.ladder.store.database import LadderStore
 from tests.conftest import MINIMAL_BOT
 
 runner = CliRunner()

@@ -1,4 +1,5 @@
-"""`serve --help` lists the referee's caps from arena.limits itself, so they cannot drift."""
+"""`serve --help` lists the referee's caps from brandeln.arena.limits itself, so they cannot
+drift."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import dataclasses
 
 from typer.testing import CliRunner
 
-from arena import limits
-from brandeln_cli.main import app
+from brandeln.arena import limits
+from brandeln.cli.main import app
 
 
 def _help() -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
-from arena.logreader import read_log
-from arena.logrecords import DecisionRecord
+from brandeln.arena.logreader import read_log
+from brandeln.arena.logrecords import DecisionRecord
 from brandeln.v1 import admin_pb2
 from tests.conftest import AdminClient, BotProcesses
 from tests.faults.referee_process import ADMIN_TOKEN, RefereeUnderTest
@@ -77,7 +77,7 @@ async def test_serve_counts_a_match_in_its_metrics_and_logs_it_as_json_lines(
             reply = await admin.register(name)
             bot_processes.start(
                 [
-                    *("-m", "sample_bots", "random", "--server", referee.address),
+                    *("-m", "brandeln.sample_bots", "random", "--server", referee.address),
                     *("--token", reply.token, "--tables", "2"),
                 ],
                 name=name,

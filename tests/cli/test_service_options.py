@@ -12,8 +12,8 @@ from typing import Final
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from services.trusted_hosts import HostRefusal
+from brandeln.cli.main import app
+from brandeln.services.trusted_hosts import HostRefusal
 from tests.cli_process import CliProcess, cli_process
 from tests.http_requests import request_to
 from tests.ladder.ladder_process import ladder_process

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from brandeln_cli.stop_signals import STOP_SIGNALS, SignalLatch, stop_on_signals
+from brandeln.cli.stop_signals import STOP_SIGNALS, SignalLatch, stop_on_signals
 
 
 def _record_signal_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Any]]:

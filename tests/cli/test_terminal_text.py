@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from brandeln_cli.terminal_text import markup, plain, safe
+from brandeln.cli.terminal_text import markup, plain, safe
 
 
 @pytest.mark.parametrize(

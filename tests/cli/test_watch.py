@@ -11,15 +11,15 @@ from typing import Any
 from rich.console import Console
 from typer.testing import CliRunner
 
-from arena.embedded import EmbeddedReferee
-from arena.logreader import read_log
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import read_log
+from brandeln.cli.main import app
+from brandeln.cli.watch_cmd import follow
+from brandeln.cli.watch_view import WatchPrinter
+from brandeln.ladder.referee.admin_client import AdminClient as LadderAdmin
+from brandeln.protocol.decode import LiveEvent, LivePenalty, event_from_pb
+from brandeln.protocol.statuses import MatchStatus
 from brandeln.v1 import admin_pb2, cards_pb2
-from brandeln_cli.main import app
-from brandeln_cli.watch_cmd import follow
-from brandeln_cli.watch_view import WatchPrinter
-from ladder.admin_client import AdminClient as LadderAdmin
-from protocol.decode import LiveEvent, LivePenalty, event_from_pb
-from protocol.statuses import MatchStatus
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 WIDTH = 80

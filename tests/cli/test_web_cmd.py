@@ -18,13 +18,13 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from brandeln_cli import web_cmd
-from brandeln_cli.main import app
-from brandeln_cli.stop_signals import STOP_SIGNALS, SignalLatch
-from services.trusted_hosts import HostRefusal
+from brandeln.cli import web_cmd
+from brandeln.cli.main import app
+from brandeln.cli.stop_signals import STOP_SIGNALS, SignalLatch
+from brandeln.services.trusted_hosts import HostRefusal
+from brandeln.web.stream_cap import MAX_STREAMS
 from tests.http_requests import request_to
 from tests.web.web_process import WAIT_S, raw_get, web_process
-from web.stream_cap import MAX_STREAMS
 
 runner = CliRunner()
 

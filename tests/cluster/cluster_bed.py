@@ -1,5 +1,5 @@
-"""The cluster tests' test bed (bench.testbed): hosts in network namespaces, a Ray head on the
-first with PostgreSQL listening in its namespace, a worker node on each of the others; and
+"""The cluster tests' test bed (brandeln.bench.testbed): hosts in network namespaces, a Ray head on
+the first with PostgreSQL listening in its namespace, a worker node on each of the others; and
 the helpers that run our commands there and find the bots left on its hosts."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import testbed
-from bench.testbed import Host, RayNode, Sandbox
+from brandeln.bench import testbed
+from brandeln.bench.testbed import Host, RayNode, Sandbox
 from tests import pg_server
 
 ROOT = Path(__file__).resolve().parents[2]

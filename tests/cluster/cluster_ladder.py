@@ -29,12 +29,12 @@ SELF_CONNECTING = "self@1"
 
 def _command(kind: str) -> str:
     bot = kind.removesuffix("-2")
-    return f"python -m brandeln_cli bot run {bot} --server {{server}} --token {{token}}"
+    return f"python -m brandeln.cli bot run {bot} --server {{server}} --token {{token}}"
 
 
 READ = """
 import json, sys
-from ladder.storage import LadderStore
+from brandeln.ladder.store.database import LadderStore
 with LadderStore.open(sys.argv[1], create=False) as store:
     matches = [[m.block_index, m.rotation] for m in store.matches(sys.argv[2])]
     versions = {v.name: v.blocks for v in store.versions(sys.argv[2])}
@@ -54,7 +54,7 @@ def serve(bed: Bed, tmp_path: Path, log: Path) -> subprocess.Popen[str]:
     return bed.driver_host.python(
         [
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "ladder",
             "serve",
             "--data",
@@ -104,7 +104,7 @@ def stop(process: subprocess.Popen[str], log: Path) -> str:
         pytest.fail(f"the ladder did not stop in {WAIT_S:g} s:\n{log.read_text()}")
     output = log.read_text()
     assert process.returncode == 0, output
-    # Ray's own SIGTERM handler is off in the CLI (cluster/__init__.py): with it, a stop
+    # Ray's own SIGTERM handler is off in the CLI (brandeln/cluster/__init__.py): with it, a stop
     # printed a native stack dump, and one slower than 3 s ended by SIGABRT (-6).
     assert "SIGTERM received" not in output, output
     return output
@@ -144,7 +144,7 @@ def ladder_plays_stops_and_resumes(bed: Bed, tmp_path: Path) -> None:
         in_sandbox(
             bed,
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "bots",
             "version",
             "add",
@@ -154,7 +154,7 @@ def ladder_plays_stops_and_resumes(bed: Bed, tmp_path: Path) -> None:
             "--command",
             _command(kind),
         )
-    in_sandbox(bed, "-m", "brandeln_cli", "bots", "version", "add", "self", "1", *where)
+    in_sandbox(bed, "-m", "brandeln.cli", "bots", "version", "add", "self", "1", *where)
     wait_for(
         "3 blocks recorded", lambda: len(ladder_state(bed)["finished"]) >= 3, process, first_log
     )

@@ -1,4 +1,4 @@
-"""What a node must have to start a season's command bots (cluster.bot_files)."""
+"""What a node must have to start a season's command bots (brandeln.cluster.bot_files)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import os
 import sys
 from pathlib import Path
 
-from cluster.bot_files import absolute_paths, missing
+from brandeln.cluster.bot_files import absolute_paths, missing
 
 
 def test_a_sample_bot_command_needs_nothing_more_here() -> None:
-    assert missing(("python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "1")) == []
+    assert missing(("python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "1")) == []
 
 
 def test_a_missing_program_module_or_file_is_named(tmp_path: Path) -> None:
@@ -29,7 +29,7 @@ def test_a_missing_program_module_or_file_is_named(tmp_path: Path) -> None:
 
 
 def test_options_placeholders_and_urls_are_not_files() -> None:
-    command = ("python", "-m", "brandeln_cli", "--ca=/x/ca.pem", "{server}", "http://a/b")
+    command = ("python", "-m", "brandeln.cli", "--ca=/x/ca.pem", "{server}", "http://a/b")
     assert missing(command) == []
 
 

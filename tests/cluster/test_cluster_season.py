@@ -1,5 +1,5 @@
 """`brandeln season run --cluster` on a real Ray cluster of three hosts on this machine: each
-host a network namespace of the test bed (bench.testbed), PostgreSQL listening in the
+host a network namespace of the test bed (brandeln.bench.testbed), PostgreSQL listening in the
 head's, the driver run there too. A season played there equals the same season played on one
 machine (results, ratings and logs, up to timing and drawn ids); a worker node killed
 mid-season costs only its block; a driver killed and started again resumes from the
@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bench.season_record import season_record
+from brandeln.bench.season_record import season_record
 from tests.cluster.cluster_bed import Bed, bot_processes, cluster_bed, in_sandbox
 from tests.cluster.cluster_ladder import ladder_plays_stops_and_resumes
 
@@ -32,15 +32,15 @@ pytestmark = [pytest.mark.timeout(400), pytest.mark.early]
 ROOT = Path(__file__).resolve().parents[2]
 SEASON_SECONDS = 240
 BOTS = (
-    ("random", ["python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "1"]),
-    ("heuristic", ["python", "-m", "brandeln_cli", "bot", "run", "heuristic"]),
+    ("random", ["python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "1"]),
+    ("heuristic", ["python", "-m", "brandeln.cli", "bot", "run", "heuristic"]),
     # A sample cap under a generous clock: reproducible at any speed.
     (
         "mc",
         [
             "python",
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "bot",
             "run",
             "montecarlo",
@@ -50,7 +50,7 @@ BOTS = (
             "4",
         ],
     ),
-    ("random-2", ["python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "2"]),
+    ("random-2", ["python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "2"]),
 )
 
 
@@ -88,7 +88,7 @@ def expected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def local_record(tmp_path: Path, season: Path, name: str) -> dict[str, Any]:
     data = tmp_path / "local"
     result = subprocess.run(
-        [sys.executable, "-m", "brandeln_cli", "season", "run", str(season), "--data", str(data)],
+        [sys.executable, "-m", "brandeln.cli", "season", "run", str(season), "--data", str(data)],
         check=False,
         capture_output=True,
         text=True,
@@ -107,7 +107,7 @@ def start_cluster_season(
     return bed.driver_host.python(
         [
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "season",
             "run",
             str(season),
@@ -141,13 +141,13 @@ def finish(process: subprocess.Popen[str]) -> str:
 
 
 def cluster_record(bed: Bed, name: str) -> dict[str, Any]:
-    out = in_sandbox(bed, "-m", "bench.season_record", bed.db, bed.db, name)
+    out = in_sandbox(bed, "-m", "brandeln.bench.season_record", bed.db, bed.db, name)
     record: dict[str, Any] = json.loads(out)
     return record
 
 
 def blocks_recorded(bed: Bed, name: str) -> int:
-    out = in_sandbox(bed, "-m", "brandeln_cli", "season", "list", "--db", bed.db, "--json")
+    out = in_sandbox(bed, "-m", "brandeln.cli", "season", "list", "--db", bed.db, "--json")
     for season in json.loads(out):
         if season["name"] == name:
             return int(season["blocks_finished"])

@@ -1,4 +1,4 @@
-"""A cluster ladder's presence (cluster.ladder_blocks), without Ray: every active command
+"""A cluster ladder's presence (brandeln.cluster.ladder_blocks), without Ray: every active command
 version is free unless seated; a version that connects by itself, or opens too few sessions,
 is away and said once (log and last error); what the actors run follows the active command
 versions."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 import asyncio
 from typing import cast
 
-from cluster.ladder_blocks import ClusterLadder
-from ladder.ladder_config import LadderConfig
-from ladder.ratings import Rating
-from ladder.schema import Presence, VersionStatus
-from ladder.storage import LadderStore, LadderVersion
-from ladder.version_commands import VersionCommand
+from brandeln.cluster.ladder_blocks import ClusterLadder
+from brandeln.ladder.bots.version_commands import VersionCommand
+from brandeln.ladder.living.config import LadderConfig
+from brandeln.ladder.ratings.trueskill_model import Rating
+from brandeln.ladder.store.database import LadderStore, LadderVersion
+from brandeln.ladder.store.schema import Presence, VersionStatus
 
 
 class _Store:

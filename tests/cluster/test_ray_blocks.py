@@ -1,5 +1,5 @@
-"""How RayBlocks treats a block whose actor is lost (cluster.ray_blocks), with fake actors: no
-Ray cluster is started, only Ray's exception types are used."""
+"""How RayBlocks treats a block whose actor is lost (brandeln.cluster.ray_blocks), with fake actors:
+no Ray cluster is started, only Ray's exception types are used."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import ray.exceptions
 
-from cluster.errors import ClusterError
-from cluster.ray_blocks import MAX_LOSSES_PER_BLOCK, RETRY_PAUSE_MAX_S, RayBlocks
-from cluster.worker import PlayedBlock
-from ladder.duplicate import BlockPlan
+from brandeln.cluster.errors import ClusterError
+from brandeln.cluster.ray_blocks import MAX_LOSSES_PER_BLOCK, RETRY_PAUSE_MAX_S, RayBlocks
+from brandeln.cluster.worker import PlayedBlock
+from brandeln.ladder.season.duplicate import BlockPlan
 
 
 class _Method:

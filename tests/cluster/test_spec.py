@@ -1,9 +1,10 @@
-"""`cluster.spec.WorkerSpec`: what travels to each Ray actor, and what its repr leaves out."""
+"""`brandeln.cluster.spec.WorkerSpec`: what travels to each Ray actor, and what its repr leaves
+out."""
 
 from __future__ import annotations
 
-from cluster.spec import WorkerSpec
-from ladder.config import parse_season
+from brandeln.cluster.spec import WorkerSpec
+from brandeln.ladder.season.config import parse_season
 
 SEASON = 'name = "s"\nseed = 1\nblocks = 1\n' + "".join(
     f'[[bots]]\nname = "b{n}"\nbot_id = "{n}"\n' for n in range(4)

@@ -1,4 +1,4 @@
-"""The cluster test bed itself (bench.testbed): a real two-node Ray cluster, each node in a
+"""The cluster test bed itself (brandeln.bench.testbed): a real two-node Ray cluster, each node in a
 network namespace of its own; PostgreSQL in one namespace reached from another; a killed
 raylet's node declared dead; nothing left behind after close() or after a killed run.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import testbed
-from bench.testbed import Host, RayNode, Sandbox
+from brandeln.bench import testbed
+from brandeln.bench.testbed import Host, RayNode, Sandbox
 from tests import pg_server
 
 pytestmark = pytest.mark.timeout(300)
@@ -169,7 +169,7 @@ def test_sweep_removes_a_killed_runs_namespaces_and_keeps_live_ones(sandbox: San
             sys.executable,
             "-c",
             "import subprocess, sys, time\n"
-            "from bench.testbed import Sandbox\n"
+            "from brandeln.bench.testbed import Sandbox\n"
             "box = Sandbox(hosts=1, prefix='brdtsweep')\n"
             "sleeper = box.hosts[0].run(['sleep', '300'])\n"
             "print(sleeper.pid, *box.namespaces(), flush=True)\n"

@@ -1,7 +1,7 @@
 """Make tests/data/ladder_v1.db and ladder_v2.db with the ladder code that wrote such files.
 
 Run once from the repository root (``python tests/data/make_legacy_ladder_dbs.py``); the files
-are checked in. Each is a real database of its version: ``ladder/storage.py`` of the commit
+are checked in. Each is a real database of its version: ``ladder/store/database.py`` of the commit
 that last had that schema is loaded from git and records a small season (4 bots, three blocks
 of which two rated, command bots with their registration), so the upgrade tests read what an
 older brandeln left on disk, not a schema retyped in a test.
@@ -20,9 +20,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ladder.config import parse_season  # noqa: E402
-from ladder.duplicate import MatchOutcome, block_results, plan_season  # noqa: E402
-from ladder.ratings import RatingModel  # noqa: E402
+from brandeln.ladder.ratings.trueskill_model import RatingModel  # noqa: E402
+from brandeln.ladder.season.config import parse_season  # noqa: E402
+from brandeln.ladder.season.duplicate import MatchOutcome, block_results, plan_season  # noqa: E402
 
 # The last commit of each schema version (version 2 is main's before issue 13).
 COMMITS = {1: "087681b^", 2: "c8d28d1"}
@@ -53,7 +53,7 @@ def _balances(block: int, rotation: int) -> tuple[int, int, int, int]:
 
 def old_storage(version: int) -> ModuleType:
     source = subprocess.run(
-        ["git", "show", f"{COMMITS[version]}:ladder/storage.py"],
+        ["git", "show", f"{COMMITS[version]}:ladder/store/database.py"],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -110,7 +110,7 @@ def make(version: int, path: Path) -> None:
             if version == 1:
                 store.record_block("legacy", plan, outcomes, results, model.rate_block)
             else:
-                from ladder.rating_order import blocks_to_rate  # noqa: PLC0415
+                from brandeln.ladder.ratings.order import blocks_to_rate  # noqa: PLC0415
 
                 before = {row.bot: row.rating for row in store.ratings("legacy")}
                 rankings = dict(store.unrated_rankings("legacy"))

@@ -1,17 +1,24 @@
 """An independent oracle of the play rules, for the engine tests.
 
 A naive, direct transcription of RULES.md R2 and R8 (and the duty switches of section 6) on
-``Card`` objects and lists. It shares no code with ``engine.trick_rules``, so comparing the two
-catches a wrong table or a wrong shortcut in the engine.
+``Card`` objects and lists. It shares no code with ``brandeln.engine.trick_rules``, so comparing the
+two catches a wrong table or a wrong shortcut in the engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.cards import Card, Rank, Suit
-from engine.rulesets import HeadRule, Ruleset, Stichzwang, Trumpfzwang, TrumpOrder, Undertrump
-from engine.state import DealState
+from brandeln.engine.cards import Card, Rank, Suit
+from brandeln.engine.rulesets import (
+    HeadRule,
+    Ruleset,
+    Stichzwang,
+    Trumpfzwang,
+    TrumpOrder,
+    Undertrump,
+)
+from brandeln.engine.state import DealState
 
 _NATURAL = [Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE]
 _JACK_SEVEN_TRUMPS = [Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.QUEEN, Rank.KING, Rank.ACE]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine.actions import Action, parse_action
-from engine.cards import CardSet, parse_cards
-from engine.dealing import Deal, fixed_deal
-from engine.rulesets import Ruleset, find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import Action, parse_action
+from brandeln.engine.cards import CardSet, parse_cards
+from brandeln.engine.dealing import Deal, fixed_deal
+from brandeln.engine.rulesets import Ruleset, find_ruleset
+from brandeln.engine.state import DealState
 
 # A standard deal used across the tests (dealer 3, so forehand is seat 0 and r = seat).
 SEAT_HANDS = (

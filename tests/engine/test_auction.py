@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import PASS, Bid
-from engine.cards import parse_cards
-from engine.dealing import fixed_deal
-from engine.errors import IllegalActionError
-from engine.events import BidMade, ContractSet, DealEnded
-from engine.phase import Phase
-from engine.rulesets import find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import PASS, Bid
+from brandeln.engine.cards import parse_cards
+from brandeln.engine.dealing import fixed_deal
+from brandeln.engine.errors import IllegalActionError
+from brandeln.engine.events import BidMade, ContractSet, DealEnded
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
 from tests.engine.scripting import sample_deal
 
 DEALERS = [0, 1, 2, 3]

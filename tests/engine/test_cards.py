@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from engine.cards import (
+from brandeln.engine.cards import (
     CARDS,
     DECK_28,
     FULL_DECK_32,
@@ -21,7 +21,7 @@ from engine.cards import (
     parse_card,
     parse_cards,
 )
-from engine.errors import EngineError
+from brandeln.engine.errors import EngineError
 
 
 def test_suit_and_rank_numbering_and_letters() -> None:

@@ -18,12 +18,18 @@ from dataclasses import fields
 
 import pytest
 
-import engine
-from engine import PURE_PYTHON_ENV, pure_module
-from engine.dealing import _PLANS, Deal, _rows_of_random_shuffle, _shuffled_rows, deal_cards
-from engine.outcome import DealOutcome
-from engine.playout import playout_deal
-from engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln import engine
+from brandeln.engine import PURE_PYTHON_ENV, pure_module
+from brandeln.engine.dealing import (
+    _PLANS,
+    Deal,
+    _rows_of_random_shuffle,
+    _shuffled_rows,
+    deal_cards,
+)
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.playout import playout_deal
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
 from tests.conftest import ROOT
 from tests.python_runs import run_python
 
@@ -31,11 +37,11 @@ from tests.python_runs import run_python
 # every action and outcome as JSON, with the modules it ran compiled.
 _PLAY = """
 import json, random, sys
-import engine
-from engine.dealing import deal_cards
-from engine.playout import playout_deal
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
+from brandeln import engine
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.playout import playout_deal
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
 
 games = []
 for ruleset_id in RULESET_IDS:
@@ -118,9 +124,9 @@ def test_the_engine_tests_pass_on_the_pure_python_reference() -> None:
 
 
 def test_pure_module_runs_the_source_beside_the_installed_module() -> None:
-    reference = pure_module("engine.state")
+    reference = pure_module("brandeln.engine.state")
     assert str(reference.__file__).endswith("state.py")
-    assert sys.modules["engine.state"] is not reference
+    assert sys.modules["brandeln.engine.state"] is not reference
     with pytest.raises(ModuleNotFoundError):
         pure_module("no_such_module")
 

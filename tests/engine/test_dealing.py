@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from engine.cards import Card, CardSet, parse_cards
-from engine.dealing import Deal, deal_cards, fixed_deal
-from engine.errors import InvalidDealError
-from engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.cards import Card, CardSet, parse_cards
+from brandeln.engine.dealing import Deal, deal_cards, fixed_deal
+from brandeln.engine.errors import InvalidDealError
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
 from tests.engine.scripting import SEAT_HANDS
 
 
@@ -139,7 +139,7 @@ def test_deal_value_is_frozen() -> None:
 def test_plan_positions_of_row_match_the_packets(ruleset_id: str) -> None:
     """deal_cards fills each row from its table of deck positions: together they are every
     position once, each row's those its packets give it (R3.2)."""
-    from engine.dealing import _PLANS, _deal_plan  # noqa: PLC0415 - the internal tables
+    from brandeln.engine.dealing import _PLANS, _deal_plan  # noqa: PLC0415 - the internal tables
 
     ruleset = find_ruleset(ruleset_id)
     plan = _PLANS.of(ruleset)

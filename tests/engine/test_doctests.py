@@ -13,8 +13,8 @@ from types import ModuleType
 
 import pytest
 
-import engine
-from engine import pure_module
+from brandeln import engine
+from brandeln.engine import pure_module
 
 
 def _with_docstrings(name: str) -> ModuleType:

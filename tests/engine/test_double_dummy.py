@@ -1,4 +1,4 @@
-"""engine.double_dummy agrees with a plain minimax over every legal card (no pruning, no
+"""brandeln.engine.double_dummy agrees with a plain minimax over every legal card (no pruning, no
 table, no merged cards) on thousands of random small endgames of every ruleset and every goal
 kind of the contract ladders (R4, R8, R9, R10)."""
 
@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from engine import pure_module
-from engine.cards import Suit
-from engine.double_dummy import DoubleDummy
-from engine.rulesets import RULESET_IDS, Contract, Goal, Ruleset, find_ruleset
-from engine.seats import seat_after
-from engine.settlement import deal_ends
-from engine.trick_rules import NO_CARD, NO_TRICK, add_to_trick, duties_for, legal_card_mask
+from brandeln.engine import pure_module
+from brandeln.engine.cards import Suit
+from brandeln.engine.double_dummy import DoubleDummy
+from brandeln.engine.rulesets import RULESET_IDS, Contract, Goal, Ruleset, find_ruleset
+from brandeln.engine.seats import seat_after
+from brandeln.engine.settlement import deal_ends
+from brandeln.engine.trick_rules import NO_CARD, NO_TRICK, add_to_trick, duties_for, legal_card_mask
 
 
 def bits(mask: int) -> list[int]:
@@ -235,7 +235,7 @@ def test_the_same_cards_with_another_score_are_another_position() -> None:
 
 
 def test_a_search_over_its_budget_stops_and_the_solver_stays_exact() -> None:
-    from engine.double_dummy import BudgetExceeded  # noqa: PLC0415
+    from brandeln.engine.double_dummy import BudgetExceeded  # noqa: PLC0415
 
     def cost(game: Endgame) -> int:
         solver = game.solver()
@@ -257,7 +257,7 @@ def test_a_search_over_its_budget_stops_and_the_solver_stays_exact() -> None:
 def test_a_search_past_its_deadline_stops() -> None:
     import time  # noqa: PLC0415
 
-    from engine.double_dummy import BudgetExceeded  # noqa: PLC0415
+    from brandeln.engine.double_dummy import BudgetExceeded  # noqa: PLC0415
 
     # Whole deals from trick 1, one whose tree has far more than the 1024 positions between two
     # looks at the clock.

@@ -1,5 +1,5 @@
-"""When a package's compiled modules are usable as a whole (engine.extensions), on a fake build:
-extensions are empty files here, never imported."""
+"""When a package's compiled modules are usable as a whole (brandeln.compiled.extensions), on a fake
+build: extensions are empty files here, never imported."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.extensions import CompiledModules
+from brandeln.compiled.extensions import CompiledModules
 
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 

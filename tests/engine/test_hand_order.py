@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from engine.actions import PlayCard
-from engine.cards import format_cards, parse_cards
-from engine.dealing import deal_cards, fixed_deal
-from engine.phase import Phase
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import PlayCard
+from brandeln.engine.cards import format_cards, parse_cards
+from brandeln.engine.dealing import deal_cards, fixed_deal
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
 from tests.engine.scripting import run
 
 # Seat 0 holds the hand of the issue: with spades trump SJ and S7 are its two highest trumps.

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from engine.actions import PASS
-from engine.dealing import deal_cards
-from engine.match import MatchState
-from engine.outcome import DealOutcome
-from engine.rulesets import find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import PASS
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.match import MatchState
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
 from tests.engine.scripting import run, sample_deal
 
 BRAND_MADE = (

@@ -1,11 +1,12 @@
-"""engine.per_ruleset: a table is built once per ruleset object, by identity, and bounded."""
+"""brandeln.engine.per_ruleset: a table is built once per ruleset object, by identity, and
+bounded."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.per_ruleset import PerRuleset
-from engine.rulesets import Ruleset, find_ruleset
+from brandeln.engine.per_ruleset import PerRuleset
+from brandeln.engine.rulesets import Ruleset, find_ruleset
 
 
 def test_a_table_is_built_once_per_ruleset_object_and_equal_rulesets_get_their_own() -> None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import PlayCard
-from engine.cards import Card, Suit, parse_cards
-from engine.dealing import fixed_deal
-from engine.rulesets import Goal, find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import PlayCard
+from brandeln.engine.cards import Card, Suit, parse_cards
+from brandeln.engine.dealing import fixed_deal
+from brandeln.engine.rulesets import Goal, find_ruleset
+from brandeln.engine.state import DealState
 from tests.engine.oracle import oracle_legal, oracle_winner
 from tests.engine.scripting import run
 

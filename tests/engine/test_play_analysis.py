@@ -1,4 +1,4 @@
-"""engine.play_analysis: every card of a played deal judged double dummy (R8, R9, R10).
+"""brandeln.engine.play_analysis: every card of a played deal judged double dummy (R8, R9, R10).
 
 The analysis must agree with the deal itself: the value of the position before each card is
 the value after the card before it, the value after the last card is the deal's result, and so
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.actions import PASS, Action, PlayCard
-from engine.dealing import deal_cards
-from engine.double_dummy import DoubleDummy
-from engine.errors import ReplayError
-from engine.phase import Phase
-from engine.play_analysis import analyse_play
-from engine.rulesets import RULESET_IDS, Ruleset, find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import PASS, Action, PlayCard
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.double_dummy import DoubleDummy
+from brandeln.engine.errors import ReplayError
+from brandeln.engine.phase import Phase
+from brandeln.engine.play_analysis import analyse_play
+from brandeln.engine.rulesets import RULESET_IDS, Ruleset, find_ruleset
+from brandeln.engine.state import DealState
 
 
 def played_deal(ruleset: Ruleset, seed: int) -> tuple[DealState, list[Action], DealState]:

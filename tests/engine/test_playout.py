@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.actions import Action
-from engine.cards import Suit
-from engine.dealing import deal_cards
-from engine.playout import playout_deal, random_playout
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import Action
+from brandeln.engine.cards import Suit
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.playout import playout_deal, random_playout
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
 
 switch_sets = st.fixed_dictionaries(
     {
@@ -79,9 +79,9 @@ def test_playout_with_haferl_pool_matches() -> None:
 @pytest.mark.parametrize("ruleset_id", RULESET_IDS)
 def test_playout_facts_agree_with_the_ruleset_and_the_rules_core(ruleset_id: str) -> None:
     """The fast path reads the ruleset's fields, the seats and the duties from one table."""
-    from engine.playout import _FACTS  # noqa: PLC0415 - the internal table itself
-    from engine.seats import left_of_each  # noqa: PLC0415
-    from engine.trick_rules import duties_for  # noqa: PLC0415
+    from brandeln.engine.playout import _FACTS  # noqa: PLC0415 - the internal table itself
+    from brandeln.engine.seats import left_of_each  # noqa: PLC0415
+    from brandeln.engine.trick_rules import duties_for  # noqa: PLC0415
 
     ruleset = find_ruleset(ruleset_id)
     facts = _FACTS.of(ruleset)

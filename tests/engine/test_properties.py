@@ -8,17 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid, PlayCard
-from engine.cards import CardSet, Suit
-from engine.dealing import deal_cards
-from engine.errors import IllegalActionError, ReplayError
-from engine.events import CardPlayed, DealEnded, TrickTaken
-from engine.outcome import DealOutcome
-from engine.permutation import SuitPermutation
-from engine.phase import Phase
-from engine.replay import replay
-from engine.rulesets import RULESET_IDS, Ruleset, Scoring, find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid, PlayCard
+from brandeln.engine.cards import CardSet, Suit
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.errors import IllegalActionError, ReplayError
+from brandeln.engine.events import CardPlayed, DealEnded, TrickTaken
+from brandeln.engine.outcome import DealOutcome
+from brandeln.engine.permutation import SuitPermutation
+from brandeln.engine.phase import Phase
+from brandeln.engine.replay import replay
+from brandeln.engine.rulesets import RULESET_IDS, Ruleset, Scoring, find_ruleset
+from brandeln.engine.state import DealState
 from tests.engine.oracle import oracle_legal_in
 
 ruleset_ids = st.sampled_from(RULESET_IDS)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import PASS, Bid, NameTrump, PlayCard, parse_action
-from engine.cards import Card, CardSet, Suit, parse_cards
-from engine.dealing import deal_cards
-from engine.errors import ActionParseError, ReplayError
-from engine.permutation import SuitPermutation
-from engine.phase import Phase
-from engine.replay import replay
-from engine.rulesets import find_ruleset
-from engine.state import DealState
+from brandeln.engine.actions import PASS, Bid, NameTrump, PlayCard, parse_action
+from brandeln.engine.cards import Card, CardSet, Suit, parse_cards
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.errors import ActionParseError, ReplayError
+from brandeln.engine.permutation import SuitPermutation
+from brandeln.engine.phase import Phase
+from brandeln.engine.replay import replay
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
 from tests.engine.scripting import actions_of, sample_deal
 
 SCRIPT = "brand, pass, pass, pass, H, HJ, H9, C7, D7"

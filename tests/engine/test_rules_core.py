@@ -9,17 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.actions import PASS, PLAY_CARDS, Action, Bid, NameTrump, PlayCard
-from engine.auction import NO_BID, auction_result
-from engine.cards import CARD_COUNT, RANK_COUNT, Card, CardSet, Suit
-from engine.dealing import deal_cards
-from engine.errors import IllegalActionError
-from engine.phase import Phase
-from engine.playout import playout_from
-from engine.rulesets import RULESET_IDS, PassOut, TrumpOrder, find_ruleset
-from engine.seats import forehand_of, seat_after
-from engine.state import DealState
-from engine.trick_rules import (
+from brandeln.engine.actions import PASS, PLAY_CARDS, Action, Bid, NameTrump, PlayCard
+from brandeln.engine.auction import NO_BID, auction_result
+from brandeln.engine.cards import CARD_COUNT, RANK_COUNT, Card, CardSet, Suit
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.errors import IllegalActionError
+from brandeln.engine.phase import Phase
+from brandeln.engine.playout import playout_from
+from brandeln.engine.rulesets import RULESET_IDS, PassOut, TrumpOrder, find_ruleset
+from brandeln.engine.seats import forehand_of, seat_after
+from brandeln.engine.state import DealState
+from brandeln.engine.trick_rules import (
     duties_for,
     explain_illegal_card,
     legal_card_mask,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import RulesetOptionError, UnknownContractError, UnknownRulesetError
-from engine.rulesets import (
+from brandeln.engine.errors import RulesetOptionError, UnknownContractError, UnknownRulesetError
+from brandeln.engine.rulesets import (
     RULESET_IDS,
     Contract,
     EarlyStop,

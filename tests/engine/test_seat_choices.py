@@ -9,12 +9,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.actions import NAME_TRUMPS, PASS, Bid, PlayCard
-from engine.dealing import deal_cards
-from engine.phase import Phase
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.seat_choices import NOT_OFFERED, SeatChoice, seat_choices
-from engine.state import DealState
+from brandeln.engine.actions import NAME_TRUMPS, PASS, Bid, PlayCard
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.seat_choices import NOT_OFFERED, SeatChoice, seat_choices
+from brandeln.engine.state import DealState
 from tests.engine.test_properties import seeds, switch_sets
 
 

@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.seats import forehand_of, left_of, seat_at_distance, seats_from, seniority
-from engine.settlement import (
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.seats import forehand_of, left_of, seat_at_distance, seats_from, seniority
+from brandeln.engine.settlement import (
     contract_payments,
     deal_ends,
     deal_ends_after,
@@ -155,7 +155,7 @@ def test_deal_ends_after_a_count_of_tricks_agrees_with_deal_ends(
 def test_settlement_table_agrees_with_contract_payments(ruleset_id: str) -> None:
     """deal_outcome settles by a per-ruleset table: it must match contract_payments (and so
     Contract.made_with) for every contract, soloist and trick count."""
-    from engine.settlement import _SETTLEMENTS  # noqa: PLC0415 - the internal table itself
+    from brandeln.engine.settlement import _SETTLEMENTS  # noqa: PLC0415 - the internal table itself
 
     ruleset = find_ruleset(ruleset_id)
     table = _SETTLEMENTS.of(ruleset)
@@ -174,9 +174,9 @@ def test_settlement_table_agrees_with_contract_payments(ruleset_id: str) -> None
 def test_deal_outcome_falls_back_for_a_foreign_contract_or_a_pool() -> None:
     """A contract equal to but not one of the ruleset's own, or a Haferl pool, settles the
     slow way, with the same result."""
-    from engine.dealing import deal_cards  # noqa: PLC0415
-    from engine.rulesets import Contract  # noqa: PLC0415
-    from engine.settlement import deal_outcome  # noqa: PLC0415
+    from brandeln.engine.dealing import deal_cards  # noqa: PLC0415
+    from brandeln.engine.rulesets import Contract  # noqa: PLC0415
+    from brandeln.engine.settlement import deal_outcome  # noqa: PLC0415
 
     for ruleset_id, pool in (("standard", 0), ("haferl", 5)):
         ruleset = find_ruleset(ruleset_id)

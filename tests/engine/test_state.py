@@ -6,15 +6,22 @@ import random
 
 import pytest
 
-from engine.actions import PASS, Bid, NameTrump, PlayCard, parse_action
-from engine.cards import Card, CardSet, Suit, parse_cards
-from engine.dealing import Deal, deal_cards, fixed_deal
-from engine.errors import IllegalActionError, InvalidDealError
-from engine.events import BidMade, CardPlayed, ContractSet, DealEnded, TrickTaken, TrumpNamed
-from engine.phase import Phase
-from engine.rulesets import find_ruleset
-from engine.settlement import free_play_payments
-from engine.state import DealState
+from brandeln.engine.actions import PASS, Bid, NameTrump, PlayCard, parse_action
+from brandeln.engine.cards import Card, CardSet, Suit, parse_cards
+from brandeln.engine.dealing import Deal, deal_cards, fixed_deal
+from brandeln.engine.errors import IllegalActionError, InvalidDealError
+from brandeln.engine.events import (
+    BidMade,
+    CardPlayed,
+    ContractSet,
+    DealEnded,
+    TrickTaken,
+    TrumpNamed,
+)
+from brandeln.engine.phase import Phase
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.settlement import free_play_payments
+from brandeln.engine.state import DealState
 from tests.engine.scripting import cardset, run, sample_deal
 
 # Seat 0 (forehand, dealer 3) plays brand in hearts and takes every trick.
@@ -476,7 +483,7 @@ def test_tricks_won_table_agrees_with_the_tricks(ruleset_id: str) -> None:
     """A trick taken looks the tricks won up in the ruleset's shared table by their code: at
     every state they must be the count of the tricks each seat took, and every entry of the
     table must decode to its tuple."""
-    from engine.state import _FACTS, _WON_BITS  # noqa: PLC0415 - the internal table itself
+    from brandeln.engine.state import _FACTS, _WON_BITS  # noqa: PLC0415 - the internal table itself
 
     ruleset = find_ruleset(ruleset_id)
     rng = random.Random(5)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import RANKS_28, RANKS_32, Card, CardSet, Suit, parse_cards
-from engine.rulesets import RULESET_IDS, TrumpOrder, find_ruleset
-from engine.trick_rules import (
+from brandeln.engine.cards import RANKS_28, RANKS_32, Card, CardSet, Suit, parse_cards
+from brandeln.engine.rulesets import RULESET_IDS, TrumpOrder, find_ruleset
+from brandeln.engine.trick_rules import (
     NO_TRICK,
     beats,
     canonical_play_cards,
@@ -315,8 +315,8 @@ def test_duties_follow_the_ruleset_not_its_identity() -> None:
 def test_flat_tables_agree_with_the_nested_ones(ruleset_id: str) -> None:
     """The play loops read PlayDuties' flat copies of takes, heads and suit_indices: they must
     hold the same entries at ``row << CARD_BITS | card`` and ``suit << RANK_COUNT | mask``."""
-    from engine.cards import CARD_COUNT, RANK_COUNT, SUIT_COUNT  # noqa: PLC0415
-    from engine.trick_rules import CARD_BITS, duties_for  # noqa: PLC0415
+    from brandeln.engine.cards import CARD_COUNT, RANK_COUNT, SUIT_COUNT  # noqa: PLC0415
+    from brandeln.engine.trick_rules import CARD_BITS, duties_for  # noqa: PLC0415
 
     ruleset = find_ruleset(ruleset_id)
     for trump in (None, *Suit):

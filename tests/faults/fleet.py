@@ -48,21 +48,21 @@ from typing import IO, Any, Final
 import grpc
 from grpc_health.v1 import health_pb2
 
-from arena.limits import HELLO_TIMEOUT_S, MAX_SESSIONS_PER_BOT
-from arena.logreader import MatchLog, read_log
-from arena.logrecords import DecisionRecord
-from arena.replay import replay_log
-from arena.spec import deal_seed
-from arena.timecontrol import TimeControlSettings
+from brandeln.arena.limits import HELLO_TIMEOUT_S, MAX_SESSIONS_PER_BOT
+from brandeln.arena.logreader import MatchLog, read_log
+from brandeln.arena.logrecords import DecisionRecord
+from brandeln.arena.replay import replay_log
+from brandeln.arena.spec import deal_seed
+from brandeln.arena.timecontrol import TimeControlSettings
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.protocol.events import CardPlayedRecord, DealEndedRecord, Penalty
+from brandeln.protocol.statuses import MatchStatus, SeatOutcome
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, cards_pb2
-from engine.dealing import deal_cards
-from engine.rulesets import find_ruleset
-from protocol.events import CardPlayedRecord, DealEndedRecord, Penalty
-from protocol.statuses import MatchStatus, SeatOutcome
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 HOSTILE_BOT: Final = Path(__file__).with_name("hostile_bot.py")
-CLI: Final = (sys.executable, "-m", "brandeln_cli")
+CLI: Final = (sys.executable, "-m", "brandeln.cli")
 
 # Every behaviour of the fleet that sits at a table of its own (honest bots fill the others).
 FLEET: Final = (

@@ -71,8 +71,8 @@ PROTOCOL_VERSION: Final = 1
 # A late answer is sent this long after the request's time (move + bank) has run out.
 LATE_MARGIN_S: Final = 0.15
 # How long an attempt waits for the referee to end its stream before ending it itself: the
-# referee's hello timeout (10 s, arena.servicers) after gRPC may have held the call for a busy
-# referee for up to 30 s (server_max_unrequested_time_in_server), and more; ending it sooner
+# referee's hello timeout (10 s, brandeln.arena.servicers) after gRPC may have held the call for a
+# busy referee for up to 30 s (server_max_unrequested_time_in_server), and more; ending it sooner
 # would make the referee see the stream end before the attempt's message, on a slow machine.
 ATTEMPT_WAIT_S: Final = 10.0 + 30.0 + 5.0
 # How long a probe waits after Welcome for the MatchStarted of a resume.

@@ -2,7 +2,7 @@
 
 Usage: python tests/faults/limited_referee.py DATA_DIR HANDSHAKE_MS STREAMS IDLE_MS
 
-It serves what ``brandeln serve`` serves (``arena.server.create_server``, after raising the
+It serves what ``brandeln serve`` serves (``brandeln.arena.server.create_server``, after raising the
 open-file limit the same way), with the admin token from $BRANDELN_ADMIN_TOKEN, on a free
 loopback port; it prints ``referee listening on 127.0.0.1:PORT`` to stderr as ``serve`` does and
 runs until SIGTERM.
@@ -16,9 +16,9 @@ import signal
 import sys
 from pathlib import Path
 
-from arena.limits import ConnectionLimits
-from arena.referee import Referee, RefereeConfig
-from arena.server import create_server, raise_open_file_limit
+from brandeln.arena.limits import ConnectionLimits
+from brandeln.arena.referee import Referee, RefereeConfig
+from brandeln.arena.server import create_server, raise_open_file_limit
 
 
 async def main(data_dir: Path, limits: ConnectionLimits) -> None:

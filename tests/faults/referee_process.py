@@ -88,7 +88,7 @@ class RefereeUnderTest:
     def serve(
         cls, data_dir: Path, *extra: str, open_files: tuple[int, int | None] | None = None
     ) -> RefereeUnderTest:
-        args = [sys.executable, "-m", "brandeln_cli", "serve", "--port", "0"]
+        args = [sys.executable, "-m", "brandeln.cli", "serve", "--port", "0"]
         args += ["--db", str(data_dir / "referee.db"), "--logs", str(data_dir / "logs"), *extra]
         return cls(args, data_dir, open_files=open_files)
 

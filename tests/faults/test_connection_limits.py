@@ -18,7 +18,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 
-from arena.connection_guard import HIGH_WATER, LOW_WATER
+from brandeln.arena.connection_guard import HIGH_WATER, LOW_WATER
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc
 from tests.faults.referee_process import (
     ADMIN_TOKEN,

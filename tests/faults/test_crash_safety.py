@@ -32,11 +32,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.store import RefereeStore
-from brandeln_cli.main import app
-from engine.plurals import plural
-from ladder.bot_processes import find_bot_processes, find_orphans, stop_orphans
-from ladder.storage import LadderStore
+from brandeln.arena.store.database import RefereeStore
+from brandeln.cli.main import app
+from brandeln.engine.plurals import plural
+from brandeln.ladder.bots.processes import find_bot_processes, find_orphans, stop_orphans
+from brandeln.ladder.store.database import LadderStore
 from tests.faults.fleet import CLI, ROOT, RefereeProcess
 from tests.ladder.test_season_e2e import blocks_recorded, random_bots_season
 

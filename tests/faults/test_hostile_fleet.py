@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from arena.logreader import read_log
-from arena.logrecords import DecisionRecord
-from arena.referee import MAX_RESUMES_PER_MATCH
+from brandeln.arena.logreader import read_log
+from brandeln.arena.logrecords import DecisionRecord
+from brandeln.arena.referee import MAX_RESUMES_PER_MATCH
 from tests.faults.fleet import (
     CLOCK_SLACK_MS,
     CONTROL,

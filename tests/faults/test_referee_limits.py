@@ -28,18 +28,18 @@ import grpc
 import pytest
 from typer.testing import CliRunner
 
-from arena import referee as referee_module
-from arena import session as session_module
-from arena.orders import HelloRequest, MatchOrder, TimeControlOrder
-from arena.referee import Referee, RefereeConfig
-from arena.seat import Seat
-from arena.servicers import RefereeServicer
-from arena.session import SeatSession
-from arena.store import RefereeStore
-from arena.timecontrol import SeatClock
+from brandeln.arena import referee as referee_module
+from brandeln.arena import session as session_module
+from brandeln.arena.orders import HelloRequest, MatchOrder, TimeControlOrder
+from brandeln.arena.referee import Referee, RefereeConfig
+from brandeln.arena.seat import Seat
+from brandeln.arena.servicers import RefereeServicer
+from brandeln.arena.session import SeatSession
+from brandeln.arena.store.database import RefereeStore
+from brandeln.arena.timecontrol import SeatClock
+from brandeln.cli.main import app
+from brandeln.protocol.statuses import SessionState
 from brandeln.v1 import bot_pb2
-from brandeln_cli.main import app
-from protocol.statuses import SessionState
 
 
 class AbortedError(Exception):
@@ -137,7 +137,8 @@ async def test_a_slow_reader_whose_write_is_blocked_is_dropped(referee: Referee)
 
 
 def _seat(*, request_open: bool) -> Seat:
-    # A real seat: the session's seat is typed, and checked where arena.session is compiled.
+    # A real seat: the session's seat is typed, and checked where brandeln.arena.session is
+    # compiled.
     seat = Seat(0, "bot", "bot", "1", SeatClock(move_ms=0, bank_ms=0))
     seat.pending = bot_pb2.RefereeMessage() if request_open else None
     return seat

@@ -81,7 +81,14 @@ async def test_sigterm_with_bots_connected_drains_not_serving_without_tracebacks
         for token in tokens:
             bots.append(
                 subprocess.Popen(  # noqa: ASYNC220 - started once, they run on their own
-                    [sys.executable, "-m", "sample_bots", "random", "--server", referee.address],
+                    [
+                        sys.executable,
+                        "-m",
+                        "brandeln.sample_bots",
+                        "random",
+                        "--server",
+                        referee.address,
+                    ],
                     env={
                         **os.environ,
                         "PYTHONPATH": str(ROOT),
@@ -141,7 +148,7 @@ def test_serve_refuses_a_blank_or_short_admin_token(tmp_path: Path, token: str) 
         [
             sys.executable,
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "serve",
             "--port",
             "0",

@@ -35,15 +35,15 @@ from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import referee as referee_module
-from arena.embedded import EmbeddedReferee
-from arena.logreader import read_log
-from arena.orders import MatchOrder, TimeControlOrder
-from arena.referee import Referee
-from arena.replay import replay_log
-from arena.table import Table
+from brandeln.arena import referee as referee_module
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import read_log
+from brandeln.arena.orders import MatchOrder, TimeControlOrder
+from brandeln.arena.referee import Referee
+from brandeln.arena.replay import replay_log
+from brandeln.arena.table import Table
+from brandeln.protocol.statuses import MatchStatus
 from brandeln.v1 import bot_pb2, bot_pb2_grpc, cards_pb2
-from protocol.statuses import MatchStatus
 from tests.faults.fleet import DealBook, leaks
 
 T = TypeVar("T")

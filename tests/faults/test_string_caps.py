@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 import grpc
 import pytest
 
-from arena.limits import ProtocolLimits
+from brandeln.arena.limits import ProtocolLimits
 from brandeln.v1 import admin_pb2, admin_pb2_grpc, bot_pb2, bot_pb2_grpc, cards_pb2
 from tests.faults.referee_process import (
     ADMIN_TOKEN,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.storage import LadderStore
+from brandeln.ladder.store.database import LadderStore
 from tests.ladder.fake_referee import FakeReferee, start_fake_referee
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 def main() -> None:
     with Path(sys.argv[1]).open("a", encoding="utf-8") as tokens:
         tokens.write(os.environ["BRANDELN_TOKEN"] + "\n")
-    command = [sys.executable, "-m", "brandeln_cli", "bot", "run", "random", *sys.argv[2:]]
+    command = [sys.executable, "-m", "brandeln.cli", "bot", "run", "random", *sys.argv[2:]]
     os.execv(sys.executable, command)
 
 

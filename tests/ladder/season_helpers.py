@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ladder.config import SeasonConfig, parse_season
-from ladder.duplicate import (
+from brandeln.ladder.season.config import SeasonConfig, parse_season
+from brandeln.ladder.season.duplicate import (
     BlockPlan,
     BotBlockResult,
     MatchOutcome,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.embedded import EmbeddedReferee
-from ladder.admin_client import AdminClient
-from ladder.errors import RefereeNotFoundError
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.ladder.errors import RefereeNotFoundError
+from brandeln.ladder.referee.admin_client import AdminClient
 from tests.web.matches import start_match
 
 

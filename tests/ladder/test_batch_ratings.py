@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import approx_fprime, check_grad  # type: ignore[import-untyped, unused-ignore]
 
-import ladder.batch_model
-from ladder.batch_model import log_likelihood, season_terms
-from ladder.batch_ratings import BatchRatings, blocks_from_results, fit_batch_ratings
-from ladder.duplicate import BotBlockResult
+import brandeln.ladder.ratings.batch_model
+from brandeln.ladder.ratings.batch import BatchRatings, blocks_from_results, fit_batch_ratings
+from brandeln.ladder.ratings.batch_model import log_likelihood, season_terms
+from brandeln.ladder.season.duplicate import BotBlockResult
 
 Block = dict[str, int]
 
@@ -237,7 +237,7 @@ def test_the_gradient_is_the_objectives_in_both_ways_of_computing_it(
     picked = np.bincount(terms.chosen, weights=weights, minlength=len(terms.bots)).astype(
         np.float64
     )
-    objective = ladder.batch_model._negative_log_posterior
+    objective = brandeln.ladder.ratings.batch_model._negative_log_posterior
     rng = np.random.default_rng(5)
     for theta in [rng.normal(0.0, 1.0, 5) for _ in range(3)] + [np.array([0, 900, 0, -5, 3.0])]:
         shared = objective(theta, terms, weights, picked, 0.25)
@@ -246,7 +246,9 @@ def test_the_gradient_is_the_objectives_in_both_ways_of_computing_it(
             lambda t: objective(t, terms, weights, picked, 0.25)[1],
             theta,
         ) < 1e-4 * max(1.0, float(np.abs(shared[1]).max()))
-        monkeypatch.setattr(ladder.batch_model, "_SPREAD", 0.0)  # each risk set shifted alone
+        monkeypatch.setattr(
+            brandeln.ladder.ratings.batch_model, "_SPREAD", 0.0
+        )  # each risk set shifted alone
         one_by_one = objective(theta, terms, weights, picked, 0.25)
         monkeypatch.undo()
         assert one_by_one[0] == pytest.approx(shared[0], rel=1e-12)

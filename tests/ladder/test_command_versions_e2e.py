@@ -15,14 +15,14 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.store.database import LadderStore
 from tests.ladder.ladder_process import data_args, ladder_process, ladder_serve_args, wait_until
 from tests.pg_server import free_port
 
 runner = CliRunner()
 LADDER = "ladder"
-SAMPLE = "python -m sample_bots random --server {server} --token {token}"
+SAMPLE = "python -m brandeln.sample_bots random --server {server} --token {token}"
 
 
 def _cli(*args: str) -> str:

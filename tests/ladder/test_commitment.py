@@ -1,5 +1,5 @@
-"""Committed seeds (ladder.commitment): the text hashed, the commitment checked with the
-README's recipe (``printf ... | sha256sum``, and hashlib), and every deal of a season
+"""Committed seeds (brandeln.ladder.season.commitment): the text hashed, the commitment checked with
+the README's recipe (``printf ... | sha256sum``, and hashlib), and every deal of a season
 regenerated from the revealed seed alone."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import subprocess
 
 import pytest
 
-from arena.spec import deal_seed as match_deal_seed
-from engine.cards import Suit
-from engine.dealing import deal_cards
-from engine.permutation import SuitPermutation
-from engine.rulesets import find_ruleset
-from ladder.commitment import (
+from brandeln.arena.spec import deal_seed as match_deal_seed
+from brandeln.engine.cards import Suit
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.permutation import SuitPermutation
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.ladder.season.commitment import (
     COMMITMENT_FORMAT,
     canonical_json,
     commitment_of,
@@ -29,8 +29,8 @@ from ladder.commitment import (
     public_seed,
     season_schedule,
 )
-from ladder.duplicate import block_seed, plan_block, plan_seeded_block
-from ladder.storage_seasons import season_settings
+from brandeln.ladder.season.duplicate import block_seed, plan_block, plan_seeded_block
+from brandeln.ladder.store.seasons import season_settings
 from tests.ladder.season_helpers import season_config
 
 SETTINGS = season_settings(season_config(seed=7))
@@ -138,7 +138,7 @@ def test_every_deal_is_regenerated_from_the_revealed_seed_alone() -> None:
         dealt = []
         for match in plan.matches:
             suits = SuitPermutation(Suit.parse(letter) for letter in match.suit_permutation)
-            # As the referee deals deal n of a match (arena.spec.MatchSpec.next_deal).
+            # As the referee deals deal n of a match (brandeln.arena.spec.MatchSpec.next_deal).
             dealt.append(
                 [
                     suits.apply_deal(deal_cards(ruleset, n % 4, match_deal_seed(match.seed, n + 1)))

@@ -1,7 +1,7 @@
-"""Committed seeds in the ladder store (ladder.storage_commitments, ladder.storage_periods) on
-both backends: a season's seed committed when it is created and revealed only once its last
-block is recorded; an always-on ladder's period committed with its first block's plan and
-revealed once its blocks are all recorded.
+"""Committed seeds in the ladder store (brandeln.ladder.store.commitments,
+brandeln.ladder.store.periods) on both backends: a season's seed committed when it is created and
+revealed only once its last block is recorded; an always-on ladder's period committed with its first
+block's plan and revealed once its blocks are all recorded.
 
 Every test runs on an SQLite file and on a fresh PostgreSQL database (``db_url``).
 """
@@ -13,7 +13,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from ladder.commitment import (
+from brandeln.ladder.errors import SeasonMismatchError
+from brandeln.ladder.living.config import LadderConfig, new_version_rating
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.season.commitment import (
     SeedState,
     deal_seed,
     matches_commitment,
@@ -21,13 +25,9 @@ from ladder.commitment import (
     public_seed,
     season_schedule,
 )
-from ladder.duplicate import block_results, block_seed, plan_seeded_block
-from ladder.errors import SeasonMismatchError
-from ladder.ladder_config import LadderConfig, new_version_rating
-from ladder.rating_order import record_and_rate
-from ladder.ratings import RatingModel
-from ladder.storage import LadderStore
-from ladder.storage_seasons import season_settings
+from brandeln.ladder.season.duplicate import block_results, block_seed, plan_seeded_block
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.seasons import season_settings
 from tests.ladder.season_helpers import finished_block, season_config
 
 BOTS = ("a", "b", "c", "d")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ladder.config import (
+from brandeln.ladder.errors import SeasonConfigError
+from brandeln.ladder.season.config import (
     CommandBot,
     ExternalBot,
     RatingParams,
@@ -14,7 +15,6 @@ from ladder.config import (
     load_season,
     parse_season,
 )
-from ladder.errors import SeasonConfigError
 
 FOUR_BOTS = "".join(
     f'[[bots]]\nname = "{name}"\ncommand = ["python", "-m", "bot", "{name}"]\n'

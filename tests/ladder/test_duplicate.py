@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.duplicate import (
+from brandeln.ladder.season.duplicate import (
     IDENTITY,
     MatchOutcome,
     SeatTally,

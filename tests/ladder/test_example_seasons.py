@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from arena import codec
-from arena.spec import deal_seed
-from engine.match import MatchState
-from engine.rulesets import RULESET_IDS, Ruleset, find_ruleset
-from ladder.config import CommandBot, SeasonConfig, load_season
-from sample_bots.heuristic import HeuristicBot
-from sample_bots.montecarlo import MonteCarloBot
-from sample_bots.sdk import Bot, resolve_answer
+from brandeln.arena import codec
+from brandeln.arena.spec import deal_seed
+from brandeln.engine.match import MatchState
+from brandeln.engine.rulesets import RULESET_IDS, Ruleset, find_ruleset
+from brandeln.ladder.season.config import CommandBot, SeasonConfig, load_season
+from brandeln.sample_bots.heuristic import HeuristicBot
+from brandeln.sample_bots.montecarlo import MonteCarloBot
+from brandeln.sdk import Bot, resolve_answer
 from tests.bots.botkit_table import match_started_for, request_for
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "seasons"
@@ -76,7 +76,7 @@ def _play_match(
     match = MatchState.new(ruleset, deals=deals)
     request_id = 0
     while not match.is_over:
-        # The referee's deal seeds (arena.spec.deal_seed) for this seed.
+        # The referee's deal seeds (brandeln.arena.spec.deal_seed) for this seed.
         deal = match.deal_for_seed(deal_seed(seed, match.deal_number + 1))
         state = match.start_deal(deal)
         while not state.is_over():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.bot_processes import BotProcess, start_bot, stop_bots
+from brandeln.ladder.bots.processes import BotProcess, start_bot, stop_bots
 
 # The bot: starts a child (in its group, or out of reach: setsid() and an empty environment),
 # waits for the child's word on a pipe, then exits. argv: the child's pid file, "stay" or

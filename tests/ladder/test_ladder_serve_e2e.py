@@ -19,10 +19,10 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.matchmaking import PLACEMENT_BLOCKS
-from ladder.schema import ChallengeState, ClaimState
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.living.matchmaking import PLACEMENT_BLOCKS
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import ChallengeState, ClaimState
 from tests.conftest import BotProcesses
 from tests.ladder.ladder_process import data_args, ladder_process, ladder_serve_args, wait_until
 from tests.pg_server import free_port
@@ -87,7 +87,8 @@ def test_a_ladder_plays_unattended_places_versions_serves_challenges_and_survive
 
     def sample_bot(token: str, name: str) -> None:
         bot_processes.start(
-            ["-m", "sample_bots", "random", "--server", address, "--token", token], name=name
+            ["-m", "brandeln.sample_bots", "random", "--server", address, "--token", token],
+            name=name,
         )
 
     with ladder_process(serve_args) as ladder, _store(data, ladder_db) as store:

@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from brandeln_cli.main import app
-from ladder.commitment import deal_seed, matches_commitment
-from ladder.duplicate import block_seed
-from ladder.periods import SeedPeriod
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.living.periods import SeedPeriod
+from brandeln.ladder.season.commitment import deal_seed, matches_commitment
+from brandeln.ladder.season.duplicate import block_seed
+from brandeln.ladder.store.database import LadderStore
 from tests.conftest import MINIMAL_BOT, BotProcesses
 from tests.ladder.ladder_process import data_args, ladder_process, ladder_serve_args, wait_until
 from tests.pg_server import free_port
@@ -79,7 +79,7 @@ def stopped_ladder(tmp_path: Path, bot_processes: BotProcesses) -> Path:
         for family in "abcd":
             token = _version(data, family)
             bot_processes.start(
-                ["-m", "sample_bots", "random", "--server", address, "--token", token],
+                ["-m", "brandeln.sample_bots", "random", "--server", address, "--token", token],
                 name=family,
             )
         wait_until(

@@ -7,7 +7,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from ladder.duplicate import (
+from brandeln.ladder.ratings.leaderboard import season_leaderboard
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.season.duplicate import (
     BlockPlan,
     BotBlockResult,
     DecisionLatency,
@@ -15,10 +18,7 @@ from ladder.duplicate import (
     block_results,
     combine_latency,
 )
-from ladder.leaderboard import season_leaderboard
-from ladder.rating_order import record_and_rate
-from ladder.ratings import RatingModel
-from ladder.storage import LadderStore
+from brandeln.ladder.store.database import LadderStore
 from tests.ladder.season_helpers import finished_block, season_config
 
 BOTS = ("a", "b", "c", "d")

@@ -1,5 +1,5 @@
-"""The always-on ladder's loop (ladder.living) on the fake referee: who is seated, what a
-store failure costs, challenges, and the ranking it converges to among bots of known skill.
+"""The always-on ladder's loop (brandeln.ladder.living.ladder) on the fake referee: who is seated,
+what a store failure costs, challenges, and the ranking it converges to among bots of known skill.
 
 The fake referee's chips are a pure function of the seed, the deal, the seat and each bot's
 ``skill`` (tests/ladder/fake_referee.py), so every run here is the same run: no verdict
@@ -16,15 +16,15 @@ from dataclasses import replace
 
 import pytest
 
-from ladder import storage_periods
-from ladder.admin_client import AdminClient
-from ladder.commitment import deal_seed, matches_commitment
-from ladder.duplicate import block_seed
-from ladder.errors import StorageError
-from ladder.ladder_config import EventKind, LadderConfig, LadderEvent, new_version_rating
-from ladder.living import LivingLadder
-from ladder.schema import ChallengeState, Presence
-from ladder.storage import LadderStore
+from brandeln.ladder.errors import StorageError
+from brandeln.ladder.living.config import EventKind, LadderConfig, LadderEvent, new_version_rating
+from brandeln.ladder.living.ladder import LivingLadder
+from brandeln.ladder.referee.admin_client import AdminClient
+from brandeln.ladder.season.commitment import deal_seed, matches_commitment
+from brandeln.ladder.season.duplicate import block_seed
+from brandeln.ladder.store import periods as storage_periods
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import ChallengeState, Presence
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee
 
 CONFIG = LadderConfig(name="live", deals_per_match=2, seed=3, interval_s=0.05)

@@ -1,4 +1,4 @@
-"""The always-on ladder's store (ladder.storage_living, storage_planned, storage_challenges,
+"""The always-on ladder's store (brandeln.ladder.store.living, storage_planned, storage_challenges,
 storage_presence) on both backends: versions, planned blocks, challenges, presence.
 
 Every test runs on an SQLite file and on a fresh PostgreSQL database (``db_url``).
@@ -11,13 +11,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from ladder.claims import new_runner_id, retire
-from ladder.errors import LadderError, SeasonMismatchError
-from ladder.ladder_config import VERSION_WIDEN, LadderConfig, new_version_rating
-from ladder.rating_order import record_and_rate
-from ladder.ratings import Rating, RatingModel
-from ladder.schema import ChallengeState, Presence, VersionStatus
-from ladder.storage import ChallengeLimitError, LadderStore, VersionError
+from brandeln.ladder.errors import LadderError, SeasonMismatchError
+from brandeln.ladder.living.config import VERSION_WIDEN, LadderConfig, new_version_rating
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import Rating, RatingModel
+from brandeln.ladder.season.claims import new_runner_id, retire
+from brandeln.ladder.store.database import ChallengeLimitError, LadderStore, VersionError
+from brandeln.ladder.store.schema import ChallengeState, Presence, VersionStatus
 from tests.ladder.season_helpers import finished_block
 
 CONFIG = LadderConfig(name="live", deals_per_match=2, seed=7)

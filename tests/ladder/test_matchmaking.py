@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ladder import matchmaking
-from ladder.matchmaking import (
+from brandeln.ladder.living import matchmaking
+from brandeln.ladder.living.matchmaking import (
     CLOSENESS_WEIGHT,
     DEFAULT_BETA,
     OVERDUE_INTERVALS,
@@ -29,14 +29,14 @@ from ladder.matchmaking import (
     Candidate,
     choose_block,
 )
-from ladder.matchmaking_sim import (
+from brandeln.ladder.living.matchmaking_sim import (
     SimulatedBlock,
     converged_at,
     kendall_tau,
     random_chooser,
     simulate_ladder,
 )
-from ladder.ratings import Rating
+from brandeln.ladder.ratings.trueskill_model import Rating
 
 BETA = DEFAULT_BETA
 FRESH = Rating(25.0, 25.0 / 3)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import trueskill
 
-from ladder.config import RatingParams
-from ladder.ratings import Rating, RatingModel
+from brandeln.ladder.ratings.trueskill_model import Rating, RatingModel
+from brandeln.ladder.season.config import RatingParams
 
 DEFAULT = RatingModel(RatingParams())
 START = {name: DEFAULT.initial() for name in "abcd"}

@@ -1,5 +1,5 @@
-"""The final rerun among a season's top K (ladder.rerun): on the fake referee, whose bots'
-``skill`` makes their strengths known and every run the same, and on an in-process player."""
+"""The final rerun among a season's top K (brandeln.ladder.season.rerun): on the fake referee, whose
+bots' ``skill`` makes their strengths known and every run the same, and on an in-process player."""
 
 from __future__ import annotations
 
@@ -14,16 +14,22 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.claims import new_runner_id, retire
-from ladder.commitment import SeedState
-from ladder.config import RerunSettings, SeasonConfig, load_season, parse_season
-from ladder.duplicate import BlockPlan, MatchOutcome
-from ladder.errors import SeasonConfigError, SeasonMismatchError
-from ladder.rerun import BotInterval, RerunError, RerunStop, default_cap, overlapping
-from ladder.runner import BlockPlayer, SeasonSummary, run_blocks, run_season
-from ladder.schedule import schedule
-from ladder.storage import LadderStore, SeasonStatus
+from brandeln.cli.main import app
+from brandeln.ladder.errors import SeasonConfigError, SeasonMismatchError
+from brandeln.ladder.season.claims import new_runner_id, retire
+from brandeln.ladder.season.commitment import SeedState
+from brandeln.ladder.season.config import RerunSettings, SeasonConfig, load_season, parse_season
+from brandeln.ladder.season.duplicate import BlockPlan, MatchOutcome
+from brandeln.ladder.season.rerun import (
+    BotInterval,
+    RerunError,
+    RerunStop,
+    default_cap,
+    overlapping,
+)
+from brandeln.ladder.season.runner import BlockPlayer, SeasonSummary, run_blocks, run_season
+from brandeln.ladder.season.schedule import schedule
+from brandeln.ladder.store.database import LadderStore, SeasonStatus
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee
 from tests.ladder.season_helpers import season_config, season_text
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from brandeln_cli.main import app
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.store.database import LadderStore
 from tests.ladder import test_season_cli
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee
 from tests.ladder.season_helpers import season_text

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.store.database import LadderStore
 from tests.ladder.test_season_e2e import random_bots_season
 
 RANDOM_BOTS = {"random-1", "random-2", "random-3", "random-4"}

@@ -1,5 +1,5 @@
-"""A season's final rerun in the ladder store (ladder.storage_rerun), on an SQLite file and on a
-fresh PostgreSQL database (``db_url``)."""
+"""A season's final rerun in the ladder store (brandeln.ladder.store.rerun), on an SQLite file and
+on a fresh PostgreSQL database (``db_url``)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from ladder.errors import LadderError, SeasonMismatchError
-from ladder.rating_order import record_and_rate
-from ladder.ratings import RatingModel
-from ladder.schema import ClaimState
-from ladder.storage import LadderStore, RerunRecord
+from brandeln.ladder.errors import LadderError, SeasonMismatchError
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.store.database import LadderStore, RerunRecord
+from brandeln.ladder.store.schema import ClaimState
 from tests.ladder.season_helpers import finished_block, season_config
 
 CONFIG_BOTS = ("a", "b", "c", "d", "e")

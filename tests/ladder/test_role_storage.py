@@ -1,5 +1,5 @@
-"""Role figures kept in the ladder store (ladder.storage_roles), on an SQLite file and on a fresh
-PostgreSQL database (``db_url``); and revision 0007, which adds their table to a database of
+"""Role figures kept in the ladder store (brandeln.ladder.store.roles), on an SQLite file and on a
+fresh PostgreSQL database (``db_url``); and revision 0007, which adds their table to a database of
 revision 0006 without touching what it holds."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from alembic.config import Config
 from alembic.runtime.environment import EnvironmentContext
 from alembic.script import ScriptDirectory
 
-from datastore.engine import open_engine, write_transaction
-from ladder import migrations
-from ladder.errors import LadderError
-from ladder.rating_order import record_and_rate
-from ladder.ratings import RatingModel
-from ladder.storage import KeptFigures, LadderStore
-from ladder.storage_base import SIDE, database_url
+from brandeln.datastore.engine import open_engine, write_transaction
+from brandeln.ladder.errors import LadderError
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.store import migrations
+from brandeln.ladder.store.base import SIDE, database_url
+from brandeln.ladder.store.database import KeptFigures, LadderStore
 from tests.ladder.season_helpers import finished_block, season_config
 
 CONFIG = season_config(("a", "b", "c", "d"), blocks=2)

@@ -13,13 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from brandeln.v1 import cards_pb2
-from ladder.bot_processes import BotProcess, start_bot, stop_bots
-from ladder.config import CommandBot, ExternalBot, SeasonConfig
-from ladder.duplicate import BlockPlan, MatchOutcome, plan_season
-from ladder.errors import BlockFailedError, BotStartError, MatchUnavailableError, RefereeError
-from ladder.ratings import RatingModel
-from ladder.runner import (
+from brandeln.ladder.bots.processes import BotProcess, start_bot, stop_bots
+from brandeln.ladder.errors import (
+    BlockFailedError,
+    BotStartError,
+    MatchUnavailableError,
+    RefereeError,
+)
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.season.config import CommandBot, ExternalBot, SeasonConfig
+from brandeln.ladder.season.duplicate import BlockPlan, MatchOutcome, plan_season
+from brandeln.ladder.season.runner import (
     BlockPlayer,
     SeasonProgress,
     SeasonSummary,
@@ -27,7 +31,8 @@ from ladder.runner import (
     run_season,
     while_bots_run,
 )
-from ladder.storage import LadderStore, SeasonStatus, token_hash
+from brandeln.ladder.store.database import LadderStore, SeasonStatus, token_hash
+from brandeln.v1 import cards_pb2
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee, start_fake_referee
 from tests.ladder.season_helpers import season_config
 
@@ -407,7 +412,8 @@ async def test_a_cancelled_season_is_stored_as_interrupted(
 
 
 async def _bot_exiting_after(tmp_path: Path, seconds: float) -> BotProcess:
-    # In a session of its own, as ladder.bot_processes starts a bot: stop_bots signals its group.
+    # In a session of its own, as brandeln.ladder.bots.processes starts a bot: stop_bots signals its
+    # group.
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",

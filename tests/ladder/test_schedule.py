@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ladder.errors import ScheduleError
-from ladder.schedule import pair_counts, schedule
+from brandeln.ladder.errors import ScheduleError
+from brandeln.ladder.season.schedule import pair_counts, schedule
 
 
 def bots_named(count: int) -> list[str]:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from brandeln_cli.main import app
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.store.database import LadderStore
 from tests.ladder.fake_referee import ADMIN_TOKEN, FakeReferee, start_fake_referee
 from tests.ladder.season_helpers import season_text
 

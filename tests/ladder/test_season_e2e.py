@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.logreader import read_log
-from arena.replay import logged_deal
-from brandeln_cli.main import app
-from engine.play_analysis import SeatPlay, analyse_play
-from engine.plurals import plural
-from ladder.bot_processes import find_bot_processes, find_orphans, stop_orphans
-from ladder.errors import StorageError
-from ladder.storage import LadderStore, token_hash
+from brandeln.arena.logreader import read_log
+from brandeln.arena.replay import logged_deal
+from brandeln.cli.main import app
+from brandeln.engine.play_analysis import SeatPlay, analyse_play
+from brandeln.engine.plurals import plural
+from brandeln.ladder.bots.processes import find_bot_processes, find_orphans, stop_orphans
+from brandeln.ladder.errors import StorageError
+from brandeln.ladder.store.database import LadderStore, token_hash
 
 runner = CliRunner()
 
@@ -29,7 +29,7 @@ runner = CliRunner()
 def random_bots_season(name: str, *, blocks: int, deals: int, concurrency: int = 4) -> str:
     bots = "".join(
         f'[[bots]]\nname = "random-{n}"\n'
-        f'command = ["python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "{n}"]\n'
+        f'command = ["python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "{n}"]\n'
         for n in range(1, 5)
     )
     return (
@@ -126,7 +126,7 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
     assert max(len(line) for line in table.output.splitlines()) <= 80
 
 
-# `python -m brandeln_cli` with SIGINT turned into KeyboardInterrupt, as at a terminal. A suite
+# `python -m brandeln.cli` with SIGINT turned into KeyboardInterrupt, as at a terminal. A suite
 # started in the background by a non-interactive shell (`make test &`) ignores SIGINT, its
 # children inherit that, and Python then leaves it ignored: the Ctrl-C a test sends would be
 # lost and the season play to its end.
@@ -134,7 +134,7 @@ AS_AT_A_TERMINAL = (
     sys.executable,
     "-c",
     "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "runpy.run_module('brandeln_cli', run_name='__main__', alter_sys=True)",
+    "runpy.run_module('brandeln.cli', run_name='__main__', alter_sys=True)",
 )
 
 
@@ -155,7 +155,7 @@ def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path
     first_log = tmp_path / "first-run.log"
     with first_log.open("w") as log:
         first = subprocess.Popen(
-            [sys.executable, "-m", "brandeln_cli", "season", "run", str(file), "--data", str(data)],
+            [sys.executable, "-m", "brandeln.cli", "season", "run", str(file), "--data", str(data)],
             stdout=log,
             stderr=subprocess.STDOUT,
         )

@@ -24,13 +24,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.bot_processes import stop_orphans
-from ladder.errors import LadderError, StorageError
-from ladder.rating_order import blocks_to_rate
-from ladder.ratings import RatingModel
-from ladder.schema import ClaimState
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.bots.processes import stop_orphans
+from brandeln.ladder.errors import LadderError, StorageError
+from brandeln.ladder.ratings.order import blocks_to_rate
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import ClaimState
 from tests import pg_server
 from tests.conftest import ROOT
 
@@ -44,7 +44,7 @@ BOTS = tuple(f"h{n}" for n in range(1, 5))
 def heuristic_season(name: str, *, blocks: int, deals: int = 8, concurrency: int = 2) -> str:
     bots = "".join(
         f'[[bots]]\nname = "{bot}"\n'
-        'command = ["python", "-m", "brandeln_cli", "bot", "run", "heuristic"]\n'
+        'command = ["python", "-m", "brandeln.cli", "bot", "run", "heuristic"]\n'
         for bot in BOTS
     )
     return (
@@ -65,7 +65,7 @@ def start_season(
             [
                 sys.executable,
                 "-m",
-                "brandeln_cli",
+                "brandeln.cli",
                 "season",
                 "run",
                 str(file),
@@ -147,7 +147,7 @@ def assert_every_block_once(db: str, season: str, blocks: int) -> None:
 
 
 def season_config_rating() -> Any:
-    from ladder.config import parse_season  # noqa: PLC0415
+    from brandeln.ladder.season.config import parse_season  # noqa: PLC0415
 
     return parse_season(heuristic_season("x", blocks=1), "x.toml").rating
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from brandeln_cli.main import app
-from engine.plurals import plural
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.engine.plurals import plural
+from brandeln.ladder.store.database import LadderStore
 from tests import pg_server
 from tests.ladder.test_season_postgres import (
     assert_every_block_once,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 
 RECORDING_BOT = str(Path(__file__).resolve().parent / "recording_bot.py")
 runner = CliRunner()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from ladder.sprt import MIN_OBSERVATIONS, Sprt, Verdict, elo_score
+from brandeln.ladder.ratings.sprt import MIN_OBSERVATIONS, Sprt, Verdict, elo_score
 
 RUNS = 300
 CAP = 20_000  # observations per run: far more than the test needs to decide

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from ladder.duplicate import BotBlockResult
-from ladder.leaderboard import leaderboard
-from ladder.ratings import Rating
-from ladder.stats import chips_per_deal, made_percent, mean_ci95
-from ladder.storage import RatingRow
+from brandeln.ladder.ratings.leaderboard import leaderboard
+from brandeln.ladder.ratings.stats import chips_per_deal, made_percent, mean_ci95
+from brandeln.ladder.ratings.trueskill_model import Rating
+from brandeln.ladder.season.duplicate import BotBlockResult
+from brandeln.ladder.store.database import RatingRow
 
 
 def result(bot: str, chips: int, deals: int, **counts: int) -> BotBlockResult:

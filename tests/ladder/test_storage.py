@@ -16,18 +16,18 @@ from pathlib import Path
 import pytest
 import sqlalchemy
 
-from datastore.url import parse_database_url
-from ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
-from ladder.rating_order import record_and_rate
-from ladder.ratings import Rating, RatingModel
-from ladder.schema import ClaimState
-from ladder.storage import (
+from brandeln.datastore.url import parse_database_url
+from brandeln.ladder.errors import SeasonMismatchError, StorageError, UnknownSeasonError
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import Rating, RatingModel
+from brandeln.ladder.store.database import (
     SCHEMA_VERSION,
     LadderStore,
     RatedBlock,
     SeasonStatus,
     token_hash,
 )
+from brandeln.ladder.store.schema import ClaimState
 from tests.ladder.season_helpers import finished_block, season_config
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -512,7 +512,7 @@ def test_the_claims_of_a_dead_runner_are_taken_over_and_a_live_ones_are_not(
 ) -> None:
     import socket  # noqa: PLC0415
 
-    from ladder.claims import new_runner_id, retire  # noqa: PLC0415
+    from brandeln.ladder.season.claims import new_runner_id, retire  # noqa: PLC0415
 
     store.ensure_season(season_config(("a", "b", "c", "d"), blocks=2), MODEL.initial())
     dead = f"{socket.gethostname()}/999999999/gone"  # this host, no such process
@@ -616,7 +616,7 @@ def test_concurrent_writers_rate_in_block_order(db_url: str) -> None:
 
 
 def test_the_leaderboard_from_the_totals_is_the_one_from_every_result(store: LadderStore) -> None:
-    from ladder.leaderboard import leaderboard, season_leaderboard  # noqa: PLC0415
+    from brandeln.ladder.ratings.leaderboard import leaderboard, season_leaderboard  # noqa: PLC0415
 
     store.ensure_season(CONFIG, MODEL.initial())
     for index, chips in enumerate([(6, -2, -2, -2), (3, 3, -3, -3), (1, -1, 2, -2)]):

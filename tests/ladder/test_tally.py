@@ -1,12 +1,13 @@
 """Per-seat counts folded from a match's public events (as the RunMatch stream's messages
-read into the protocol's records, the way ``ladder.admin_client`` hands them to the tally)."""
+read into the protocol's records, the way ``brandeln.ladder.referee.admin_client`` hands them to the
+tally)."""
 
 from __future__ import annotations
 
+from brandeln.ladder.referee.tally import MatchTally
+from brandeln.ladder.season.duplicate import SeatTally
+from brandeln.protocol.decode import LiveEvent, event_from_pb
 from brandeln.v1 import cards_pb2
-from ladder.duplicate import SeatTally
-from ladder.tally import MatchTally
-from protocol.decode import LiveEvent, event_from_pb
 
 
 def _live(event: cards_pb2.GameEvent) -> LiveEvent:

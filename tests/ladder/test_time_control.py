@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from brandeln.ladder.referee.admin_client import time_control_message, time_control_of
+from brandeln.ladder.season.config import TimeControl
 from brandeln.v1 import cards_pb2
-from ladder.admin_client import time_control_message, time_control_of
-from ladder.config import TimeControl
 
 
 def test_every_time_control_field_reaches_the_message_and_comes_back() -> None:

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ladder.duplicate import BotBlockResult
-from ladder.errors import VersusError
-from ladder.versus import head_to_head, side_names, versus_matrix
+from brandeln.ladder.errors import VersusError
+from brandeln.ladder.ratings.versus import head_to_head, side_names, versus_matrix
+from brandeln.ladder.season.duplicate import BotBlockResult
 
 
 def _result(bot: str, chips: int, deals: int = 10) -> BotBlockResult:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from engine.dealing import deal_cards
-from engine.rulesets import find_ruleset
-from engine.state import DealState
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
 
 
 def random_positions(ruleset_id: str, seed: int) -> Iterator[DealState]:

@@ -9,7 +9,7 @@ import importlib.util
 
 import pytest
 
-SDK_MODULES = ["sample_bots.sdk.encoding", "sample_bots.sdk.observation"]
+SDK_MODULES = ["brandeln.sdk.encoding", "brandeln.sdk.observation"]
 OPENSPIEL_MODULES = [
     "brandeln.openspiel",
     "brandeln.openspiel.chance_deal",

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.codec.snapshots import decision_request
-from arena.codec.values import action_to_choice, ruleset_to_pb
+from brandeln.arena.codec.snapshots import decision_request
+from brandeln.arena.codec.values import action_to_choice, ruleset_to_pb
+from brandeln.engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
+from brandeln.engine.cards import CARDS
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
 from brandeln.engine_encoding import encoding_from_engine, observation_of_state
-from engine.actions import NAME_TRUMPS, PASS, PLAY_CARDS, Action, Bid
-from engine.cards import CARDS
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
-from sample_bots.sdk import encoding, notation
-from sample_bots.sdk.encoding import (
+from brandeln.sdk import encoding, notation
+from brandeln.sdk.encoding import (
     CARD_OFFSET,
     INFORMATION_STATE_LAYOUT,
     INFORMATION_STATE_SIZE,
@@ -41,7 +41,7 @@ from sample_bots.sdk.encoding import (
     observation_ones,
     observation_tensor,
 )
-from sample_bots.sdk.observation import legal_action_indices, observation_from_request
+from brandeln.sdk.observation import legal_action_indices, observation_from_request
 from tests.research.positions import random_positions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,4 +226,4 @@ def test_the_encoding_imports_only_the_standard_library() -> None:
 
 def test_the_sdk_adapter_imports_neither_the_engine_nor_numpy() -> None:
     path = ROOT / "sample_bots" / "sdk" / "observation.py"
-    assert not _imported(path) & {"engine", "numpy", "arena", "brandeln_cli"}
+    assert not _imported(path) & {"engine", "numpy", "arena", "brandeln.cli"}

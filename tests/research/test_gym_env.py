@@ -15,17 +15,17 @@ pytest.importorskip("pettingzoo", reason="install the research extra: pip instal
 import gymnasium
 from gymnasium.utils.env_checker import check_env
 
+from brandeln.engine.actions import PASS
+from brandeln.engine.errors import IllegalActionError
 from brandeln.gymnasium_env import ENV_ID, BrandelnEnv
 from brandeln.pettingzoo import agent_name
-from brandeln.v1 import bot_pb2
-from engine.actions import PASS
-from engine.errors import IllegalActionError
-from sample_bots.sdk import Answer, FunctionBot
-from sample_bots.sdk.encoding import action_index, observation_tensor
-from sample_bots.sdk.observation import (
+from brandeln.sdk import Answer, FunctionBot
+from brandeln.sdk.encoding import action_index, observation_tensor
+from brandeln.sdk.observation import (
     legal_action_indices,
     observation_from_request,
 )
+from brandeln.v1 import bot_pb2
 
 OPPONENTS = ["random", "heuristic", "random"]
 

@@ -17,15 +17,15 @@ pyspiel = pytest.importorskip(
     "pyspiel", reason="install the research extra: pip install -e '.[research]'"
 )
 
+from brandeln.engine.cards import SUIT_MASKS  # noqa: E402
+from brandeln.engine.rulesets import RULESET_IDS, SWITCHES, find_ruleset  # noqa: E402
+from brandeln.engine.seats import seat_after  # noqa: E402
+from brandeln.engine.state import DealState  # noqa: E402
 from brandeln.engine_encoding import observation_of_state  # noqa: E402
 from brandeln.openspiel import GAME_NAME  # noqa: E402 - after the skip
 from brandeln.openspiel.hidden_hands import count_deals, sample_hidden_hands  # noqa: E402
 from brandeln.openspiel.limits import game_limits, longest_auction  # noqa: E402
-from engine.cards import SUIT_MASKS  # noqa: E402
-from engine.rulesets import RULESET_IDS, SWITCHES, find_ruleset  # noqa: E402
-from engine.seats import seat_after  # noqa: E402
-from engine.state import DealState  # noqa: E402
-from sample_bots.sdk.encoding import (  # noqa: E402
+from brandeln.sdk.encoding import (  # noqa: E402
     CARD_COUNT,
     INFORMATION_STATE_LAYOUT,
     INFORMATION_STATE_SIZE,

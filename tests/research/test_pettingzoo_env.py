@@ -19,15 +19,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
-from arena.codec.values import action_to_choice
+from brandeln.arena.codec.values import action_to_choice
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.errors import IllegalActionError
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.engine.state import DealState
 from brandeln.engine_encoding import observation_of_state
 from brandeln.pettingzoo import BrandelnAEC, agent_name, env, raw_env
-from engine.dealing import deal_cards
-from engine.errors import IllegalActionError
-from engine.rulesets import RULESET_IDS, find_ruleset
-from engine.state import DealState
-from sample_bots.sdk.encoding import action_index, observation_tensor
-from sample_bots.sdk.notation import choice_text
+from brandeln.sdk.encoding import action_index, observation_tensor
+from brandeln.sdk.notation import choice_text
 
 # PettingZoo's tests iterate this many cycles (a cycle: one step per agent): enough for several
 # deals, and for the whole of a short match.

@@ -18,7 +18,7 @@ import gymnasium
 import numpy as np
 
 from brandeln.gymnasium_env import ENV_ID, BrandelnEnv
-from sample_bots.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+from brandeln.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "research"

@@ -1,4 +1,4 @@
-"""A service's JSON log (services.log_setup) as the only thing it writes: lines printed to
+"""A service's JSON log (brandeln.services.logs.setup) as the only thing it writes: lines printed to
 stdout or stderr become records (stdout's on stdout), whatever the loggers' levels; an
 exception nothing handled, in the main thread, another thread or a finalizer, is one record at
 level error with its traceback inside; everything is put back after the block."""
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from services.log_setup import service_logging
+from brandeln.services.logs.setup import service_logging
 
 Record = dict[str, Any]
 

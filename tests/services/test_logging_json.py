@@ -1,6 +1,6 @@
-"""The referee's log lines (services.logging_json, services.log_setup): one JSON object per line
-with the record's extra fields, bot-supplied text inert in both forms, the level applied to the
-project's loggers only."""
+"""The referee's log lines (brandeln.services.logs.formatters, brandeln.services.logs.setup): one
+JSON object per line with the record's extra fields, bot-supplied text inert in both forms, the
+level applied to the project's loggers only."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from services.log_setup import service_logging
-from services.logging_json import InertTextFormatter, JsonFormatter, inert
+from brandeln.services.logs.formatters import InertTextFormatter, JsonFormatter, inert
+from brandeln.services.logs.setup import service_logging
 
 # What a bot may try to put in a line: a terminal command (ESC, CSI as a C1 control), a new
 # line of its own, Unicode's line separator and a bidirectional override, a NUL and a DEL.
@@ -26,7 +26,7 @@ def _record(
     level: int = logging.INFO,
     extra: dict[str, object] | None = None,
 ) -> logging.LogRecord:
-    logger = logging.getLogger("arena.table")
+    logger = logging.getLogger("brandeln.arena.table")
     return logger.makeRecord(
         logger.name, level, __file__, 1, message, args, None, extra=extra or {}
     )
@@ -53,7 +53,7 @@ def test_a_record_is_one_json_object_with_ts_level_event_and_its_extra_fields() 
         "b_x",
         1,
     )
-    assert entry["logger"] == "arena.table"
+    assert entry["logger"] == "brandeln.arena.table"
     assert entry["message"] == "match m_1: seat 2 penalized"
     assert list(entry)[:3] == ["ts", "level", "event"]
 
@@ -108,7 +108,7 @@ def test_bot_text_in_a_text_line_is_escaped() -> None:
     record = _record("seat 1 penalized: %s", HOSTILE)
     line = InertTextFormatter("%(levelname)s %(name)s: %(message)s").format(record)
     assert line.isprintable(), line
-    assert line.startswith("INFO arena.table: seat 1 penalized: x\\x1b[2J\\x9b31m\\r\\n")
+    assert line.startswith("INFO brandeln.arena.table: seat 1 penalized: x\\x1b[2J\\x9b31m\\r\\n")
     assert "\\u2028\\u202e\\x00\\x7f" in line
     assert "\U0001f0a1" in line  # printable text stays as it is
     assert inert("Grüß Gott") == "Grüß Gott"
@@ -117,13 +117,13 @@ def test_bot_text_in_a_text_line_is_escaped() -> None:
 def test_the_level_applies_to_the_projects_loggers_and_libraries_keep_to_warnings() -> None:
     stream = io.StringIO()
     with service_logging(logging.INFO, json_lines=True, stream=stream):
-        logging.getLogger("arena.referee").info("ours", extra={"event": "match_started"})
-        logging.getLogger("arena.referee").debug("not at info")
+        logging.getLogger("brandeln.arena.referee").info("ours", extra={"event": "match_started"})
+        logging.getLogger("brandeln.arena.referee").debug("not at info")
         logging.getLogger("brandeln.datastore").info("ours too")
         logging.getLogger("alembic.runtime.migration").info("a library's detail")
         logging.getLogger("grpc").warning("a library's warning")
         warnings.warn("a Python warning", RuntimeWarning, stacklevel=1)
-    logging.getLogger("arena.referee").warning("after the block")
+    logging.getLogger("brandeln.arena.referee").warning("after the block")
     lines = stream.getvalue().splitlines()
     entries = [json.loads(line) for line in lines]
     assert [e["message"] for e in entries[:3]] == ["ours", "ours too", "a library's warning"]
@@ -135,17 +135,17 @@ def test_the_level_applies_to_the_projects_loggers_and_libraries_keep_to_warning
 def test_the_block_puts_back_the_levels_and_handlers_it_found() -> None:
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
-    arena_level = logging.getLogger("arena").level
+    arena_level = logging.getLogger("brandeln").level
     with service_logging(logging.DEBUG, stream=io.StringIO()):
-        assert logging.getLogger("arena").level == logging.DEBUG
+        assert logging.getLogger("brandeln").level == logging.DEBUG
     assert root.handlers == handlers
     assert root.level == level
-    assert logging.getLogger("arena").level == arena_level
+    assert logging.getLogger("brandeln").level == arena_level
 
 
 def test_text_lines_by_default() -> None:
     stream = io.StringIO()
     with service_logging(stream=stream):
-        logging.getLogger("arena.connection_guard").warning("closed %d", 3)
+        logging.getLogger("brandeln.arena.connection_guard").warning("closed %d", 3)
     line = stream.getvalue()
-    assert line.endswith(" WARNING arena.connection_guard: closed 3\n")
+    assert line.endswith(" WARNING brandeln.arena.connection_guard: closed 3\n")

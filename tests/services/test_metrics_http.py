@@ -1,6 +1,6 @@
-"""The metrics endpoint (services.metrics_http) answers only to the names it is reached by: a
-hostile site's name pointed at this machine (DNS rebinding) gets a 421 with one line, never the
-metrics; the loopback names at its port, and the operator's own, get them."""
+"""The metrics endpoint (brandeln.services.metrics.endpoint) answers only to the names it is reached
+by: a hostile site's name pointed at this machine (DNS rebinding) gets a 421 with one line, never
+the metrics; the loopback names at its port, and the operator's own, get them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.metrics_http import MetricsServer
-from services.trusted_hosts import HostRefusal, TrustedHosts
+from brandeln.services.metrics.endpoint import MetricsServer
+from brandeln.services.trusted_hosts import HostRefusal, TrustedHosts
 from tests.http_requests import WAIT_S, request_to
 
 

@@ -1,7 +1,7 @@
 """The referee's counters and the collector that shows them to Prometheus
-(services.referee_metrics), and the endpoint that serves them (services.metrics_http). No
-gRPC, no bots: counts are made by hand on a real Referee, and read back through the exposition
-text, as Prometheus reads them."""
+(brandeln.services.metrics.referee), and the endpoint that serves them
+(brandeln.services.metrics.endpoint). No gRPC, no bots: counts are made by hand on a real Referee,
+and read back through the exposition text, as Prometheus reads them."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
-from arena import codec
-from arena.config import AdminTokenScope, RefereeConfig
-from arena.counters import SessionEnd
-from arena.decision_counts import LATENCY_BUCKETS_S, DecisionCounts
-from arena.errors import CloseReason
-from arena.referee import Referee
-from arena.session import SeatSession
-from protocol.statuses import MatchStatus, SeatOutcome
-from services.metrics_http import MetricsServer
-from services.referee_metrics import (
+from brandeln.arena import codec
+from brandeln.arena.config import AdminTokenScope, RefereeConfig
+from brandeln.arena.counters import SessionEnd
+from brandeln.arena.decision_counts import LATENCY_BUCKETS_S, DecisionCounts
+from brandeln.arena.errors import CloseReason
+from brandeln.arena.referee import Referee
+from brandeln.arena.session import SeatSession
+from brandeln.protocol.statuses import MatchStatus, SeatOutcome
+from brandeln.services.metrics.endpoint import MetricsServer
+from brandeln.services.metrics.referee import (
     DECISION_OUTCOMES,
     METRICS,
     PREFIX,

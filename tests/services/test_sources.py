@@ -1,5 +1,5 @@
-"""services.sources as the CLI and the web front share it: a match named by its id or a prefix
-that is unique, an ambiguous prefix refused with its candidates, an unknown one not found."""
+"""brandeln.services.sources as the CLI and the web front share it: a match named by its id or a
+prefix that is unique, an ambiguous prefix refused with its candidates, an unknown one not found."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from services import data_folder
-from services.sources import LocalSource, NotFoundError, SourceError, unique_match_id
+from brandeln.services import data_folder
+from brandeln.services.sources import LocalSource, NotFoundError, SourceError, unique_match_id
 
 
 def test_a_prefix_names_the_one_match_it_starts_or_none() -> None:

@@ -1,4 +1,4 @@
-"""The names a server answers to (services.trusted_hosts), against DNS rebinding: a hostile
+"""The names a server answers to (brandeln.services.trusted_hosts), against DNS rebinding: a hostile
 site's name pointed at this machine is refused, the loopback names and the operator's own are
 answered at the server's port, and a post names the request's own origin."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.trusted_hosts import (
+from brandeln.services.trusted_hosts import (
     Arrival,
     Authority,
     HostRefusal,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.store import RefereeStore
-from brandeln_cli.main import app
+from brandeln.arena.store.database import RefereeStore
+from brandeln.cli.main import app
 from tests.ladder.test_season_e2e import random_bots_season
 
 runner = CliRunner()

@@ -16,16 +16,16 @@ import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from arena.errors import NotFoundError
-from arena.logrecords import MatchStatus
-from arena.store import MatchRecord, RefereeStore
-from brandeln_cli.main import app
-from ladder.errors import UnknownSeasonError
-from ladder.storage import LadderStore
+from brandeln.arena.errors import NotFoundError
+from brandeln.arena.logrecords import MatchStatus
+from brandeln.arena.store.database import MatchRecord, RefereeStore
+from brandeln.cli.main import app
+from brandeln.ladder.errors import UnknownSeasonError
+from brandeln.ladder.store.database import LadderStore
+from brandeln.web.app import StorageLocation, create_app
 from tests.web.addresses import APP_BASE
-from web.app import StorageLocation, create_app
 
-# Registered names may hold any printable text (arena.names): these are all legal names.
+# Registered names may hold any printable text (brandeln.arena.names): these are all legal names.
 HOSTILE_NAMES = (
     "O'Brien",
     'say "hi"',

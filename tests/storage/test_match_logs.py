@@ -12,14 +12,14 @@ import pytest
 import sqlalchemy
 from typer.testing import CliRunner
 
-from arena.embedded import EmbeddedReferee
-from arena.errors import StoreError
-from arena.logstore import log_in_database
-from arena.matchlog import MatchLogWriter
-from arena.replay import replay_log
-from arena.store import RefereeStore
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.errors import StoreError
+from brandeln.arena.matchlog import MatchLogWriter
+from brandeln.arena.replay import replay_log
+from brandeln.arena.store.database import RefereeStore
+from brandeln.arena.store.logs import log_in_database
+from brandeln.cli.main import app
 from brandeln.v1 import admin_pb2
-from brandeln_cli.main import app
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses
 
 runner = CliRunner()
@@ -200,7 +200,7 @@ def test_a_log_file_is_indexed_by_its_absolute_path(
 ) -> None:
     # `--data rel`: a later reader in another folder (`matches show`, the web front) must
     # still find the file the index row names.
-    from arena.logstore import FileLogStore  # noqa: PLC0415
+    from brandeln.arena.store.logs import FileLogStore  # noqa: PLC0415
 
     monkeypatch.chdir(tmp_path)
     sink, where = FileLogStore(Path("data") / "logs").open("m_1")

@@ -24,7 +24,7 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
+from brandeln.cli.main import app
 from tests import pg_server
 from tests.conftest import ROOT
 from tests.ladder.test_season_e2e import random_bots_season
@@ -111,7 +111,7 @@ def _run_until_line(args: list[str], pattern: str, cwd: Path) -> tuple[str, re.M
     """Start ``brandeln ARGS``, read its output up to a line matching ``pattern``; the
     process keeps running (the caller stops it with :func:`_stop`)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "brandeln_cli", *args],
+        [sys.executable, "-m", "brandeln.cli", *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
         stdout=subprocess.PIPE,
@@ -157,7 +157,7 @@ def test_a_season_and_every_read_command_on_a_password_url_never_show_it(
         [
             sys.executable,
             "-m",
-            "brandeln_cli",
+            "brandeln.cli",
             "season",
             "run",
             str(season),

@@ -15,12 +15,12 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
-from arena.embedded import EmbeddedReferee
-from arena.logrecords import MatchStatus
-from arena.replay import replay_log
-from arena.store import RefereeStore
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logrecords import MatchStatus
+from brandeln.arena.replay import replay_log
+from brandeln.arena.store.database import RefereeStore
+from brandeln.cli.main import app
 from brandeln.v1 import admin_pb2
-from brandeln_cli.main import app
 from tests import pg_server
 from tests.conftest import MINIMAL_BOT, AdminClient, BotProcesses, create_database
 

@@ -9,10 +9,10 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from arena.errors import BotNameTakenError, BotRevokedError, NotFoundError
-from arena.logrecords import MatchStatus
-from arena.schema import METADATA
-from arena.store import MatchRecord, RefereeStore, hash_token
+from brandeln.arena.errors import BotNameTakenError, BotRevokedError, NotFoundError
+from brandeln.arena.logrecords import MatchStatus
+from brandeln.arena.store.database import MatchRecord, RefereeStore, hash_token
+from brandeln.arena.store.schema import METADATA
 
 
 def record(

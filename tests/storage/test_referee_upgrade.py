@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy
 
-from arena.errors import StoreError
-from arena.logrecords import MatchStatus
-from arena.store import RefereeStore, hash_token
+from brandeln.arena.errors import StoreError
+from brandeln.arena.logrecords import MatchStatus
+from brandeln.arena.store.database import RefereeStore, hash_token
 
 V1_FILE = Path(__file__).resolve().parent.parent / "data" / "referee_v1.db"
 

@@ -12,11 +12,11 @@ import pytest
 import sqlalchemy
 from typer.testing import CliRunner
 
-from arena.logrecords import MatchStatus
-from arena.store import RefereeStore
-from brandeln_cli.main import app
-from ladder.bot_processes import find_bot_processes, stop_orphans
-from ladder.storage import LadderStore
+from brandeln.arena.logrecords import MatchStatus
+from brandeln.arena.store.database import RefereeStore
+from brandeln.cli.main import app
+from brandeln.ladder.bots.processes import find_bot_processes, stop_orphans
+from brandeln.ladder.store.database import LadderStore
 from tests.faults.fleet import RefereeProcess
 from tests.faults.test_crash_safety import (
     ADMIN_TOKEN,

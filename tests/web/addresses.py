@@ -17,8 +17,8 @@ from urllib.parse import unquote
 from starlette.types import ASGIApp, Message
 
 # What the in-process tests give the TestClient as its base: a name the app answers to
-# (services.trusted_hosts: the loopback names at the server's port, 80 here), not its default
-# "testserver", which the app refuses as it would a rebound name.
+# (brandeln.services.trusted_hosts: the loopback names at the server's port, 80 here), not its
+# default "testserver", which the app refuses as it would a rebound name.
 APP_BASE: Final = "http://127.0.0.1"
 
 # Ways out of /static/ towards the package's code, the data or /etc/passwd.

@@ -14,7 +14,7 @@ import re
 from html.parser import HTMLParser
 from typing import Final
 
-from web.templating import TEMPLATES_DIR
+from brandeln.web.templating import TEMPLATES_DIR
 
 HOSTILE_TEXTS: Final = (
     "<script>alert(1)</script>",

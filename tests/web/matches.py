@@ -1,6 +1,6 @@
 """Real matches for the web tests: an embedded referee on loopback, sample bots in-process.
 
-The bots are the SDK's real gRPC sessions (``sample_bots.sdk.session.play``) in the referee's
+The bots are the SDK's real gRPC sessions (``brandeln.sdk.session.play``) in the referee's
 event loop; :class:`PatientBot` waits before each answer, so a live match lasts long enough to
 be watched from a browser.
 """
@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.embedded import EmbeddedReferee
-from arena.logreader import MatchLog, read_log
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.arena.logreader import MatchLog, read_log
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.sample_bots.heuristic import HeuristicBot
+from brandeln.sdk.bot import Answer, Bot
+from brandeln.sdk.session import SessionOptions, SessionStats, play
 from brandeln.v1 import admin_pb2, bot_pb2, cards_pb2
-from engine.rulesets import find_ruleset
-from sample_bots.heuristic import HeuristicBot
-from sample_bots.sdk.bot import Answer, Bot
-from sample_bots.sdk.session import SessionOptions, SessionStats, play
 from tests.conftest import AdminClient
 
 T = TypeVar("T")

@@ -14,13 +14,13 @@ from typing import Any, Final
 
 import httpx2 as httpx
 
-from arena.logreader import MatchLog, read_log
-from engine.actions import parse_action
-from engine.match import MatchState
-from services import data_folder
+from brandeln.arena.logreader import MatchLog, read_log
+from brandeln.engine.actions import parse_action
+from brandeln.engine.match import MatchState
+from brandeln.services import data_folder
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.seat_view import PHASE_NAMES
 from tests.web.browser import serve_asgi
-from web.app import StorageLocation, create_app
-from web.seat_view import PHASE_NAMES
 
 Json = dict[str, Any]
 WAIT_S: Final = 180.0  # for any one answer or event: generous, the machine is loaded

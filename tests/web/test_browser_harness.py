@@ -9,8 +9,8 @@ from starlette.applications import Starlette
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from brandeln.web.templating import environment
 from tests.web.browser import screenshot_path, serve_asgi
-from web.templating import environment
 
 if TYPE_CHECKING:
     from playwright.sync_api import Dialog, Page

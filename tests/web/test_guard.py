@@ -1,6 +1,6 @@
-"""The guard's check of where a request goes and where it comes from (web.guard over
-services.trusted_hosts), in-process: a page on a hostile domain that resolves to this machine
-(DNS rebinding) gets a 421 with one line for every page, file, stream and post, before
+"""The guard's check of where a request goes and where it comes from (brandeln.web.guard over
+brandeln.services.trusted_hosts), in-process: a page on a hostile domain that resolves to this
+machine (DNS rebinding) gets a 421 with one line for every page, file, stream and post, before
 routing; the loopback names at the server's port, and the names the operator allows, are
 served; a post from another origin is a 403.
 
@@ -19,10 +19,10 @@ from httpx2 import Response
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from services.trusted_hosts import HostRefusal, TrustedHosts
+from brandeln.services.trusted_hosts import HostRefusal, TrustedHosts
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.guard import CONTENT_SECURITY_POLICY
 from tests.web.addresses import asgi_get
-from web.app import StorageLocation, create_app
-from web.guard import CONTENT_SECURITY_POLICY
 
 PORT = 8000
 BASE = f"http://127.0.0.1:{PORT}"  # the port a request is taken on: the scope's server

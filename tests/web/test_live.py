@@ -1,5 +1,6 @@
 """The live table against a real running match: an embedded referee in a thread of its own,
-patient heuristic bots (a short wait before each answer), web/live.py's routes under uvicorn.
+patient heuristic bots (a short wait before each answer), brandeln/web/live.py's routes under
+uvicorn.
 
 The stream is read twice, as a browser that reconnects reads it (``Last-Event-ID``); a real
 Chromium watches a second match play, with a MutationObserver that records any card face
@@ -21,12 +22,12 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from arena.logreader import read_log
+from brandeln.arena.logreader import read_log
+from brandeln.web.live import RETRY_MS, RefereeLiveSource, live_routes
+from brandeln.web.replay_model import match_model
+from brandeln.web.templating import STATIC_DIR
 from tests.web.browser import screenshot_path, serve_asgi
 from tests.web.matches import HOLD_S, BackgroundReferee, RunningMatch, start_match, wait_for
-from web.live import RETRY_MS, RefereeLiveSource, live_routes
-from web.replay_model import match_model
-from web.templating import STATIC_DIR
 
 if TYPE_CHECKING:
     from playwright.sync_api import Dialog, Page

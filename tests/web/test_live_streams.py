@@ -3,10 +3,10 @@
 message), when its browser closes it, and when the browser just goes while the match is
 silent. A Last-Event-ID that is no event id is ignored, never a 500.
 
-In-process: web/live.py's routes under a real uvicorn (tests/web/browser.py) over a stand-in
-referee whose matches stay silent until the test ends them; the test waits for the cap's count
-(:meth:`web.live.StreamSlots.wait_until_open`), never a fixed time. Then a real `brandeln web
---max-streams 1` before a real referee and a real match.
+In-process: brandeln/web/live.py's routes under a real uvicorn (tests/web/browser.py) over a
+stand-in referee whose matches stay silent until the test ends them; the test waits for the cap's
+count (:meth:`brandeln.web.live.StreamSlots.wait_until_open`), never a fixed time. Then a real
+`brandeln web --max-streams 1` before a real referee and a real match.
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ import httpx2 as httpx
 import pytest
 from starlette.applications import Starlette
 
-from arena.logrecords import HeaderRecord
-from ladder.errors import RefereeNotFoundError
-from protocol.decode import LiveEvent
-from protocol.statuses import MatchStatus
+from brandeln.arena.logrecords import HeaderRecord
+from brandeln.ladder.errors import RefereeNotFoundError
+from brandeln.protocol.decode import LiveEvent
+from brandeln.protocol.statuses import MatchStatus
+from brandeln.web.live import RETRY_MS, live_routes
+from brandeln.web.stream_cap import BUSY_RETRY_AFTER_S, StreamSlots
 from tests.web.browser import serve_asgi
 from tests.web.hostile import HOSTILE_TEXTS, assert_inert
 from tests.web.matches import BackgroundReferee, start_match, wait_for
 from tests.web.web_process import WAIT_S, raw_get, web_process
-from web.live import RETRY_MS, live_routes
-from web.stream_cap import BUSY_RETRY_AFTER_S, StreamSlots
 
 
 @dataclass

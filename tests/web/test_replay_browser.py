@@ -18,15 +18,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from arena.logreader import MatchLog
-from engine.actions import parse_action
-from engine.events import CardPlayed, TrickTaken
-from engine.match import MatchState
-from protocol.events import TrickTakenRecord
+from brandeln.arena.logreader import MatchLog
+from brandeln.engine.actions import parse_action
+from brandeln.engine.events import CardPlayed, TrickTaken
+from brandeln.engine.match import MatchState
+from brandeln.protocol.events import TrickTakenRecord
+from brandeln.web.export_html import export_html
+from brandeln.web.replay_model import match_model
 from tests.web.browser import screenshot_path, serve_asgi
 from tests.web.matches import Plan, PlayedMatch, play_matches
-from web.export_html import export_html
-from web.replay_model import match_model
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

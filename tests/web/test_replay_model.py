@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from arena.logreader import MatchLog, read_log
-from arena.replay import logged_deal
-from engine.play_analysis import SeatPlay, analyse_play
-from engine.rulesets import RULESET_IDS, find_ruleset
-from protocol.events import DealEndedRecord, TrickTakenRecord
+from brandeln.arena.logreader import MatchLog, read_log
+from brandeln.arena.replay import logged_deal
+from brandeln.engine.play_analysis import SeatPlay, analyse_play
+from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
+from brandeln.protocol.events import DealEndedRecord, TrickTakenRecord
+from brandeln.web.replay_model import match_model
 from tests.web.matches import Plan, PlayedMatch, play_matches
-from web.replay_model import match_model
 
 DEALS = {"three-player": 3}  # a multiple of the seats; the others 4
 

@@ -26,16 +26,16 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from arena.codec.values import card_from_pb
-from arena.logreader import read_log
+from brandeln.arena.codec.values import card_from_pb
+from brandeln.arena.logreader import read_log
+from brandeln.sdk.bot import Answer
 from brandeln.v1 import bot_pb2, cards_pb2
-from sample_bots.sdk.bot import Answer
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.live import RefereeLiveSource, live_routes
+from brandeln.web.replay_model import match_model
 from tests.web.addresses import APP_BASE
 from tests.web.browser import serve_asgi
 from tests.web.matches import HOLD_S, BackgroundReferee, PatientBot, start_match, wait_for
-from web.app import StorageLocation, create_app
-from web.live import RefereeLiveSource, live_routes
-from web.replay_model import match_model
 
 CARD = re.compile(r"\b[CSHD][AKQJT987]\b")
 REPLAY = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)

@@ -1,7 +1,7 @@
 """A person's seat without a server: the fold of what its session hears
-(:class:`web.seat_view.SeatView`) shows that seat's own cards only, and the room's moves
-(:meth:`web.table_room.TableRoom.act`) send one answer per decision, refusing the rest with a
-status and one line.
+(:class:`brandeln.web.seat_view.SeatView`) shows that seat's own cards only, and the room's moves
+(:meth:`brandeln.web.table_room.TableRoom.act`) send one answer per decision, refusing the rest with
+a status and one line.
 """
 
 from __future__ import annotations
@@ -11,20 +11,27 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from engine.actions import PASS, Action, Bid
-from engine.dealing import deal_cards
-from engine.rulesets import find_ruleset
-from engine.state import DealState
-from protocol.events import BidMadeRecord, EventRecord
-from protocol.statuses import MatchStatus
-from services.seat_messages import Asked, DealBegan, MatchBegan, MatchOver, RejectCode, Rejected
-from web.seat_view import SeatView
-from web.table_room import TableRefusedError, TableRoom
-from web.tables import PersonAtTable, SeatKind, SeatPlan, Table, TablePlan
+from brandeln.engine.actions import PASS, Action, Bid
+from brandeln.engine.dealing import deal_cards
+from brandeln.engine.rulesets import find_ruleset
+from brandeln.engine.state import DealState
+from brandeln.protocol.events import BidMadeRecord, EventRecord
+from brandeln.protocol.statuses import MatchStatus
+from brandeln.services.play.messages import (
+    Asked,
+    DealBegan,
+    MatchBegan,
+    MatchOver,
+    RejectCode,
+    Rejected,
+)
+from brandeln.web.seat_view import SeatView
+from brandeln.web.table_room import TableRefusedError, TableRoom
+from brandeln.web.tables import PersonAtTable, SeatKind, SeatPlan, Table, TablePlan
 
 if TYPE_CHECKING:
-    from services.person_seat import PersonSeat
-    from web.table_referee import TablesReferee
+    from brandeln.services.play.seat import PersonSeat
+    from brandeln.web.table_referee import TablesReferee
 
 RULESET = find_ruleset("standard")
 SEAT = 1

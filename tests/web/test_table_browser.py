@@ -47,7 +47,7 @@ ANSWERED: Final = """asked => {
 # Two pages, one turn: each is waited on in turn, this long at a time, for its turn or the end.
 TURN_MS: Final = 500
 CARD = re.compile(r"\b[CSHD][AKQJT987]\b")
-# The live replay (web/static/replay.js) at a deal, with these cards down in the trick (a
+# The live replay (brandeln/web/static/replay.js) at a deal, with these cards down in the trick (a
 # trick taken, its winner marked, counts as none down: as the person's page reads it) and
 # ``held`` cards in each of the four hands, one fewer in a hand that has played to the trick.
 # Backs or faces alike: a page that showed a hand would be caught naming its cards.

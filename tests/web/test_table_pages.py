@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 
-from arena.replay import replay
+from brandeln.arena.replay import replay
 from tests.web.hostile import HOSTILE_TEXTS, assert_inert, assert_inert_text
 from tests.web.table_play import (
     THREE_BOTS,

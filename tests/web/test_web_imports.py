@@ -1,7 +1,7 @@
-"""The web front speaks values only: no module of ``web/`` imports the generated protocol stubs
-(the Admin client and ``protocol.decode`` read the wire for it) nor ``arena.matchlog`` (the log
-writer; logs are read typed, by ``arena.logreader``). Checked on the source's AST, with a
-planted import to prove the check sees one."""
+"""The web front speaks values only: no module of ``brandeln/web/`` imports the generated protocol
+stubs (the Admin client and ``brandeln.protocol.decode`` read the wire for it) nor
+``brandeln.arena.matchlog`` (the log writer; logs are read typed, by ``brandeln.arena.logreader``).
+Checked on the source's AST, with a planted import to prove the check sees one."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import ast
 
 from tests.conftest import ROOT
 
-WEB = ROOT / "web"
-FORBIDDEN = ("brandeln", "arena.matchlog")
+WEB = ROOT / "brandeln" / "web"
+FORBIDDEN = ("brandeln.v1", "brandeln.arena.matchlog")
 
 
 def imported(source: str) -> set[str]:
@@ -46,11 +46,12 @@ def test_no_web_module_imports_the_stubs_or_the_old_log_readers() -> None:
 
 def test_the_check_sees_a_planted_import() -> None:
     planted = (
-        "from brandeln.v1 import cards_pb2\nimport arena.matchlog\nfrom arena import matchlog\n"
+        "from brandeln.v1 import cards_pb2\n"
+        "import brandeln.arena.matchlog\nfrom brandeln.arena import matchlog\n"
     )
     assert forbidden(planted) == {
         "brandeln.v1",
         "brandeln.v1.cards_pb2",
-        "arena.matchlog",
+        "brandeln.arena.matchlog",
     }
-    assert forbidden("from arena.logreader import read_log\n") == set()
+    assert forbidden("from brandeln.arena.logreader import read_log\n") == set()

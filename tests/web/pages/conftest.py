@@ -25,12 +25,12 @@ import pytest
 if TYPE_CHECKING:
     from playwright.sync_api import Dialog, Page
 
-from arena.embedded import EmbeddedReferee
-from ladder.admin_client import AdminClient
-from ladder.config import ExternalBot, SeasonConfig, parse_season
-from ladder.runner import run_season
-from ladder.storage import LadderStore
-from sample_bots.sdk.session import SessionOptions, SessionStats, play
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.ladder.referee.admin_client import AdminClient
+from brandeln.ladder.season.config import ExternalBot, SeasonConfig, parse_season
+from brandeln.ladder.season.runner import run_season
+from brandeln.ladder.store.database import LadderStore
+from brandeln.sdk.session import SessionOptions, SessionStats, play
 from tests.conftest import BotProcesses, copy_data_folder, made_once
 from tests.web.hostile import HOSTILE_TEXTS
 from tests.web.matches import PATIENT, PatientBot
@@ -44,7 +44,7 @@ BLOCKS = 4  # 16 matches, 8 more in the hostile season: one page of the index (2
 def _season_text(name: str, bots: dict[str, str], *, blocks: int, concurrency: int) -> str:
     listed = "".join(
         f'[[bots]]\nname = "{bot}"\n'
-        f'command = ["python", "-m", "brandeln_cli", "bot", "run", {kind}]\n'
+        f'command = ["python", "-m", "brandeln.cli", "bot", "run", {kind}]\n'
         for bot, kind in bots.items()
     )
     return (
@@ -91,7 +91,7 @@ async def _play(data: Path, bots: BotProcesses) -> str:
             async with AdminClient(referee.address, referee.admin_token) as admin:
                 hostile_id, token = await admin.register_bot(HOSTILE)
             bots.start(
-                ["-m", "brandeln_cli", "bot", "run", "random", "--seed", "3", "--tables", "1"],
+                ["-m", "brandeln.cli", "bot", "run", "random", "--seed", "3", "--tables", "1"],
                 name="hostile",
                 env={
                     "BRANDELN_SERVER": referee.address,

@@ -19,6 +19,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from brandeln.web.app import StorageLocation, create_app
 from tests.web.addresses import (
     APP_BASE,
     BAD_PAGES,
@@ -32,7 +33,6 @@ from tests.web.addresses import (
     refusal_line,
 )
 from tests.web.pages.conftest import SeasonData
-from web.app import StorageLocation, create_app
 
 
 @pytest.fixture(scope="module")

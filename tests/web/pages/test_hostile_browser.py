@@ -13,12 +13,12 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from arena.logreader import read_log
+from brandeln.arena.logreader import read_log
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.export_html import export_html
 from tests.web.browser import serve_asgi
 from tests.web.hostile import HOSTILE_TEXTS, SLASHLESS_TEXTS
 from tests.web.pages.conftest import HostileData
-from web.app import StorageLocation, create_app
-from web.export_html import export_html
 
 if TYPE_CHECKING:
     from playwright.sync_api import ConsoleMessage, Dialog, Page

@@ -15,10 +15,10 @@ from urllib.parse import quote, urlencode
 import pytest
 from starlette.testclient import TestClient
 
+from brandeln.web.app import StorageLocation, create_app
 from tests.web.addresses import APP_BASE
 from tests.web.hostile import HOSTILE_TEXTS, SLASHLESS_TEXTS, assert_inert, assert_inert_text
 from tests.web.pages.conftest import HostileData, SeasonData
-from web.app import StorageLocation, create_app
 
 
 def client_of(data: Path) -> TestClient:

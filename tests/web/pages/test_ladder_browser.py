@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Final
 
 import pytest
 
-from ladder.schema import ChallengeState, Presence
-from ladder.storage import LadderStore
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import ChallengeState, Presence
+from brandeln.web.app import StorageLocation, create_app
 from tests.web.browser import screenshot_path, serve_asgi
 from tests.web.hostile import HOSTILE_TEXTS
 from tests.web.pages.test_ladder_pages import LADDER, add, open_ladder, play_block
-from web.app import StorageLocation, create_app
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-# The page asks for the ladder's state every few seconds (web.ladders.LADDER_POLL_S); a
+# The page asks for the ladder's state every few seconds (brandeln.web.ladders.LADDER_POLL_S); a
 # loaded machine may take far longer to answer.
 UPDATE_TIMEOUT_MS: Final = 90_000
 HOSTILE_FAMILY: Final = HOSTILE_TEXTS[1]  # '"><img src=x onerror=alert(1)>'

@@ -24,29 +24,29 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-import ladder.challenge_names
-import web.app
-import web.challenge_form
-import web.ladder_presence
-import web.ladder_routes
-import web.ladders
-import web.script_json
-from brandeln_cli import web_cmd
-from brandeln_cli.main import app as cli_app
-from ladder.duplicate import DecisionLatency, block_results
-from ladder.ladder_config import LadderConfig, new_version_rating
-from ladder.rating_order import record_and_rate
-from ladder.ratings import RatingModel
-from ladder.schema import ChallengeState, Presence
-from ladder.storage import LadderStore
-from services.trusted_hosts import HostRefusal
+import brandeln.ladder.living.challenge_names
+import brandeln.web.app
+import brandeln.web.challenge_form
+import brandeln.web.ladder_presence
+import brandeln.web.ladder_routes
+import brandeln.web.ladders
+import brandeln.web.script_json
+from brandeln.cli import web_cmd
+from brandeln.cli.main import app as cli_app
+from brandeln.ladder.living.config import LadderConfig, new_version_rating
+from brandeln.ladder.ratings.order import record_and_rate
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.season.duplicate import DecisionLatency, block_results
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import ChallengeState, Presence
+from brandeln.services.trusted_hosts import HostRefusal
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.challenge_form import MAX_DEALS, MAX_FORM_BYTES
+from brandeln.web.ladder_presence import PRESENCE_FRESH_MS, ShownPresence, shown_presence
 from tests.ladder.season_helpers import finished_block, season_config
 from tests.web.addresses import APP_BASE
 from tests.web.hostile import HOSTILE_TEXTS, SLASHLESS_TEXTS, assert_inert
 from tests.web.pages.conftest import SeasonData
-from web.app import StorageLocation, create_app
-from web.challenge_form import MAX_DEALS, MAX_FORM_BYTES
-from web.ladder_presence import PRESENCE_FRESH_MS, ShownPresence, shown_presence
 
 LADDER = "ladder"
 CONFIG = LadderConfig(name=LADDER, deals_per_match=4, seed=3)
@@ -200,13 +200,13 @@ def board_versions(page: str, table_id: str = "ladder-board") -> list[str]:
 
 def test_the_modules_docstring_examples_pass() -> None:
     modules = (
-        web.ladders,
-        web.ladder_presence,
-        web.script_json,
-        web.challenge_form,
-        ladder.challenge_names,
-        web.app,
-        web.ladder_routes,
+        brandeln.web.ladders,
+        brandeln.web.ladder_presence,
+        brandeln.web.script_json,
+        brandeln.web.challenge_form,
+        brandeln.ladder.living.challenge_names,
+        brandeln.web.app,
+        brandeln.web.ladder_routes,
     )
     for module in modules:
         assert doctest.testmod(module).failed == 0, module.__name__
@@ -282,8 +282,8 @@ def test_the_newest_blocks_and_the_queue_are_listed(
 def test_a_presence_the_ladder_saw_over_a_minute_ago_is_unknown(
     client: TestClient, ladder_data: LadderData, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    later = web.ladder_routes.now_ms() + PRESENCE_FRESH_MS + 1000
-    monkeypatch.setattr(web.ladder_routes, "now_ms", lambda: later)
+    later = brandeln.web.ladder_routes.now_ms() + PRESENCE_FRESH_MS + 1000
+    monkeypatch.setattr(brandeln.web.ladder_routes, "now_ms", lambda: later)
     page = client.get(f"/ladders/{LADDER}")
     rows = table_rows(page.text, "ladder-board")
     seen = [row for row in rows if "unknown (ladder stopped)" in row]
@@ -296,7 +296,7 @@ def test_a_presence_the_ladder_saw_over_a_minute_ago_is_unknown(
 
 
 def test_presence_is_fresh_up_to_a_minute_old() -> None:
-    from ladder.storage import VersionPresence  # noqa: PLC0415
+    from brandeln.ladder.store.database import VersionPresence  # noqa: PLC0415
 
     seen = VersionPresence("a@1", Presence.PLAYING, 0, seen_at=10_000)
     assert shown_presence(seen, 10_000 + PRESENCE_FRESH_MS) is ShownPresence.PLAYING
@@ -486,7 +486,7 @@ def test_a_post_from_another_site_is_refused_and_writes_nothing(
     before = queued(ladder_data)
     reply = post(writer, {"bot": "expert", "rated": "on"}, **headers)
     assert reply.status_code == 403
-    # Refused before routing (web.guard), as a post to any page of the app from elsewhere.
+    # Refused before routing (brandeln.web.guard), as a post to any page of the app from elsewhere.
     assert reply.text == f"{HostRefusal.FOREIGN_ORIGIN.value}\n"
     assert queued(ladder_data) == before
 
@@ -626,7 +626,7 @@ def test_a_versions_bot_page_shows_where_it_stands_in_its_ladder(
 def test_a_version_seen_long_ago_is_unknown_on_its_bot_page(
     ladder_data: LadderData, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web.ladder_routes, "now_ms", lambda: 2**50)
+    monkeypatch.setattr(brandeln.web.ladder_routes, "now_ms", lambda: 2**50)
     with client_of(ladder_data.data) as client:
         page = client.get(f"/bots/{ladder_data.bot_id('expert@2')}")
     [row] = table_rows(page.text, "bot-ladders")

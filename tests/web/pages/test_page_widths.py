@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Final
 
 import pytest
 
-from ladder.schema import Presence
-from ladder.storage import LadderStore
+from brandeln.ladder.store.database import LadderStore
+from brandeln.ladder.store.schema import Presence
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.export_html import export_html
 from tests.web.browser import DESKTOP, PHONE, Screen, screen_path, serve_asgi
 from tests.web.hostile import HOSTILE_TEXTS
 from tests.web.page_fit import broken_names, names_shown, overflow
@@ -25,8 +27,6 @@ from tests.web.pages.conftest import SeasonData, copy_data
 from tests.web.pages.test_ladder_pages import LADDER, add, open_ladder, play_block
 from tests.web.table_play import THREE_BOTS, WAIT_S, match_log
 from tests.web.test_table_browser import open_table
-from web.app import StorageLocation, create_app
-from web.export_html import export_html
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -17,29 +17,29 @@ import pytest
 import sqlalchemy
 from starlette.testclient import TestClient
 
-import web.app
-import web.data
-import web.inputs
-import web.listing
-from arena.logreader import LogRecord, MatchLog
-from arena.logrecords import DealRecord, DecisionRecord, HeaderRecord
-from arena.replay import engine_deal
-from engine.play_analysis import SeatPlay, analyse_play
-from ladder.leaderboard import season_leaderboard
-from ladder.ratings import RatingModel
-from ladder.storage import LadderStore
-from ladder.versus import HeadToHead, head_to_head
-from protocol.events import DealEndedRecord, EventRecord
-from protocol.statuses import SeatOutcome
+import brandeln.web.app
+import brandeln.web.data
+import brandeln.web.inputs
+import brandeln.web.listing
+from brandeln.arena.logreader import LogRecord, MatchLog
+from brandeln.arena.logrecords import DealRecord, DecisionRecord, HeaderRecord
+from brandeln.arena.replay import engine_deal
+from brandeln.engine.play_analysis import SeatPlay, analyse_play
+from brandeln.ladder.ratings.leaderboard import season_leaderboard
+from brandeln.ladder.ratings.trueskill_model import RatingModel
+from brandeln.ladder.ratings.versus import HeadToHead, head_to_head
+from brandeln.ladder.store.database import LadderStore
+from brandeln.protocol.events import DealEndedRecord, EventRecord
+from brandeln.protocol.statuses import SeatOutcome
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.bot_figures import log_figures
+from brandeln.web.data import DataError
+from brandeln.web.matches import match_view
+from brandeln.web.replay_model import match_model
+from brandeln.web.stores import AppStores
 from tests.ladder.season_helpers import season_config
 from tests.web.addresses import APP_BASE
 from tests.web.pages.conftest import BLOCKS, HOSTILE, SeasonData
-from web.app import StorageLocation, create_app
-from web.bot_figures import log_figures
-from web.data import DataError
-from web.matches import match_view
-from web.replay_model import match_model
-from web.stores import AppStores
 
 
 def client_of(data: Path) -> TestClient:
@@ -63,7 +63,7 @@ def match_links(page: str) -> list[str]:
 
 
 def test_web_modules_doctests_pass() -> None:
-    for module in (web.app, web.data, web.inputs, web.listing):
+    for module in (brandeln.web.app, brandeln.web.data, brandeln.web.inputs, brandeln.web.listing):
         assert doctest.testmod(module).failed == 0
 
 
@@ -85,7 +85,7 @@ def test_matches_are_paged_newest_first(season_data: SeasonData) -> None:
     with AppStores(StorageLocation(data=season_data.data)).open() as stores:
         pages = []
         for number in (1, 2, 3):
-            rows, paging = web.listing.recent_matches(stores, number, per_page=8)
+            rows, paging = brandeln.web.listing.recent_matches(stores, number, per_page=8)
             pages.append((rows, paging))
         every = [row for store in stores.referees for row in store.matches(limit=100)]
     ids = [row.match_id for rows, _ in pages for row in rows]

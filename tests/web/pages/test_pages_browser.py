@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from brandeln.web.app import StorageLocation, create_app
 from tests.web.browser import screenshot_path, serve_asgi
 from tests.web.pages.conftest import HOSTILE, SeasonData
-from web.app import StorageLocation, create_app
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -163,7 +163,7 @@ def test_a_hostile_bot_name_shows_as_text_on_every_page_and_runs_nowhere(
 def test_the_match_page_replays_its_deals_step_by_step(
     page: Page, base_url: str, season_data: SeasonData, dialogs: list[str]
 ) -> None:
-    # The app's match page carries the replay of web/replay_model.py under its deal table.
+    # The app's match page carries the replay of brandeln/web/replay_model.py under its deal table.
     errors = page_errors(page)
     match_id = season_data.match_ids(season_data.season)[0]
     page.goto(f"{base_url}/matches/{match_id}#deal=2&step=0")

@@ -16,11 +16,11 @@ import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from brandeln_cli.main import app
-from ladder.storage import LadderStore
+from brandeln.cli.main import app
+from brandeln.ladder.store.database import LadderStore
+from brandeln.web.app import StorageLocation, create_app
 from tests import pg_server
 from tests.web.addresses import APP_BASE
-from web.app import StorageLocation, create_app
 
 runner = CliRunner()
 WAIT_S = 60.0  # a closed connection's server process ends soon after, not at once
@@ -31,7 +31,7 @@ deals_per_match = 4
 concurrency = 2
 """ + "".join(
     f'[[bots]]\nname = "{bot}"\n'
-    'command = ["python", "-m", "brandeln_cli", "bot", "run", "random", "--seed", "1"]\n'
+    'command = ["python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "1"]\n'
     for bot in ("r1", "r2", "r3", "r4")
 )
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.embedded import EmbeddedReferee
+from brandeln.arena.embedded import EmbeddedReferee
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.data import DataError
 from tests.web.addresses import APP_BASE
 from tests.web.pages.conftest import SeasonData
-from web.app import StorageLocation, create_app
-from web.data import DataError
 
 
 @contextmanager

@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import web.bot_roles
-from arena.logreader import read_log
-from arena.replay import engine_deal
-from brandeln_cli.main import app
-from engine.play_analysis import SeatPlay, analyse_play
-from ladder.season_batch import batch_ratings_of
-from ladder.storage import LadderStore
-from protocol.events import DealEndedRecord, EventRecord
+import brandeln.web.bot_roles
+from brandeln.arena.logreader import read_log
+from brandeln.arena.replay import engine_deal
+from brandeln.cli.main import app
+from brandeln.engine.play_analysis import SeatPlay, analyse_play
+from brandeln.ladder.ratings.season_batch import batch_ratings_of
+from brandeln.ladder.store.database import LadderStore
+from brandeln.protocol.events import DealEndedRecord, EventRecord
 from tests.web.pages.conftest import HOSTILE, SeasonData
 from tests.web.pages.test_pages import client_of, text_of
 
@@ -271,7 +271,7 @@ def test_the_bot_page_shows_its_role_figures_per_season(data_copy: SeasonData) -
 def test_a_bot_page_judges_a_share_of_the_matches_per_view(
     data_copy: SeasonData, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web.bot_roles, "ROLE_MATCHES_PER_PAGE", 5)
+    monkeypatch.setattr(brandeln.web.bot_roles, "ROLE_MATCHES_PER_PAGE", 5)
     season = data_copy.season
     bot_id = data_copy.bot_ids(season)["heuristic"]
     matches = sum("heuristic" in match.bots for match in _matches(data_copy, season))

@@ -1,5 +1,5 @@
-"""A season's page shows its commitment (ladder.commitment): the digest and the schedule from
-the start, the seed once it may be read (public from the start, or revealed), and "not
+"""A season's page shows its commitment (brandeln.ladder.season.commitment): the digest and the
+schedule from the start, the seed once it may be read (public from the start, or revealed), and "not
 revealed yet" while a secret seed is; hostile season names stay text in it."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from ladder.commitment import matches_commitment, public_seed
-from ladder.storage import LadderStore
+from brandeln.ladder.season.commitment import matches_commitment, public_seed
+from brandeln.ladder.store.database import LadderStore
+from brandeln.web.app import StorageLocation, create_app
 from tests.web.addresses import APP_BASE
 from tests.web.hostile import assert_inert
 from tests.web.pages.conftest import HostileData, SeasonData
-from web.app import StorageLocation, create_app
 
 
 def client_of(data: Path) -> TestClient:

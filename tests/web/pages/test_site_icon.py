@@ -10,11 +10,11 @@ from xml.etree import ElementTree
 
 from starlette.testclient import TestClient
 
+from brandeln.web.app import StorageLocation, create_app
+from brandeln.web.export_html import export_html
+from brandeln.web.templating import STATIC_DIR
 from tests.web.pages.conftest import SeasonData
 from tests.web.table_play import match_log
-from web.app import StorageLocation, create_app
-from web.export_html import export_html
-from web.templating import STATIC_DIR
 
 ICON_LINK = re.compile(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">')
 SVG = "{http://www.w3.org/2000/svg}svg"

@@ -1,5 +1,6 @@
-"""The third-party front-end code the app serves: the versions web/frontend/package-lock.json
-pins, each with its licence, and no page or asset loads anything from another host."""
+"""The third-party front-end code the app serves: the versions
+brandeln/web/frontend/package-lock.json pins, each with its licence, and no page or asset loads
+anything from another host."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from web.templating import STATIC_DIR, TEMPLATES_DIR
+from brandeln.web.templating import STATIC_DIR, TEMPLATES_DIR
 
-LOCK = Path(__file__).resolve().parents[3] / "web" / "frontend" / "package-lock.json"
+LOCK = Path(__file__).resolve().parents[3] / "brandeln" / "web" / "frontend" / "package-lock.json"
 VENDOR = STATIC_DIR / "vendor"
 # package -> (its licence file, the served files, how each names its version)
 VENDORED = {

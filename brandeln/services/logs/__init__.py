@@ -1,0 +1,1 @@
+"""Where a service's log records go, and their formats."""

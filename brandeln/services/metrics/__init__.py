@@ -1,0 +1,1 @@
+"""The services' Prometheus metrics and their endpoint."""

@@ -1,5 +1,0 @@
-"""`python -m brandeln_cli` is the `brandeln` command."""
-
-from brandeln_cli.main import app
-
-app()

@@ -1,0 +1,2 @@
+"""The ladder's only way to a referee: the Admin service's client,
+its messages, and what it reads back as values."""
