@@ -5,22 +5,24 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-stress lint typecheck pytest proto install clean bench dist-node
+.PHONY: demo test test-stress lint typecheck pytest proto install clean bench dist dist-python dist-node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when the project's dependency list (or the compiled core, below) changes. The editable install is one .pth
-# line to the project root (pyproject.toml says package-dir = "."): no import hook to slow the
-# CLI's start, no deprecated "compat" mode.
-# The install also compiles the engine's hot core and the referee's hot path (setup.py, mypyc):
-# an edit to one of those sources installs again, else that package would fall back to pure
-# Python (brandeln/compiled/extensions.py).
-ENGINE_CORE := $(addprefix engine/,per_ruleset.py seats.py auction.py trick_rules.py settlement.py dealing.py state.py playout.py double_dummy.py)
-ARENA_HOT := $(addprefix arena/,mailbox.py clock.py timecontrol.py seat.py session.py decision.py decision_counts.py table.py audience.py matchlog.py logrecords.py codec/protowire.py codec/identity_cache.py codec/wire.py codec/values.py codec/snapshots.py codec/messages.py)
+# Reinstall only when a dependency list (the arena's pyproject.toml, the SDK's in sdk/python)
+# or the compiled core changes. Each editable install is one .pth line (to the project root,
+# to sdk/python): no import hook to slow the CLI's start, no deprecated "compat" mode.
+# The install also compiles the engine's hot core and the referee's hot path (setup.py, mypyc;
+# the list is brandeln/compiled/modules.py): an edit to one of those sources installs again,
+# else that package would fall back to pure Python (brandeln/compiled/extensions.py).
+COMPILED_SOURCES := $(shell $(PYTHON) brandeln/compiled/modules.py)
 
-$(STAMP): pyproject.toml setup.py $(ENGINE_CORE) $(ARENA_HOT) | $(BIN)/python
+$(STAMP): pyproject.toml sdk/python/pyproject.toml setup.py brandeln/compiled/modules.py $(COMPILED_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=77'
+	@# The SDK first: the arena pins brandeln-bot, which pip then finds installed (this
+	@# checkout's) instead of looking for it on PyPI.
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e sdk/python
 	@# Twice: mypyc type-checks the arena's hot path against grpc, protobuf and SQLAlchemy as
 	@# installed, so the dependencies go in first (compiling nothing), then the build compiles.
 	@# Both builds use the environment's own setuptools and mypy (the dev extra's): an isolated
@@ -82,7 +84,7 @@ typecheck: $(STAMP)
 dist-node:
 	mkdir -p dist && cd $(NODE_SDK) && npm pack --pack-destination ../../dist
 
-# Regenerate the protocol stubs in brandeln/ from proto/ (never edit them by hand).
+# Regenerate the protocol stubs (sdk/python/brandeln/v1) from proto/ (never edit them by hand).
 proto: $(STAMP)
 	$(BIN)/python scripts/gen_proto.py
 
@@ -93,5 +95,17 @@ bench: $(STAMP)
 		|| echo "OpenSpiel not installed: the engine is measured without its yardstick"
 	$(BIN)/brandeln bench all --out bench-results
 
+# The distributions, into dist/: the SDK's wheel and sdist (brandeln_bot-*), the arena's
+# (brandeln_arena-*, compiled by mypyc as `make install` compiles it) and the Node SDK's
+# tarball (dist-node). `python -m build` makes each wheel from its sdist, so a file the sdist
+# lacks fails here; --no-isolation builds with this environment's setuptools and mypy, and
+# mypyc type-checks the arena against the dependencies installed here.
+dist: dist-python dist-node
+
+dist-python: $(STAMP)
+	rm -f dist/brandeln_bot-* dist/brandeln_arena-*
+	$(BIN)/python -m build --no-isolation --outdir dist sdk/python
+	$(BIN)/python -m build --no-isolation --outdir dist .
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist

@@ -1,67 +1,29 @@
-"""Build hook of the normal install (``pip install -e .``, ``make install``): compiles the
-engine's hot core and the referee's hot path with mypyc, next to their pure-Python sources.
+"""Build hook of the normal install (``pip install -e .``, ``make install``, ``make dist``):
+compiles the engine's hot core and the referee's hot path with mypyc, next to their pure-Python
+sources.
 
-The modules listed in :data:`COMPILED` and :data:`ARENA_COMPILED` stay plain Python files, the
-reference: the compiled extension of each (``<name>.cpython-*.so``) is imported in their place
-when it exists, and ``BRANDELN_PURE_PYTHON=1`` at run time imports the sources instead
+What it compiles is listed once, in brandeln/compiled/modules.py (read here by path: nothing is
+installed yet). Those modules stay plain Python files, the reference: the compiled extension of
+each (``<name>.cpython-*.so``) is imported in their place when it exists, and
+``BRANDELN_PURE_PYTHON=1`` at run time imports the sources instead
 (brandeln/compiled/extensions.py). Where no C compiler or mypyc is at hand, or with
 ``BRANDELN_PURE_PYTHON=1`` at install time, the install goes on without the extensions and the
-package runs as pure Python. Each package is its own mypyc group (one shared library each), so
-one that fails to build leaves the other compiled.
+package runs as pure Python. Each package is its own mypyc group (one shared library each, in
+the package), so one that fails to build leaves the other compiled.
 """
 
 from __future__ import annotations
 
 import os
+import runpy
 import sys
+from pathlib import Path
 from typing import Any
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The hot core: what a deal's play goes through, in the public API and in the fast playouts,
-# and the double-dummy solver the expert bot runs on every sampled deal.
-# Classes that callers subclass, pickle or inspect (cards, actions, events, outcomes, rulesets)
-# stay interpreted: mypyc's native classes cannot be subclassed from Python or carry their own
-# __setattr__, and the gain there is small.
-COMPILED = (
-    "engine/per_ruleset.py",
-    "engine/seats.py",
-    "engine/auction.py",
-    "engine/trick_rules.py",
-    "engine/settlement.py",
-    "engine/dealing.py",
-    "engine/state.py",
-    "engine/playout.py",
-    "engine/double_dummy.py",
-)
-
-# The referee's per-decision path (profiled with brandeln.bench.referee.own_cost and py-spy): the
-# table and its decisions, the seats' mailboxes and sessions, the hand-written wire encoding and the
-# codec around it, the match log's records. Not the servicers, the store or the CLI (gRPC and
-# SQLAlchemy's time is their own), nor what runs once a match or at start-up; nor the fault
-# policy, a class users subclass. arena/__init__.py names the same modules.
-ARENA_COMPILED = (
-    "arena/mailbox.py",
-    "arena/clock.py",
-    "arena/timecontrol.py",
-    "arena/seat.py",
-    "arena/session.py",
-    "arena/decision.py",
-    "arena/decision_counts.py",
-    "arena/table.py",
-    "arena/audience.py",
-    "arena/matchlog.py",
-    "arena/logrecords.py",
-    "arena/codec/protowire.py",
-    "arena/codec/identity_cache.py",
-    "arena/codec/wire.py",
-    "arena/codec/values.py",
-    "arena/codec/snapshots.py",
-    "arena/codec/messages.py",
-)
-
-GROUPS = {"brandeln_engine_core": COMPILED, "brandeln_arena_hot": ARENA_COMPILED}
+LIST = runpy.run_path(str(Path(__file__).parent / "brandeln" / "compiled" / "modules.py"))
 
 
 def _extensions() -> list[object]:
@@ -73,9 +35,10 @@ def _extensions() -> list[object]:
         print("mypyc not found: the engine and the arena install as pure Python", file=sys.stderr)
         return []
     extensions: list[object] = []
-    for group, modules in GROUPS.items():
+    for package in LIST["COMPILED"]:
+        group = LIST["group"](package)
         try:
-            built = mypycify(list(modules), opt_level="3", group_name=group)
+            built = mypycify(LIST["sources"](package), opt_level="3", group_name=group)
         except (Exception, SystemExit) as error:  # mypyc reports a compile error by exiting
             print(
                 f"mypyc could not compile {group}: it installs as pure Python ({error})",

@@ -8,35 +8,12 @@ Python sources with ``BRANDELN_PURE_PYTHON=1`` or when the build is stale
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from brandeln.compiled.extensions import CompiledModules
 
 __all__ = ["compiled_modules"]
 
-# What setup.py compiles (a test holds the two lists together), in its mypyc group.
-_COMPILABLE = (
-    "mailbox",
-    "clock",
-    "timecontrol",
-    "seat",
-    "session",
-    "decision",
-    "decision_counts",
-    "table",
-    "audience",
-    "matchlog",
-    "logrecords",
-    "codec.protowire",
-    "codec.identity_cache",
-    "codec.wire",
-    "codec.values",
-    "codec.snapshots",
-    "codec.messages",
-)
-_MODULES = CompiledModules(
-    "arena", Path(__file__).resolve().parent, _COMPILABLE, "brandeln_arena_hot"
-)
+# What the install compiles (brandeln.compiled.modules), in its own mypyc group.
+_MODULES = CompiledModules.listed(__name__, __path__[0])
 _MODULES.choose()
 
 

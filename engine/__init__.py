@@ -64,28 +64,14 @@ Where docs/RULES.md is silent or ambiguous, the engine decides as follows.
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 
 from brandeln.compiled.extensions import PURE_PYTHON_ENV, CompiledModules
 
 __all__ = ["PURE_PYTHON_ENV", "compiled_modules", "pure_module"]
 
-# What setup.py compiles (a test holds the two lists together), in its mypyc group.
-_COMPILABLE = (
-    "per_ruleset",
-    "seats",
-    "auction",
-    "trick_rules",
-    "settlement",
-    "dealing",
-    "state",
-    "playout",
-    "double_dummy",
-)
-_MODULES = CompiledModules(
-    "engine", Path(__file__).resolve().parent, _COMPILABLE, "brandeln_engine_core"
-)
+# What the install compiles (brandeln.compiled.modules), in its own mypyc group.
+_MODULES = CompiledModules.listed(__name__, __path__[0])
 
 # The core runs compiled as a whole or not at all (brandeln.compiled.extensions): with
 # BRANDELN_PURE_PYTHON=1, or one stale extension, every module is imported from its source
@@ -98,7 +84,7 @@ def compiled_modules() -> tuple[str, ...]:
     empty in a pure-Python install or with ``BRANDELN_PURE_PYTHON=1``.
 
     >>> import brandeln.engine.state
-    >>> set(compiled_modules()) <= {"engine." + name for name in _COMPILABLE}
+    >>> set(compiled_modules()) <= {"brandeln.engine." + name for name in _MODULES.compilable}
     True
     """
     return _MODULES.compiled_modules()

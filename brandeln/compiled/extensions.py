@@ -1,18 +1,19 @@
 """Compiled extensions beside their Python sources: which of the two a package imports.
 
-The install compiles a package's hot modules with mypyc (setup.py), one shared library per
-package and a small extension beside each source (``<name>.cpython-*.so``), which the default
-import system takes before the ``.py``. A package that has such modules describes them with a
-:class:`CompiledModules` and calls :meth:`CompiledModules.choose` as it is imported (the
-engine's ``__init__``, the arena's): the sources are imported instead, the reference, with
+The install compiles a package's hot modules with mypyc (setup.py, the list in
+:mod:`brandeln.compiled.modules`), one shared library per package beside its modules and a small
+extension beside each source (``<name>.cpython-*.so``), which the default import system takes
+before the ``.py``. A package that has such modules calls :meth:`CompiledModules.choose` on
+its :meth:`CompiledModules.listed` as it is imported (the engine's ``__init__``, the arena's):
+the sources are imported instead, the reference, with
 ``BRANDELN_PURE_PYTHON=1`` or when the build is unusable (a source edited after its extension
 was built, an extension or the shared library missing, one left from an older build). Compiled
 modules call each other natively and check the types they are passed, so a package runs
-compiled as a whole or not at all. Standard library only: the engine imports nothing of ours,
-and the arena uses this too.
+compiled as a whole or not at all. Standard library only: the pure engine imports this and
+nothing else of ours.
 
->>> from pathlib import Path
->>> modules = CompiledModules("engine", Path(__file__).parent, ("seats",), "brandeln_engine_core")
+>>> import brandeln.engine
+>>> modules = CompiledModules.listed("brandeln.engine", brandeln.engine.__path__[0])
 >>> modules.source_of("brandeln.engine.seats").name
 'seats.py'
 >>> modules.pure_module("seats").left_of(3, 4)
@@ -30,6 +31,8 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
+from brandeln.compiled.modules import COMPILED, LIBRARY
+
 __all__ = ["PURE_PYTHON_ENV", "CompiledModules", "pure_python_requested"]
 
 PURE_PYTHON_ENV = "BRANDELN_PURE_PYTHON"
@@ -44,25 +47,29 @@ def pure_python_requested() -> bool:
 
 class CompiledModules:
     """The modules of package ``package`` (in ``directory``) that setup.py compiles, named
-    relative to it (``"state"``, ``"codec.wire"``), in the mypyc group ``group`` whose shared
-    library the build puts beside the package."""
+    relative to it (``"state"``, ``"codec.wire"``), in one mypyc group whose shared library
+    (``compiled__mypyc``) the build puts in the package."""
 
-    __slots__ = ("compilable", "directory", "group", "package")
+    __slots__ = ("compilable", "directory", "package")
 
-    def __init__(
-        self, package: str, directory: Path, compilable: tuple[str, ...], group: str
-    ) -> None:
+    def __init__(self, package: str, directory: Path, compilable: tuple[str, ...]) -> None:
         self.package = package
         self.directory = directory
         self.compilable = compilable
-        self.group = group
+
+    @classmethod
+    def listed(cls, package: str, directory: str | Path) -> CompiledModules:
+        """Package ``package``'s compiled modules as :mod:`brandeln.compiled.modules` lists
+        them; ``directory``: where its modules are (its ``__path__``)."""
+        return cls(package, Path(directory), COMPILED[package])
 
     def source_of(self, fullname: str) -> Path | None:
         """The source file of module ``fullname`` of the package (None: not one of its
         modules, or a package)."""
-        prefix, _, name = fullname.partition(".")
-        if prefix != self.package or not name:
+        prefix = f"{self.package}."
+        if not fullname.startswith(prefix):
             return None
+        name = fullname[len(prefix) :]
         path = self.directory.joinpath(*name.split(".")).with_suffix(".py")
         return path if path.is_file() else None
 
@@ -106,7 +113,7 @@ class CompiledModules:
         if not any(extension for _, extension in built.values()):
             return None
         for name, (folder, extension) in built.items():
-            where = f"{self.package}/{name.replace('.', '/')}.py"
+            where = f"{self.package}.{name}".replace(".", "/") + ".py"
             if extension is None:
                 return f"{where} has no compiled extension beside the others"
             source = listing(folder).get(name.rpartition(".")[2] + ".py")
@@ -114,18 +121,18 @@ class CompiledModules:
                 return f"{where} is newer than its compiled extension"
         # An extension of a module the build no longer compiles (taken off the list) would be
         # imported before its source, and fail: its code is not in the new shared library.
+        library = f"{LIBRARY}__mypyc"
         for folder in sorted({folder for folder, extension in built.values() if extension}):
             for entry_name in sorted(listing(folder)):
                 if not entry_name.endswith(suffixes):
                     continue
                 stem = entry_name.partition(".")[0]
                 relative = os.path.relpath(os.path.join(folder, stem), root)
-                if relative.replace(os.sep, ".") not in built:
+                if relative.replace(os.sep, ".") not in built and relative != library:
                     left = os.path.relpath(os.path.join(folder, entry_name), root)
-                    return f"{self.package}/{left.replace(os.sep, '/')} is left from an older build"
-        library = f"{self.group}__mypyc"
-        parent = listing(os.path.dirname(root))
-        if not any(library + suffix in parent for suffix in suffixes):
+                    folder_name = self.package.replace(".", "/")
+                    return f"{folder_name}/{left.replace(os.sep, '/')} is left from an older build"
+        if not any(library + suffix in listing(root) for suffix in suffixes):
             return f"the compiled {self.package} modules' library {library} is missing"
         return None
 
@@ -149,11 +156,13 @@ class CompiledModules:
         """The package's modules imported so far from a compiled extension rather than a
         source file: empty in a pure-Python install or with ``BRANDELN_PURE_PYTHON=1``."""
         prefix = f"{self.package}."
+        library = f"{prefix}{LIBRARY}__mypyc"  # their shared library, no module of the package
         return tuple(
             sorted(
                 name
                 for name, module in list(sys.modules.items())
                 if name.startswith(prefix)
+                and name != library
                 and not str(getattr(module, "__file__", "")).endswith(".py")
             )
         )

@@ -1,22 +1,21 @@
 """The referee's compiled hot path (setup.py, mypyc) against its pure-Python reference.
 
-The install compiles the modules a decision goes through (``arena._COMPILABLE``) as it does the
-engine's core; the compiled modules must referee exactly as their sources: the same messages to
-every seat, byte for byte, and the same match log, timeouts, strikes and rejections included.
+The install compiles the modules a decision goes through (brandeln/compiled/modules.py) as it
+does the engine's core; the compiled modules must referee exactly as their sources: the same
+messages to every seat, byte for byte, and the same match log, timeouts, strikes and rejections
+included.
 The sources stay importable (``BRANDELN_PURE_PYTHON=1``) and run the arena's tests where no
 compiler built the extensions.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 
 import pytest
 
 from brandeln import arena
-from tests.conftest import ROOT
 from tests.python_runs import run_python
 
 # Referees matches of scripted seats under a fake clock (tests/arena/test_timecontrol.py), so
@@ -115,40 +114,27 @@ def test_an_install_that_compiled_the_engine_compiled_the_arena_too() -> None:
     )
 
 
-def test_setup_and_the_makefile_compile_exactly_the_modules_the_arena_names() -> None:
-    tree = ast.parse((ROOT / "setup.py").read_text())
-    [listed] = [
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "ARENA_COMPILED" for t in node.targets)
-    ]
-    expected = sorted(f"arena/{name.replace('.', '/')}.py" for name in arena._COMPILABLE)
-    assert sorted(ast.literal_eval(listed)) == expected
-    # The install's stamp depends on them, so an edit compiles them again (`make install`).
-    [rule] = re.findall(
-        r"^ARENA_HOT := \$\(addprefix arena/,(.*)\)$", (ROOT / "Makefile").read_text(), re.M
-    )
-    assert sorted(f"arena/{path}" for path in rule.split()) == expected
-
-
 def test_the_arena_hot_modules_are_the_compiled_ones_where_the_build_has_them() -> None:
     if not _built():
         pytest.skip("this install has no compiled arena (no C compiler or mypyc)")
     code = (
-        "import importlib, json, arena\n"
-        "for name in arena._COMPILABLE:\n"
-        "    importlib.import_module('arena.' + name)\n"
+        "import importlib, json\n"
+        "from brandeln import arena\n"
+        "for name in arena._MODULES.compilable:\n"
+        "    importlib.import_module('brandeln.arena.' + name)\n"
         "print(json.dumps(list(arena.compiled_modules())))\n"
     )
     compiled = json.loads(run_python(code, pure=False))
-    assert compiled == sorted(f"arena.{name}" for name in arena._COMPILABLE)
+    assert compiled == sorted(f"brandeln.arena.{name}" for name in arena._MODULES.compilable)
 
 
 def test_the_pure_python_switch_imports_every_arena_module_from_its_source() -> None:
     code = (
-        "import importlib, json, pkgutil, arena\n"
-        "for info in pkgutil.walk_packages(arena.__path__, prefix='arena.'):\n"
+        "import importlib, json, pkgutil\n"
+        "from brandeln import arena\n"
+        "for info in pkgutil.walk_packages(arena.__path__, prefix='brandeln.arena.'):\n"
+        "    if info.name.endswith('__mypyc'):\n"
+        "        continue  # the compiled modules' shared library\n"
         "    if info.name.startswith('brandeln.arena.store.migrations.'):\n"
         "        continue  # Alembic's scripts, run by Alembic alone\n"
         "    module = importlib.import_module(info.name)\n"

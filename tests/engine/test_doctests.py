@@ -25,8 +25,12 @@ def _with_docstrings(name: str) -> ModuleType:
 
 
 MODULES = [
-    "engine",
-    *sorted(info.name for info in pkgutil.iter_modules(engine.__path__, prefix="engine.")),
+    engine.__name__,
+    *sorted(
+        info.name
+        for info in pkgutil.iter_modules(engine.__path__, prefix=f"{engine.__name__}.")
+        if not info.name.endswith("__mypyc")  # the compiled modules' library
+    ),
 ]
 
 
