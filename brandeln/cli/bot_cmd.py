@@ -82,11 +82,11 @@ def run(
 ) -> None:
     """Play with a sample bot until stopped (Ctrl-C); the session waits in the lobby."""
     _quiet_grpc()
-    from brandeln.sample_bots.launcher import (  # noqa: PLC0415  (grpc is slow to import)
+    from brandeln.sample_bots.launcher import run_sample_bot  # noqa: PLC0415  (grpc is slow)
+    from brandeln.sdk.launch import (  # noqa: PLC0415
         configure_logging,
         resolve_options,
         resolve_tables,
-        run_sample_bot,
     )
 
     configure_logging(verbose)
@@ -126,11 +126,11 @@ def bridge(
     One request object per line in, one answer per line out; see README.md.
     """
     _quiet_grpc()
-    from brandeln.sample_bots.launcher import (  # noqa: PLC0415
+    from brandeln.sdk.bridge.run import run_bridge  # noqa: PLC0415
+    from brandeln.sdk.launch import (  # noqa: PLC0415
         configure_logging,
         resolve_options,
         resolve_tables,
-        run_bridge,
     )
 
     configure_logging(verbose)

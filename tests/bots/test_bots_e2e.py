@@ -22,7 +22,7 @@ import pytest
 
 from brandeln.arena.embedded import EmbeddedReferee
 from brandeln.engine.rulesets import find_ruleset
-from brandeln.sample_bots.launcher import LaunchError, resolve_options
+from brandeln.sdk.launch import LaunchError, resolve_options
 from brandeln.v1 import admin_pb2, cards_pb2
 from tests.arena.test_tls_and_serve import self_signed
 from tests.conftest import NODE_DIR, ROOT, AdminClient, BotProcesses
