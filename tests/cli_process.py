@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 from tests.conftest import ROOT
@@ -93,17 +94,22 @@ def cli_process(
     stop: int = signal.SIGTERM,
     ignoring: Sequence[int] = (),
     module: str = "brandeln.cli",
+    installed: Path | None = None,
 ) -> Iterator[CliProcess]:
     """`brandeln ARGS` (no $BRANDELN_ADMIN_TOKEN of the caller's), stopped afterwards by its
     PID: ``stop``, then SIGKILL if it has not ended in 30 s. ``ignoring``: signals it starts
     with ignored, as a shell without job control starts a background job (SIGINT, SIGQUIT).
-    ``module``: run with ``python -m`` in its place (a test's wrapper around the command)."""
+    ``module``: run with ``python -m`` in its place (a test's wrapper around the command).
+    ``installed``: a folder to run the console script of an installed copy in (a virtual
+    environment's ``bin/brandeln``, started there, without this checkout on its path)."""
     environment = {
-        **{k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"},
-        "PYTHONPATH": str(ROOT),
+        **{k: v for k, v in os.environ.items() if k not in ("BRANDELN_ADMIN_TOKEN", "PYTHONPATH")},
+        **({} if installed else {"PYTHONPATH": str(ROOT)}),
         **(env or {}),
     }
     command = [sys.executable, "-m", module, *args]
+    if installed is not None:
+        command = [str(installed / "bin" / "brandeln"), *args]
     if ignoring:  # dispositions set to SIG_IGN survive exec; no preexec_fn in a threaded test
         numbers = ",".join(str(int(number)) for number in ignoring)
         command = [sys.executable, "-c", _IGNORING_LAUNCHER, numbers, *command]
@@ -113,7 +119,7 @@ def cli_process(
         stderr=subprocess.STDOUT,
         text=True,
         env=environment,
-        cwd=ROOT,
+        cwd=installed or ROOT,
     )
     running = CliProcess(process)
     assert process.stdout is not None
