@@ -14,13 +14,13 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 from brandeln.sample_bots.launcher import run_sample_bot
 from brandeln.sample_bots.registry import BOT_NAMES
-from brandeln.sdk import BotKitError
 from brandeln.sdk.launch import (
     add_session_options,
     configure_logging,
+    exit_status,
     join_values,
-    resolve_options,
     resolve_tables,
+    session_options,
 )
 
 
@@ -37,25 +37,17 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(join_values(sys.argv[1:] if argv is None else argv))
     configure_logging(args.verbose)
-    try:
-        options = resolve_options(
-            args.server, args.token, args.ca, args.matches, args.connect_timeout
-        )
-        run_sample_bot(
+    return exit_status(
+        lambda: run_sample_bot(
             args.name,
-            options,
+            session_options(args),
             resolve_tables(args.tables),
             args.seed,
             args.bot_name,
             args.level,
             args.samples,
         )
-    except (BotKitError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    )
 
 
 if __name__ == "__main__":

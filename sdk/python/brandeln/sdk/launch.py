@@ -15,6 +15,7 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -108,6 +109,24 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--bot-name", help="display name sent in Hello")
     parser.add_argument("-v", "--verbose", action="store_true")
+
+
+def session_options(args: argparse.Namespace) -> SessionOptions:
+    """The session options a command line of :func:`add_session_options` gives."""
+    return resolve_options(args.server, args.token, args.ca, args.matches, args.connect_timeout)
+
+
+def exit_status(play: Callable[[], object]) -> int:
+    """Run a bot process's ``play``: 0 when it ends, 2 after a one-line ``error:`` on stderr
+    (a bad token, an unreachable referee, a bad option), 130 on Ctrl-C."""
+    try:
+        play()
+    except (BotKitError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
 
 
 VALUE_OPTIONS: Final = frozenset({"--server", "--token", "--ca", "--bot-name"})

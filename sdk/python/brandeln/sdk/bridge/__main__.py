@@ -11,14 +11,14 @@ import sys
 # gRPC reads its log level when it is imported: errors only, unless the user chose otherwise.
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
-from brandeln.sdk import BotKitError
 from brandeln.sdk.bridge.run import run_bridge
 from brandeln.sdk.launch import (
     add_session_options,
     configure_logging,
+    exit_status,
     join_values,
-    resolve_options,
     resolve_tables,
+    session_options,
 )
 
 
@@ -39,24 +39,16 @@ def main(argv: list[str] | None = None) -> int:
         argv, command = argv[:at], argv[at + 1 :]
     args = parser().parse_args(join_values(argv))
     configure_logging(args.verbose)
-    try:
-        options = resolve_options(
-            args.server, args.token, args.ca, args.matches, args.connect_timeout
-        )
-        run_bridge(
+    return exit_status(
+        lambda: run_bridge(
             command,
-            options,
+            session_options(args),
             resolve_tables(args.tables),
             args.bot_name,
             args.snapshot_only,
             args.max_restarts,
         )
-    except BotKitError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    )
 
 
 if __name__ == "__main__":
