@@ -74,7 +74,7 @@ class Decider:
         self.clock = clock
         # The referee's, shared by its tables; a table made on its own counts for itself.
         self.counts = counts if counts is not None else DecisionCounts()
-        # Test-only (brandeln.arena.faults): None in every referee a peer can reach.
+        # Deliberate faults (brandeln.arena.faults; `bot check`, tests): None where a peer reaches.
         self.faults = faults
         self.match_id = match_id
         self._drop_stream = drop_stream

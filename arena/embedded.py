@@ -67,7 +67,7 @@ class EmbeddedReferee:
             database=database,
         )
         self.clock = clock
-        self.faults = faults  # test-only hooks (brandeln.arena.faults), in this process only
+        self.faults = faults  # deliberate faults (brandeln.arena.faults), in this process only
         self.lock = RefereeLock(self.config.db_path, owner) if database is None else None
         self.referee: Referee | None = None
         self.server: grpc.aio.Server | None = None

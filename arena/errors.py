@@ -105,7 +105,7 @@ class CloseReason(enum.StrEnum):
     TOKEN_ROTATED = "token rotated"  # the token it said hello with was replaced
     SHUTDOWN = "shutdown"  # the referee is stopping: a client retries on UNAVAILABLE
     SLOW_READER = "slow reader"  # the bot stopped reading its messages
-    DROPPED = "dropped"  # a test fault cut the stream (brandeln.arena.faults): a client retries
+    DROPPED = "dropped"  # a deliberate fault (brandeln.arena.faults) cut it: a client retries
 
 
 _CODES: dict[type[ArenaError] | CloseReason, grpc.StatusCode] = {

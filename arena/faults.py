@@ -1,4 +1,6 @@
-"""Test-only hooks of an embedded referee: injected faults and scripted choices.
+"""A fault policy: deliberate faults an embedded referee injects, and scripted choices.
+
+Used by `brandeln bot check` (to probe a bot) and by tests; never by a referee a peer can reach.
 
 `brandeln bot check` needs the referee to do what it never does in normal play: send a
 request twice, reject a legal answer, drop a stream in the middle of a deal, force a pass-out.
@@ -32,7 +34,7 @@ from brandeln.engine.state import DealState
 
 __all__ = ["FAULT_REJECTION_REASON", "FaultPolicy", "RequestFault", "offered_choices"]
 
-FAULT_REJECTION_REASON = "rejected on purpose by a test fault: answer this request again"
+FAULT_REJECTION_REASON = "rejected on purpose by a deliberate fault: answer this request again"
 
 
 class RequestFault(enum.Enum):

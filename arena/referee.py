@@ -69,8 +69,8 @@ class Referee(RefereeViews):
         self, config: RefereeConfig, clock: Clock | None = None, faults: FaultPolicy | None = None
     ) -> None:
         self.config = config
-        # Test-only (brandeln.arena.faults): set in-process by `bot check` and tests, never from a
-        # peer.
+        # Deliberate faults (brandeln.arena.faults): set in-process by `bot check` and tests, never
+        # from a peer.
         self.faults = faults
         self.clock: Clock = clock or SystemClock()
         self.store = RefereeStore(config.database or config.db_path, config.logs_dir)

@@ -70,8 +70,8 @@ class Table:
         counts: DecisionCounts | None = None,
     ) -> None:
         self.spec = spec
-        self.faults = faults  # test-only (brandeln.arena.faults); None in normal play
-        self._sessions: dict[int, SeatSession] = {}  # by seat: what a test fault may drop
+        self.faults = faults  # deliberate faults (brandeln.arena.faults); None in normal play
+        self._sessions: dict[int, SeatSession] = {}  # by seat: what a deliberate fault may drop
         self.limits = limits or ProtocolLimits()
         self.store = store
         self.clock = clock
@@ -140,10 +140,10 @@ class Table:
         return None
 
     def _drop_stream(self, seat: Seat) -> None:
-        """A test fault: end the seat's stream as a network would (the bot may resume)."""
+        """A deliberate fault: end the seat's stream as a network would (the bot may resume)."""
         session = self._sessions.get(seat.index)
         if session is not None and seat.session is session:
-            session.close(CloseReason.DROPPED, "the referee dropped the stream (a test fault)")
+            session.close(CloseReason.DROPPED, "the referee dropped the stream (a fault)")
 
     def disconnect(self, seat: Seat) -> None:
         """The seat's stream ended: keep the seat open for a resume (PROTOCOL.md)."""

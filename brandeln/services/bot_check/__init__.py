@@ -3,8 +3,9 @@
 The check seats the bot at seat 0 of matches against in-process "house" bots (the random
 sample bot) and drives the referee through the situations that break bots. What normal play
 never does (a request sent twice, a rejected legal answer, a stream cut mid-deal, a forced
-pass-out) is done by a test-only :class:`brandeln.arena.faults.FaultPolicy` handed to the embedded
-referee in this process; no peer can reach it. Each check is one row of the report:
+pass-out) is done by a :class:`brandeln.arena.faults.FaultPolicy`, a policy of deliberate faults
+handed to the embedded referee in this process; no peer can reach it. Each check is one row
+of the report:
 
 - handshake: the bot's sessions say ``Hello`` and are welcomed;
 - bid, hold, trump, card, pass-out: a scripted first deal per ruleset (the bot, forehand, bids
