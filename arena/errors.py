@@ -9,6 +9,7 @@ import grpc
 __all__ = [
     "ArenaError",
     "BotNameTakenError",
+    "BotProtocolError",
     "BotRevokedError",
     "CloseReason",
     "CorruptDataError",
@@ -18,7 +19,6 @@ __all__ = [
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
-    "ProtocolError",
     "SeatUnavailableError",
     "ShuttingDownError",
     "StoreError",
@@ -41,11 +41,11 @@ class UnsupportedVersionError(ArenaError):
     """A protocol version the referee does not speak."""
 
 
-class ProtocolError(ArenaError):
+class BotProtocolError(ArenaError):
     """A bot broke the stream's rules (first message not hello, a second hello, oversize)."""
 
 
-class HelloTimeoutError(ProtocolError):
+class HelloTimeoutError(BotProtocolError):
     """A stream that sent no hello in time."""
 
 
@@ -117,7 +117,7 @@ _CODES: dict[type[ArenaError] | CloseReason, grpc.StatusCode] = {
     HelloTimeoutError: grpc.StatusCode.DEADLINE_EXCEEDED,
     UnauthenticatedError: grpc.StatusCode.UNAUTHENTICATED,
     UnsupportedVersionError: grpc.StatusCode.FAILED_PRECONDITION,
-    ProtocolError: grpc.StatusCode.INVALID_ARGUMENT,
+    BotProtocolError: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidRequestError: grpc.StatusCode.INVALID_ARGUMENT,
     NotFoundError: grpc.StatusCode.NOT_FOUND,
     PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,

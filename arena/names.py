@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from brandeln.arena.errors import ProtocolError
+from brandeln.arena.errors import BotProtocolError
 from brandeln.arena.limits import ProtocolLimits
 from brandeln.arena.orders import HelloRequest
 
@@ -93,9 +93,9 @@ def check_hello_fields(hello: HelloRequest, limits: ProtocolLimits) -> None:
     fields += [("rulesets entry", r, limits.ruleset_id_chars) for r in hello.rulesets]
     for name, value, cap in fields:
         if len(value) > cap:
-            raise ProtocolError(f"hello.{name} has {len(value)} characters; the cap is {cap}")
+            raise BotProtocolError(f"hello.{name} has {len(value)} characters; the cap is {cap}")
     if len(hello.rulesets) > limits.rulesets_per_hello:
-        raise ProtocolError(
+        raise BotProtocolError(
             f"hello.rulesets has {len(hello.rulesets)} entries; the cap is "
             f"{limits.rulesets_per_hello}"
         )

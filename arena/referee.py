@@ -18,10 +18,10 @@ from brandeln.arena.clock import Clock, SystemClock
 from brandeln.arena.config import AdminTokenScope, RefereeConfig
 from brandeln.arena.counters import RefereeCounts, SessionEnd
 from brandeln.arena.errors import (
+    BotProtocolError,
     CloseReason,
     InvalidRequestError,
     PermissionDeniedError,
-    ProtocolError,
     ShuttingDownError,
     StoreError,
     TooManySessionsError,
@@ -151,7 +151,7 @@ class Referee(RefereeViews):
             hello_name = check_hello_text(hello.bot_name, "Hello.bot_name")
             bot_version = check_hello_text(hello.bot_version, "Hello.bot_version")
         except ValueError as error:
-            raise ProtocolError(str(error)) from None
+            raise BotProtocolError(str(error)) from None
         table = None
         if hello.resume_match_id:
             table = self.tables.get(hello.resume_match_id)

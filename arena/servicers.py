@@ -16,11 +16,11 @@ from google.protobuf.message import DecodeError
 from brandeln.arena import codec
 from brandeln.arena.errors import (
     ArenaError,
+    BotProtocolError,
     CloseReason,
     CorruptDataError,
     HelloTimeoutError,
     NotFoundError,
-    ProtocolError,
     status_code_for,
 )
 from brandeln.arena.limits import (
@@ -78,12 +78,14 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             await _abort(context, HelloTimeoutError(f"no hello within {HELLO_TIMEOUT_S:g} s"))
             return
         except DecodeError as error:
-            await _abort(context, ProtocolError(f"the first message is not a BotMessage: {error}"))
+            await _abort(
+                context, BotProtocolError(f"the first message is not a BotMessage: {error}")
+            )
             return
         try:
             self._check_size(first)
             if first.WhichOneof("kind") != "hello":
-                raise ProtocolError("the first message of a session must be hello")
+                raise BotProtocolError("the first message of a session must be hello")
             session = await self.referee.open_session(
                 codec.hello_from_pb(first.hello), context.peer()
             )
@@ -143,7 +145,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
     def _check_size(self, message: bot_pb2.BotMessage) -> None:
         size = message.ByteSize()
         if size > MAX_BOT_MESSAGE_BYTES:
-            raise ProtocolError(
+            raise BotProtocolError(
                 f"message of {size} bytes is over the {MAX_BOT_MESSAGE_BYTES}-byte cap"
             )
 
@@ -157,10 +159,10 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 try:
                     self._check_size(message)
                     if message.WhichOneof("kind") == "hello":
-                        raise ProtocolError("hello was already sent on this session")
+                        raise BotProtocolError("hello was already sent on this session")
                     if message.WhichOneof("kind") is None:
-                        raise ProtocolError("empty message: set hello, action or log")
-                except ProtocolError as error:
+                        raise BotProtocolError("empty message: set hello, action or log")
+                except BotProtocolError as error:
                     session.close(CloseReason.PROTOCOL, str(error))
                     return
                 if session.seat is None:

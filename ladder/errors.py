@@ -14,10 +14,10 @@ from __future__ import annotations
 
 __all__ = [
     "BlockFailedError",
-    "BotNameTakenError",
     "BotStartError",
     "LadderError",
     "MatchUnavailableError",
+    "RefereeBotNameTakenError",
     "RefereeError",
     "ScheduleError",
     "SeasonConfigError",
@@ -69,7 +69,7 @@ class RefereeNotFoundError(RefereeCallError):
     """The referee has no such match or bot (``NOT_FOUND``)."""
 
 
-class BotNameTakenError(RefereeError):
+class RefereeBotNameTakenError(RefereeError):
     """RegisterBot refused a name that is already registered at the referee."""
 
 

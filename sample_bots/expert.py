@@ -36,7 +36,13 @@ from brandeln.engine.rulesets import Contract, Goal, Ruleset, Scoring
 from brandeln.engine.seats import seat_after
 from brandeln.engine.settlement import contract_payments
 from brandeln.engine.trick_rules import duties_for
-from brandeln.sample_bots.montecarlo import Deal, MonteCarloBot, Playout, card_index, engine_suit
+from brandeln.sample_bots.montecarlo import (
+    DeterminizedDeal,
+    MonteCarloBot,
+    Playout,
+    card_index,
+    engine_suit,
+)
 from brandeln.sdk import PASS, Answer
 from brandeln.v1 import bot_pb2, cards_pb2
 
@@ -256,7 +262,7 @@ class ExpertBot(MonteCarloBot):
         distinct: set[tuple[int, ...]] = set()  # the solved samples' deals, to see them agree
 
         def play_out(dealt: list[int]) -> None:
-            deal = Deal(
+            deal = DeterminizedDeal(
                 hands=dealt,
                 leader=view.current_trick_leader,
                 trick=trick,
@@ -372,7 +378,9 @@ class ExpertBot(MonteCarloBot):
 
         def play_out(dealt: list[int]) -> None:
             for i, (contract, trump) in enumerate(options):
-                won = playout.run(Deal(dealt, seat, [], list(zeros), seat, contract, trump))
+                won = playout.run(
+                    DeterminizedDeal(dealt, seat, [], list(zeros), seat, contract, trump)
+                )
                 played_made[i] += contract.made_with(won[seat])
 
         results = [False] * len(options)

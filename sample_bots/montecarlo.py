@@ -79,7 +79,7 @@ def _weights(beats: tuple[int, ...]) -> tuple[int, ...]:
 
 
 @dataclass
-class Deal:
+class DeterminizedDeal:
     """A determinized position: every hand known, the trick so far, the contract."""
 
     hands: list[int]
@@ -102,12 +102,12 @@ class Playout:
         # free play's payoff counts tricks, so it is played to the end.
         self.contract_rules = ruleset.with_options(early_stop=EarlyStop.WHEN_DECIDED)
         self.free_play_rules = ruleset.with_options(early_stop=EarlyStop.NEVER)
-        self.deal = Deal([], 0, [], [], None, None, None)
+        self.deal = DeterminizedDeal([], 0, [], [], None, None, None)
         self.beats: tuple[int, ...] = ()
         self.weight: tuple[int, ...] = ()  # per card: how many cards beat it
         self.first: int | None = None
 
-    def run(self, deal: Deal, first: int | None = None) -> list[int]:
+    def run(self, deal: DeterminizedDeal, first: int | None = None) -> list[int]:
         """Play ``deal`` out (``first``: the card the seat to act plays now); tricks per seat."""
         hands, won = list(deal.hands), list(deal.tricks_won)
         rules = self.free_play_rules if deal.contract is None else self.contract_rules
@@ -384,7 +384,7 @@ class MonteCarloBot(HeuristicBot):
         deadline, samples = self.deadline(request), 0
         while samples < 2 or (self.more(samples) and self.clock() < deadline):
             dealt = self.sample(hands, counts, unseen, forbidden)
-            deal = Deal(
+            deal = DeterminizedDeal(
                 hands=dealt[: ruleset.players],
                 leader=view.current_trick_leader,
                 trick=[card_index(c) for c in view.current_trick],
@@ -418,7 +418,7 @@ class MonteCarloBot(HeuristicBot):
         while samples < 4 or (self.more(samples) and self.clock() < deadline):
             dealt = self.sample(hands, counts, unseen, forbidden)
             for i, trump in enumerate(trumps):
-                deal = Deal(
+                deal = DeterminizedDeal(
                     dealt[: ruleset.players],
                     view.seat,
                     [],

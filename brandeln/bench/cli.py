@@ -418,12 +418,12 @@ def storage_referee(
     """The referee's storage on SQLite and PostgreSQL: `matches list` latency and matches
     recorded per second at each size, and a deal's log bytes in the store."""
     from brandeln.bench.storage_referee import (  # noqa: PLC0415
-        StorageBenchSettings,
+        RefereeStorageBenchSettings,
         print_storage_figures,
         run_storage_bench,
     )
 
-    settings = StorageBenchSettings(sizes=_table_counts(sizes))
+    settings = RefereeStorageBenchSettings(sizes=_table_counts(sizes))
     figures = run_storage_bench(settings, db, _say)
     print_storage_figures(figures)
     _write_json(json_path, figures)

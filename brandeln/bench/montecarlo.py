@@ -47,7 +47,7 @@ import random, sys, time
 from brandeln.engine.dealing import deal_cards
 from brandeln.engine.rulesets import find_ruleset
 from brandeln.engine.cards import Suit
-from brandeln.sample_bots.montecarlo import Deal, Playout
+from brandeln.sample_bots.montecarlo import DeterminizedDeal, Playout
 ruleset = find_ruleset("standard")
 brand = ruleset.contract("brand")
 rng = random.Random(1)
@@ -56,7 +56,7 @@ deals = []
 for seed in range(200):
     hands = [hand.mask for hand in deal_cards(ruleset, seed % 4, seed).hands]
     soloist = seed % 4
-    deals.append((Deal(hands, soloist, [], [0] * 4, soloist, brand, Suit(seed % 4)),
+    deals.append((DeterminizedDeal(hands, soloist, [], [0] * 4, soloist, brand, Suit(seed % 4)),
                   (hands[soloist] & -hands[soloist]).bit_length() - 1))
 seconds = float(sys.argv[1])
 count = 0

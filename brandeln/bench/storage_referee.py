@@ -29,7 +29,7 @@ from typing import Any
 
 from brandeln.services import data_folder
 
-__all__ = ["StorageBenchSettings", "run_storage_bench"]
+__all__ = ["RefereeStorageBenchSettings", "run_storage_bench"]
 
 Say = Callable[[str], None]
 BOTS_IN_POOL = 40
@@ -37,7 +37,7 @@ _FILL_BATCH = 5000
 
 
 @dataclass(frozen=True)
-class StorageBenchSettings:
+class RefereeStorageBenchSettings:
     sizes: tuple[int, ...] = (1000, 100_000)
     list_calls: int = 50
     recordings: int = 200
@@ -101,7 +101,7 @@ def _median_ms(call: Callable[[], object], times: int) -> float:
 
 
 def _measure(
-    store: Any, size: int, bots: list[str], settings: StorageBenchSettings
+    store: Any, size: int, bots: list[str], settings: RefereeStorageBenchSettings
 ) -> dict[str, Any]:
     store.matches(limit=20)  # warm the cache: the figures are of a running referee
     newest = _median_ms(lambda: store.matches(limit=20), settings.list_calls)
@@ -116,7 +116,7 @@ def _measure(
 
 
 def _season_log_figures(
-    database: str | None, data: Path, settings: StorageBenchSettings
+    database: str | None, data: Path, settings: RefereeStorageBenchSettings
 ) -> dict[str, float]:
     """A real season on an embedded referee of the backend; the log bytes per deal."""
     import asyncio  # noqa: PLC0415
@@ -192,7 +192,9 @@ def _postgresql(url: str | None, say: Say) -> Iterator[tuple[str, str] | None]:
         yield f"{base}/bench_season", f"{base}/bench_fill"
 
 
-def run_storage_bench(settings: StorageBenchSettings, db: str | None, say: Say) -> dict[str, Any]:
+def run_storage_bench(
+    settings: RefereeStorageBenchSettings, db: str | None, say: Say
+) -> dict[str, Any]:
     from brandeln.arena.store.database import RefereeStore  # noqa: PLC0415
 
     figures: dict[str, Any] = {"backends": {}}

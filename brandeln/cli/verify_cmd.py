@@ -50,7 +50,7 @@ def season_verify(
     from brandeln.ladder.store.database import LadderStore  # noqa: PLC0415
     from brandeln.services.sources import SourceError, open_source  # noqa: PLC0415
     from brandeln.services.verify.matches import FetchedLog, LogUnavailableError  # noqa: PLC0415
-    from brandeln.services.verify.season import Verdict, verify_season  # noqa: PLC0415
+    from brandeln.services.verify.season import SeasonVerdict, verify_season  # noqa: PLC0415
 
     try:
         source = open_source(data, None, db=db if is_postgresql(db) else None)
@@ -75,14 +75,14 @@ def season_verify(
         raise fail(str(error)) from None
     if as_json:
         typer.echo(json_text(report.to_json()))
-        if report.verdict is not Verdict.VERIFIED:
+        if report.verdict is not SeasonVerdict.VERIFIED:
             raise typer.Exit(1)
         return
     _print_verdict(report)
 
 
 def _print_verdict(report: VerifyReport) -> None:
-    from brandeln.services.verify.season import Verdict  # noqa: PLC0415
+    from brandeln.services.verify.season import SeasonVerdict  # noqa: PLC0415
 
     what = "ladder" if report.ladder else "season"
     counts = ", ".join(
@@ -92,7 +92,7 @@ def _print_verdict(report: VerifyReport) -> None:
             plural(report.deals, "deal"),
         )
     )
-    if report.verdict is Verdict.VERIFIED:
+    if report.verdict is SeasonVerdict.VERIFIED:
         console.print(
             plain(f"verified: {what} {report.season}: {counts}, ratings bit for bit", "green"),
             highlight=False,

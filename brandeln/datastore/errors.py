@@ -34,7 +34,7 @@ _CONFLICT: Final = frozenset({"40001", "40P01"})  # serialization failure, deadl
 _GONE: Final = frozenset({"57P01", "57P02", "57P03", "53300"})
 
 
-class DatabaseUrl(Protocol):
+class DatabaseUrlLike(Protocol):
     """What a message needs of :class:`brandeln.datastore.url.DatabaseUrl` (a protocol: url.py
     raises these errors, so this module cannot import it)."""
 
@@ -76,7 +76,7 @@ class SchemaTooNew(DatabaseError):  # noqa: N818 - the shared design's name
     """The database was migrated by a newer brandeln than this one."""
 
 
-def explain(exc: BaseException, url: DatabaseUrl) -> DatabaseError:
+def explain(exc: BaseException, url: DatabaseUrlLike) -> DatabaseError:
     """The :class:`DatabaseError` that says what ``exc`` (a SQLAlchemy, psycopg or sqlite3
     error) means for the database at ``url``."""
     if isinstance(exc, DatabaseError):
@@ -106,7 +106,7 @@ def explain(exc: BaseException, url: DatabaseUrl) -> DatabaseError:
 
 
 def _explain_psycopg(
-    error: psycopg.Error, url: DatabaseUrl, detail: str, invalidated: bool
+    error: psycopg.Error, url: DatabaseUrlLike, detail: str, invalidated: bool
 ) -> DatabaseError:
     where = url.redacted()
     state = error.sqlstate or ""

@@ -38,7 +38,7 @@ from brandeln.datastore.errors import (
     DatabaseConflict,
     DatabaseError,
     DatabaseUnavailable,
-    DatabaseUrl,
+    DatabaseUrlLike,
     explain,
 )
 
@@ -92,7 +92,7 @@ def retrying(
     attempts: int | None = None,
     first_delay: float = FIRST_DELAY_S,
     max_delay: float = MAX_DELAY_S,
-    url: DatabaseUrl | None = None,
+    url: DatabaseUrlLike | None = None,
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
 ) -> _T:

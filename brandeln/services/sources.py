@@ -25,7 +25,7 @@ class SourceError(Exception):
     """A clear, user-facing reason the data cannot be read."""
 
 
-class NotFoundError(SourceError):
+class SourceNotFoundError(SourceError):
     """No such match or bot: in the local stores, or at the referee (``NOT_FOUND``)."""
 
 
@@ -173,7 +173,7 @@ class LocalSource:
 
 def resolve_match(stores: Sequence[RefereeStore], id_or_prefix: str) -> tuple[RefereeStore, str]:
     """The store holding the match ``id_or_prefix`` names (an id, or a prefix of one that is
-    unique across ``stores``) and the match's full id. :class:`NotFoundError` when no match
+    unique across ``stores``) and the match's full id. :class:`SourceNotFoundError` when no match
     has it; :class:`SourceError` naming the candidates when several do, or when a store fails.
     """
     from brandeln.arena.errors import NotFoundError as StoreNotFoundError  # noqa: PLC0415
@@ -189,7 +189,7 @@ def resolve_match(stores: Sequence[RefereeStore], id_or_prefix: str) -> tuple[Re
             candidates += [(store, m.match_id) for m in matches]
     found = unique_match_id(id_or_prefix, [match_id for _, match_id in candidates])
     if found is None:
-        raise NotFoundError(f"no match with id {id_or_prefix!r}")
+        raise SourceNotFoundError(f"no match with id {id_or_prefix!r}")
     return next(pair for pair in candidates if pair[1] == found)
 
 
@@ -283,7 +283,7 @@ class RemoteSource:
         try:
             return asyncio.run(run())
         except RefereeNotFoundError as error:
-            raise NotFoundError(str(error)) from None
+            raise SourceNotFoundError(str(error)) from None
         except RefereeError as error:
             raise SourceError(str(error)) from None
 

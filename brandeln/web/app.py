@@ -55,7 +55,7 @@ from brandeln.web import bots, inputs, ladder_routes, ladders, listing, matches,
 from brandeln.web.batch_view import batch_view
 from brandeln.web.bot_figures import FiguresCache
 from brandeln.web.bot_roles import bot_roles
-from brandeln.web.data import BadRequestError, DataError, NotFoundError, StorageLocation
+from brandeln.web.data import BadRequestError, DataError, PageNotFoundError, StorageLocation
 from brandeln.web.guard import Guard
 from brandeln.web.ladder_routes import LadderPages
 from brandeln.web.live import KEEPALIVE_S, RefereeLiveSource, live_routes
@@ -211,7 +211,7 @@ class _Pages:
         )
 
     def not_found(self, request: Request, exc: Exception) -> Response:
-        message = str(exc) if isinstance(exc, NotFoundError) else "no such page"
+        message = str(exc) if isinstance(exc, PageNotFoundError) else "no such page"
         return self.error(request, HTTPStatus.NOT_FOUND, "Not found", message)
 
     def bad_request(self, request: Request, exc: Exception) -> Response:
@@ -302,7 +302,7 @@ def create_app(
         lifespan=lifespan,
         middleware=[Middleware(Guard, trusted_hosts=trusted_hosts)],
         exception_handlers={
-            NotFoundError: pages.not_found,
+            PageNotFoundError: pages.not_found,
             BadRequestError: pages.bad_request,
             DataError: pages.data_error,
             HTTPException: pages.http_error,

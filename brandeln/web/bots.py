@@ -13,7 +13,7 @@ from typing import Final
 from brandeln.arena.errors import NotFoundError as RefereeNotFound
 from brandeln.arena.latency import percentile
 from brandeln.web.bot_figures import FiguresCache, LogFigures
-from brandeln.web.data import DataError, NotFoundError
+from brandeln.web.data import DataError, PageNotFoundError
 from brandeln.web.listing import MatchRow, Paging, recent_matches, utc_text
 from brandeln.web.seasons import HistoryPoint, rating_series
 from brandeln.web.stores import Stores
@@ -87,7 +87,7 @@ def _bot_record(
         # A bot that played at a referee whose store is not served here (a ladder on
         # `--referee`): its name in its newest season stands in for its registration.
         return seasons_of_bot[0].bot, False, 0
-    raise NotFoundError(f"no bot with id {bot_id!r}")
+    raise PageNotFoundError(f"no bot with id {bot_id!r}")
 
 
 def bot_seasons(stores: Stores, bot_id: str) -> list[BotSeason]:

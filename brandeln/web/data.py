@@ -25,7 +25,7 @@ from brandeln.datastore.url import scrub
 __all__ = [
     "BadRequestError",
     "DataError",
-    "NotFoundError",
+    "PageNotFoundError",
     "StorageLocation",
     "check_location",
 ]
@@ -37,7 +37,7 @@ class DataError(Exception):
     """A clear, user-facing reason the data cannot be shown (the page says it, no trace)."""
 
 
-class NotFoundError(DataError):
+class PageNotFoundError(DataError):
     """No such season, bot or match (a 404 page)."""
 
 

@@ -11,7 +11,7 @@ here would keep even such a mistake harmless (no ``/``, no ``..``, no NUL).
 >>> match_id("../../etc/passwd")
 Traceback (most recent call last):
 ...
-brandeln.web.data.NotFoundError: no match with id '../../etc/passwd'
+brandeln.web.data.PageNotFoundError: no match with id '../../etc/passwd'
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Final
 
 from starlette.datastructures import QueryParams
 
-from brandeln.web.data import BadRequestError, NotFoundError
+from brandeln.web.data import BadRequestError, PageNotFoundError
 
 __all__ = [
     "MAX_PAGE",
@@ -74,17 +74,17 @@ def page_number(params: QueryParams) -> int:
 
 def match_id(text: str) -> str:
     if not ID_PATTERN.fullmatch(text):
-        raise NotFoundError(f"no match with id {shown(text)}")
+        raise PageNotFoundError(f"no match with id {shown(text)}")
     return text
 
 
 def bot_id(text: str) -> str:
     if not ID_PATTERN.fullmatch(text):
-        raise NotFoundError(f"no bot with id {shown(text)}")
+        raise PageNotFoundError(f"no bot with id {shown(text)}")
     return text
 
 
 def season_name(text: str) -> str:
     if len(text) > SEASON_NAME_CHARS or not text.isprintable():
-        raise NotFoundError(f"no season named {shown(text)}")
+        raise PageNotFoundError(f"no season named {shown(text)}")
     return text

@@ -24,7 +24,7 @@ from brandeln.ladder.store.database import (
 )
 from brandeln.ladder.store.schema import ChallengeState, VersionStatus
 from brandeln.web.bots import BotSeason
-from brandeln.web.data import NotFoundError
+from brandeln.web.data import PageNotFoundError
 from brandeln.web.ladder_presence import ServiceState, ShownPresence, service_state, shown_presence
 from brandeln.web.listing import utc_text
 from brandeln.web.seasons import SeasonRow, season_info
@@ -275,14 +275,14 @@ def _queued(challenge: Challenge) -> QueueRow:
 
 
 def ladder_view(stores: Stores, name: str, now: int) -> LadderView:
-    """The page of ladder ``name`` at ``now`` (ms since the epoch); NotFoundError when it is
+    """The page of ladder ``name`` at ``now`` (ms since the epoch); PageNotFoundError when it is
     no ladder."""
-    info = season_info(stores, name)  # NotFoundError without a store, or for no season
+    info = season_info(stores, name)  # PageNotFoundError without a store, or for no season
     assert stores.ladder is not None  # season_info found it there
     store = stores.ladder
     settings = _settings(store, name)
     if settings is None:
-        raise NotFoundError(
+        raise PageNotFoundError(
             f"{name!r} is a season, not an always-on ladder: see its season page instead"
         )
     versions = store.versions(name)

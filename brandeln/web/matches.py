@@ -22,9 +22,10 @@ from brandeln.ladder.referee.admin_client import AdminClient
 from brandeln.ladder.referee.records import RefereeMatch
 from brandeln.protocol.events import DealEndedRecord
 from brandeln.services import sources
-from brandeln.web.data import BadRequestError, DataError, NotFoundError
+from brandeln.web.data import BadRequestError, DataError, PageNotFoundError
 from brandeln.web.listing import MatchRow, match_row
 from brandeln.web.match_logs import finished_deals, parse_log, read_match_log
+from brandeln.web.referee_link import RefereeLink
 from brandeln.web.stores import Stores
 
 __all__ = ["DealRow", "MatchView", "RefereeLink", "find_match", "match_view", "remote_match"]
@@ -56,14 +57,6 @@ class MatchView:
     incomplete: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class RefereeLink:
-    """A running referee's Admin service (``--referee``, ``--admin-token``)."""
-
-    address: str
-    admin_token: str
-
-
 def _source_error(error: sources.SourceError) -> DataError:
     """The page's error for a match the services could not name: a store that failed is the
     data's fault (a 500); otherwise a prefix several matches start with (a 400).
@@ -80,8 +73,8 @@ def find_match(stores: Stores, id_or_prefix: str) -> tuple[RefereeStore, MatchRe
     """The match ``id_or_prefix`` names in the local stores, and the store that holds it."""
     try:
         store, match_id = sources.resolve_match(stores.referees, id_or_prefix)
-    except sources.NotFoundError as error:
-        raise NotFoundError(str(error)) from None
+    except sources.SourceNotFoundError as error:
+        raise PageNotFoundError(str(error)) from None
     except sources.SourceError as error:
         raise _source_error(error) from None
     return store, store.match(match_id)
@@ -99,7 +92,9 @@ def remote_match(link: RefereeLink, id_or_prefix: str) -> tuple[MatchRecord, str
     try:
         match, text = asyncio.run(get())
     except RefereeNotFoundError:
-        raise NotFoundError(f"no match with id {id_or_prefix!r} (nor at {link.address})") from None
+        raise PageNotFoundError(
+            f"no match with id {id_or_prefix!r} (nor at {link.address})"
+        ) from None
     except sources.SourceError as error:
         raise _source_error(error) from None
     except RefereeError as error:
@@ -111,7 +106,7 @@ def match_view(stores: Stores, id_or_prefix: str, referee: RefereeLink | None = 
     """The match from the local stores, else (``referee``) from the running referee."""
     try:
         store, record = find_match(stores, id_or_prefix)
-    except NotFoundError:
+    except PageNotFoundError:
         if referee is None:
             raise
         record, text = remote_match(referee, id_or_prefix)

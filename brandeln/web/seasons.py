@@ -13,7 +13,7 @@ from brandeln.ladder.ratings.leaderboard import LeaderboardRow, season_leaderboa
 from brandeln.ladder.ratings.versus import HeadToHead, head_to_head, side_names, versus_matrix
 from brandeln.ladder.season.commitment import Commitment
 from brandeln.ladder.store.database import LadderStore, RecordedMatch, SeasonInfo, SeasonStatus
-from brandeln.web.data import NotFoundError
+from brandeln.web.data import PageNotFoundError
 from brandeln.web.listing import Paging, utc_text
 from brandeln.web.stores import Stores
 
@@ -85,7 +85,7 @@ def seasons(stores: Stores) -> list[SeasonRow]:
 
 def _ladder(stores: Stores) -> LadderStore:
     if stores.ladder is None:
-        raise NotFoundError("no seasons yet: the ladder database does not exist")
+        raise PageNotFoundError("no seasons yet: the ladder database does not exist")
     return stores.ladder
 
 
@@ -94,7 +94,7 @@ def season_info(stores: Stores, name: str) -> SeasonRow:
     try:
         return SeasonRow.of(ladder.season(name), ladder.season_commitment(name))
     except UnknownSeasonError as error:
-        raise NotFoundError(str(error)) from None
+        raise PageNotFoundError(str(error)) from None
 
 
 def bot_links(stores: Stores, season: str) -> dict[str, str]:

@@ -23,7 +23,7 @@ from brandeln.arena.store.database import RefereeStore
 from brandeln.ladder.errors import LadderError, UnknownSeasonError
 from brandeln.ladder.store.database import LadderStore
 from brandeln.services import data_folder
-from brandeln.web.data import DataError, NotFoundError, StorageLocation, check_location
+from brandeln.web.data import DataError, PageNotFoundError, StorageLocation, check_location
 
 __all__ = ["AppStores", "Stores"]
 
@@ -56,7 +56,7 @@ class AppStores:
             try:
                 yield stores
             except UnknownSeasonError as error:
-                raise NotFoundError(str(error)) from None
+                raise PageNotFoundError(str(error)) from None
             except (LadderError, StoreError) as error:
                 raise DataError(str(error)) from None
             except (ValueError, sqlite3.DatabaseError) as error:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -35,6 +34,7 @@ from brandeln.protocol.decode import LiveEvent
 from brandeln.protocol.statuses import MatchStatus
 from brandeln.services import data_folder
 from brandeln.web.live import RefereeLiveSource
+from brandeln.web.referee_link import RefereeLink
 
 __all__ = [
     "IDLE_STOP_S",
@@ -52,14 +52,6 @@ OWNER: Final = "brandeln web (its tables)"
 
 class RefereeUnavailableError(Exception):
     """The tables' referee cannot be had now (one line: why, and what to do)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RefereeLink:
-    """Where a referee listens, and its admin token."""
-
-    address: str
-    admin_token: str
 
 
 class TablesReferee(Protocol):

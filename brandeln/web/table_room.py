@@ -50,9 +50,9 @@ from brandeln.web.tables import (
     PersonAtTable,
     SeatKind,
     SeatPlan,
-    Table,
     TablePlan,
     TableStatus,
+    WebTable,
     new_secret,
     new_table_id,
 )
@@ -117,17 +117,17 @@ class TableRoom:
         self.max_open = max_open
         self.time_control = time_control
         self.wait_for_people_s = wait_for_people_s
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, WebTable] = {}
         self._running: dict[str, _Running] = {}
         self._scratch: Path | None = None
         self._bots_dir = bots_dir
 
     # -- reading ------------------------------------------------------------------------
 
-    def table(self, table_id: str) -> Table | None:
+    def table(self, table_id: str) -> WebTable | None:
         return self.tables.get(table_id)
 
-    def listed(self) -> list[Table]:
+    def listed(self) -> list[WebTable]:
         """Every table kept, newest first."""
         return list(reversed(self.tables.values()))
 
@@ -144,7 +144,7 @@ class TableRoom:
 
     # -- opening and sitting --------------------------------------------------------------
 
-    async def open(self, plan: TablePlan, name: str) -> tuple[Table, PersonAtTable]:
+    async def open(self, plan: TablePlan, name: str) -> tuple[WebTable, PersonAtTable]:
         """A new table, its first open seat taken by ``name``."""
         if sum(not table.status.over for table in self.tables.values()) >= self.max_open:
             raise TableRefusedError(
@@ -156,7 +156,7 @@ class TableRoom:
             link = await self.referee.acquire()
         except RefereeUnavailableError as error:
             raise TableRefusedError(HTTPStatus.SERVICE_UNAVAILABLE, str(error)) from None
-        table = Table(new_table_id(), plan)
+        table = WebTable(new_table_id(), plan)
         running = _Running(link, AdminClient(link.address, link.admin_token))
         try:
             person = await self._seat(table, running, name)
@@ -169,14 +169,14 @@ class TableRoom:
         running.task = asyncio.ensure_future(self._run(table, running))
         return table, person
 
-    async def sit(self, table: Table, name: str) -> PersonAtTable:
+    async def sit(self, table: WebTable, name: str) -> PersonAtTable:
         """``name`` takes the table's first open seat (409 when none is left)."""
         running = self._running.get(table.table_id)
         if running is None or not table.open_seats():
             raise TableRefusedError(HTTPStatus.CONFLICT, "this table has no open seat")
         return await self._seat(table, running, name)
 
-    async def _seat(self, table: Table, running: _Running, name: str) -> PersonAtTable:
+    async def _seat(self, table: WebTable, running: _Running, name: str) -> PersonAtTable:
         seat = table.open_seats()[0]
         person = PersonAtTable(seat, name, new_secret(), SeatView(seat))
         table.people[seat] = person  # taken now: a second person waits for no other's await
@@ -209,7 +209,7 @@ class TableRoom:
 
     # -- moves ----------------------------------------------------------------------------
 
-    def act(self, table: Table, person: PersonAtTable, request_id: int, text: str) -> Action:
+    def act(self, table: WebTable, person: PersonAtTable, request_id: int, text: str) -> Action:
         """Send ``text`` (an action's notation: ``pass``, ``brand``, ``trump H``, ``HJ``) as
         the answer to the open decision ``request_id``; the action sent."""
         opened = person.view.open_request()
@@ -246,7 +246,7 @@ class TableRoom:
 
     # -- a table's match ----------------------------------------------------------------------
 
-    async def _run(self, table: Table, running: _Running) -> None:
+    async def _run(self, table: WebTable, running: _Running) -> None:
         try:
             try:
                 await asyncio.wait_for(table.seated.wait(), self.wait_for_people_s)
@@ -282,7 +282,7 @@ class TableRoom:
         finally:
             await self._end(table, running)
 
-    def _player(self, table: Table, seat: int, plan: SeatPlan) -> BotSpec:
+    def _player(self, table: WebTable, seat: int, plan: SeatPlan) -> BotSpec:
         """The seat as the match's bot: people and registered bots by id, sample bots by
         command (each named after its seat: names are unique in a match)."""
         if plan.kind is SeatKind.SAMPLE:
@@ -291,7 +291,7 @@ class TableRoom:
             return ExternalBot(name=f"bot-{seat}", bot_id=plan.bot)
         return ExternalBot(name=f"person-{seat}", bot_id=table.people[seat].bot_id)
 
-    async def _heard_the_end(self, table: Table) -> None:
+    async def _heard_the_end(self, table: WebTable) -> None:
         """Wait (a while at most) until every person's page can show how the match ended."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + HEARD_THE_END_S
@@ -303,7 +303,7 @@ class TableRoom:
             await table.pulse.wait(seen, deadline - loop.time(), gone)
             seen = table.pulse.version
 
-    async def _end(self, table: Table, running: _Running) -> None:
+    async def _end(self, table: WebTable, running: _Running) -> None:
         for person in table.people.values():
             if person.session is not None:
                 await person.session.close()
@@ -312,7 +312,7 @@ class TableRoom:
         self._running.pop(table.table_id, None)
         table.pulse.beat()
 
-    def _keep(self, table: Table) -> None:
+    def _keep(self, table: WebTable) -> None:
         self.tables[table.table_id] = table
         ended = [key for key, kept in self.tables.items() if kept.status.over]
         for key in ended[: max(0, len(ended) - KEEP_ENDED)]:

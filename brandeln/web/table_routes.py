@@ -36,7 +36,7 @@ from starlette.routing import Route
 from brandeln.engine.rulesets import RULESET_IDS, find_ruleset
 from brandeln.ladder.errors import RefereeError
 from brandeln.services.play.sample_players import SAMPLE_BOTS
-from brandeln.web.data import NotFoundError
+from brandeln.web.data import PageNotFoundError
 from brandeln.web.form_posts import own_origin, parse_fields, read_form
 from brandeln.web.inputs import ID_PATTERN, shown
 from brandeln.web.live import (
@@ -57,7 +57,7 @@ from brandeln.web.table_form import (
     single_field,
 )
 from brandeln.web.table_room import TableRefusedError, TableRoom
-from brandeln.web.tables import PersonAtTable, Table, TableStatus
+from brandeln.web.tables import PersonAtTable, TableStatus, WebTable
 
 __all__ = ["COOKIE_PREFIX", "table_routes"]
 
@@ -89,15 +89,17 @@ def table_routes(
     def root(request: Request) -> str:
         return str(request.scope.get("root_path", "")).rstrip("/")
 
-    def find(table_id: str) -> Table:
+    def find(table_id: str) -> WebTable:
         table = (
             room.table(table_id) if room is not None and ID_PATTERN.fullmatch(table_id) else None
         )
         if table is None:
-            raise NotFoundError(f"no table {shown(table_id)} (tables live as long as the server)")
+            raise PageNotFoundError(
+                f"no table {shown(table_id)} (tables live as long as the server)"
+            )
         return table
 
-    def sitting(request: Request, table: Table) -> PersonAtTable | None:
+    def sitting(request: Request, table: WebTable) -> PersonAtTable | None:
         return table.person(request.cookies.get(COOKIE_PREFIX + table.table_id))
 
     def listing(request: Request, error: TableRefusedError | None = None) -> Response:
@@ -127,7 +129,7 @@ def table_routes(
         )
         return parse_fields(body, max_fields=max_fields, refused=TableRefusedError)
 
-    def seated(request: Request, table: Table, person: PersonAtTable) -> Response:
+    def seated(request: Request, table: WebTable, person: PersonAtTable) -> Response:
         # 303: the browser follows with a GET, so a reload does not post the form again.
         path = f"{root(request)}/tables/{quote(table.table_id, safe='')}"
         response = RedirectResponse(path, status_code=HTTPStatus.SEE_OTHER)
@@ -173,7 +175,7 @@ def table_routes(
         return await watching(request, table)
 
     async def watching(
-        request: Request, table: Table, error: TableRefusedError | None = None
+        request: Request, table: WebTable, error: TableRefusedError | None = None
     ) -> Response:
         replay, note = None, ""
         if live is not None and table.status is TableStatus.PLAYING and table.match_id:
@@ -219,7 +221,7 @@ def table_routes(
         return EventStreamResponse(stream(table, person, gone, place), gone)
 
     async def stream(
-        table: Table, person: PersonAtTable, gone: asyncio.Event, place: StreamPlace
+        table: WebTable, person: PersonAtTable, gone: asyncio.Event, place: StreamPlace
     ) -> AsyncGenerator[str, None]:
         yield f"retry: {RETRY_MS}\n\n"
         seen = -1

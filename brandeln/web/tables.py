@@ -30,9 +30,9 @@ __all__ = [
     "Pulse",
     "SeatKind",
     "SeatPlan",
-    "Table",
     "TablePlan",
     "TableStatus",
+    "WebTable",
     "new_secret",
     "new_table_id",
 ]
@@ -136,7 +136,7 @@ class Pulse:
 
 
 @dataclass
-class Table:
+class WebTable:
     """One table (see the module docstring)."""
 
     table_id: str

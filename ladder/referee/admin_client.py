@@ -24,8 +24,8 @@ from grpc import aio
 
 from brandeln.ladder.errors import (
     BlockFailedError,
-    BotNameTakenError,
     MatchUnavailableError,
+    RefereeBotNameTakenError,
 )
 from brandeln.ladder.referee.admin_wire import (
     call_error,
@@ -122,7 +122,7 @@ class AdminClient:
     async def register_bot(self, name: str) -> tuple[str, str]:
         """Register a bot identity; returns (bot_id, token).
 
-        Raises :class:`BotNameTakenError` when the name is taken, else :class:`RefereeError`.
+        Raises :class:`RefereeBotNameTakenError` when the name is taken, else :class:`RefereeError`.
         """
         try:
             response = await self._stub.RegisterBot(
@@ -132,7 +132,9 @@ class AdminClient:
             )
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.ALREADY_EXISTS:
-                raise BotNameTakenError(f"a bot named {name!r} is already registered") from None
+                raise RefereeBotNameTakenError(
+                    f"a bot named {name!r} is already registered"
+                ) from None
             raise describe_rpc_error(self.address, f"registering bot {name!r}", error) from None
         return response.bot_id, response.token
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from brandeln.ladder.errors import BotNameTakenError, BotStartError
+from brandeln.ladder.errors import BotStartError, RefereeBotNameTakenError
 from brandeln.ladder.referee.admin_client import AdminClient
 from brandeln.ladder.season.config import ExternalBot, SeasonConfig
 from brandeln.ladder.store.database import LadderStore, token_hash
@@ -67,7 +67,7 @@ async def season_identities(
             referee_name = base if attempt == 1 else f"{base}-{attempt}"
             try:
                 bot_id, token = await admin.register_bot(referee_name)
-            except BotNameTakenError:
+            except RefereeBotNameTakenError:
                 continue
             store.save_bot_identity(
                 config.name,

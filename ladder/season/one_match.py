@@ -28,7 +28,7 @@ from typing import Final
 
 from brandeln.engine.errors import EngineError
 from brandeln.engine.rulesets import find_ruleset
-from brandeln.ladder.errors import BotNameTakenError, BotStartError, SeasonConfigError
+from brandeln.ladder.errors import BotStartError, RefereeBotNameTakenError, SeasonConfigError
 from brandeln.ladder.referee.admin_client import AdminClient
 from brandeln.ladder.season.config import (
     DEFAULT_CONNECT_TIMEOUT_MS,
@@ -177,7 +177,7 @@ async def _identities(
             name = base if attempt == 1 else f"{base}-{attempt}"
             try:
                 bot_ids[bot.name], tokens[bot.name] = await admin.register_bot(name)
-            except BotNameTakenError:
+            except RefereeBotNameTakenError:
                 continue
             break
         else:

@@ -17,7 +17,7 @@ from brandeln.ladder.store.base import LadderStoreBase
 from brandeln.ladder.store.schema import SEASON_BOTS, SEASONS
 from brandeln.ladder.store.season_rows import season_id_of
 
-__all__ = ["BotIdentitiesMixin", "BotIdentity", "token_hash"]
+__all__ = ["BotIdentity", "LadderBotIdentitiesMixin", "token_hash"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class BotIdentitiesMixin(LadderStoreBase):
+class LadderBotIdentitiesMixin(LadderStoreBase):
     """The bot identities' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
 
     def bot_identities(self, season: str) -> dict[str, BotIdentity]:

@@ -43,7 +43,7 @@ from brandeln.ladder.store.audit import SeasonAuditMixin
 # SIDE, database_url and RateUnlocked are not exported, but stay reachable here as before.
 from brandeln.ladder.store.base import SCHEMA_VERSION, SIDE, LadderStoreBase, database_url  # noqa: F401
 from brandeln.ladder.store.blocks import BlockRecordsMixin, RatedBlock, RateUnlocked  # noqa: F401
-from brandeln.ladder.store.bots import BotIdentitiesMixin, BotIdentity, token_hash
+from brandeln.ladder.store.bots import BotIdentity, LadderBotIdentitiesMixin, token_hash
 from brandeln.ladder.store.challenges import Challenge, ChallengeLimitError, ChallengesMixin
 from brandeln.ladder.store.claims import BlockClaimsMixin
 from brandeln.ladder.store.commitments import SeasonCommitmentsMixin
@@ -82,7 +82,7 @@ __all__ = [
 
 class LadderStore(
     SeasonsMixin,
-    BotIdentitiesMixin,
+    LadderBotIdentitiesMixin,
     BlockClaimsMixin,
     BlockRecordsMixin,
     ReadModelsMixin,

@@ -17,12 +17,12 @@ from brandeln.sample_bots.heuristic import HeuristicBot
 from brandeln.sample_bots.montecarlo import (
     BUDGET_SHARE,
     EPSILON,
+    DeterminizedDeal,
     MonteCarloBot,
     Playout,
     bits,
     card_index,
 )
-from brandeln.sample_bots.montecarlo import Deal as MonteCarloDeal
 from brandeln.sdk import Bot, parse_card, resolve_answer
 from brandeln.v1 import bot_pb2, cards_pb2
 from tests.bots.botkit_table import TickClock, match_started_for, play_deal, request_for
@@ -205,6 +205,6 @@ def test_the_mask_policy_picks_the_cards_the_list_policy_picked(ruleset_id: str)
         trump = Suit(seed % 4) if contract is not None and contract.trump else None
         soloist = None if contract is None else seed % ruleset.players
         playout = _CheckedPlayout(ruleset, seed)
-        playout.run(MonteCarloDeal(hands, 0, [], [0] * ruleset.players, soloist, contract, trump))
+        playout.run(DeterminizedDeal(hands, 0, [], [0] * ruleset.players, soloist, contract, trump))
         checked += playout.picks
     assert checked > 1000

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from brandeln.services import data_folder
-from brandeln.services.sources import LocalSource, NotFoundError, SourceError, unique_match_id
+from brandeln.services.sources import LocalSource, SourceError, SourceNotFoundError, unique_match_id
 
 
 def test_a_prefix_names_the_one_match_it_starts_or_none() -> None:
@@ -22,7 +22,7 @@ def test_an_unknown_match_is_not_found_in_the_local_stores(tmp_path: Path) -> No
     source = LocalSource(tmp_path, create=True)
     try:
         assert source.stores[0].path == data_folder.referee_db(tmp_path)
-        with pytest.raises(NotFoundError, match="no match with id 'nope'"):
+        with pytest.raises(SourceNotFoundError, match="no match with id 'nope'"):
             source.match("nope")
     finally:
         for store in source.stores:

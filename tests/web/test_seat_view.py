@@ -27,7 +27,7 @@ from brandeln.services.play.messages import (
 )
 from brandeln.web.seat_view import SeatView
 from brandeln.web.table_room import TableRefusedError, TableRoom
-from brandeln.web.tables import PersonAtTable, SeatKind, SeatPlan, Table, TablePlan
+from brandeln.web.tables import PersonAtTable, SeatKind, SeatPlan, TablePlan, WebTable
 
 if TYPE_CHECKING:
     from brandeln.services.play.seat import PersonSeat
@@ -88,12 +88,12 @@ def test_a_rejection_opens_the_decision_again_and_the_end_is_final() -> None:
     assert view.snapshot()["request"] is None
 
 
-def room_with_person() -> tuple[TableRoom, Table, PersonAtTable, Session]:
+def room_with_person() -> tuple[TableRoom, WebTable, PersonAtTable, Session]:
     room = TableRoom(cast("TablesReferee", object()), people_token="tok")
     plan = TablePlan(
         "standard", 2, (SeatPlan(SeatKind.SAMPLE, "random"), SeatPlan(SeatKind.PERSON))
     )
-    table = Table("00112233aabbccdd", plan)
+    table = WebTable("00112233aabbccdd", plan)
     view, _ = seated_view()
     session = Session()
     person = PersonAtTable(SEAT, "ann", "secret", view, cast("PersonSeat", session))

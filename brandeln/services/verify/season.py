@@ -51,14 +51,14 @@ __all__ = [
     "FetchedLog",
     "LogFetcher",
     "LogUnavailableError",
+    "SeasonVerdict",
     "Stage",
-    "Verdict",
     "VerifyReport",
     "verify_season",
 ]
 
 
-class Verdict(StrEnum):
+class SeasonVerdict(StrEnum):
     VERIFIED = "verified"  # everything checked, nothing differs
     DIFFERS = "differs"  # something differs: ``difference`` names the first
     INCOMPLETE = "incomplete"  # nothing differs, but not everything could be checked yet
@@ -70,7 +70,7 @@ class VerifyReport:
 
     season: str
     ladder: bool
-    verdict: Verdict
+    verdict: SeasonVerdict
     blocks: int = 0
     matches: int = 0
     deals: int = 0
@@ -112,8 +112,8 @@ def verify_season(
     try:
         _run(audit)
     except MismatchError as mismatch:
-        return _report(audit, Verdict.DIFFERS, mismatch)
-    return _report(audit, Verdict.INCOMPLETE if audit.unchecked else Verdict.VERIFIED)
+        return _report(audit, SeasonVerdict.DIFFERS, mismatch)
+    return _report(audit, SeasonVerdict.INCOMPLETE if audit.unchecked else SeasonVerdict.VERIFIED)
 
 
 def _run(audit: Audit) -> None:
@@ -136,7 +136,7 @@ def _run(audit: Audit) -> None:
 
 
 def _report(
-    audit: Audit, verdict: Verdict, difference: MismatchError | None = None
+    audit: Audit, verdict: SeasonVerdict, difference: MismatchError | None = None
 ) -> VerifyReport:
     return VerifyReport(
         season=audit.season,
