@@ -3,10 +3,10 @@
 No I/O, no clocks, no global randomness: a deal is a pure function of ruleset, dealer and seed
 (or of explicit hands), and a deal's state is an immutable value.
 
->>> from brandeln.engine.dealing import deal_cards
->>> from brandeln.engine.rulesets import find_ruleset
->>> from brandeln.engine.state import DealState
+What a first program needs comes from this one import (a whole random deal):
+
 >>> import random
+>>> from brandeln.engine import DealState, deal_cards, find_ruleset
 >>> ruleset = find_ruleset("standard")
 >>> state = DealState.new(ruleset, deal_cards(ruleset, dealer=0, seed=1))
 >>> rng = random.Random(1)
@@ -15,6 +15,11 @@ No I/O, no clocks, no global randomness: a deal is a pure function of ruleset, d
 ...     state = state.apply(actions[rng.randrange(len(actions))])
 >>> sum(state.outcome().payments)
 0
+
+The rest of the front door: ``Ruleset``, the actions (``Bid``, ``PASS``, ``NameTrump``,
+``PlayCard``, ``Action``, ``parse_action``), ``IllegalActionError`` (what ``apply`` raises, with
+the reason), ``DealOutcome``, ``MatchState`` (a match of many deals), ``Card``, ``CardSet`` and
+``Suit``.
 
 Modules: ``cards`` (cards, notation, card sets), ``seats`` (seat arithmetic), ``rulesets``
 (variants as data), ``actions``, ``dealing``, ``auction`` and ``trick_rules`` (the rules core of
@@ -64,11 +69,65 @@ Where docs/RULES.md is silent or ambiguous, the engine decides as follows.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final
 
 from brandeln.compiled.extensions import PURE_PYTHON_ENV, CompiledModules
 
-__all__ = ["PURE_PYTHON_ENV", "compiled_modules", "pure_module"]
+if TYPE_CHECKING:
+    from brandeln.engine.actions import PASS, Action, Bid, NameTrump, PlayCard, parse_action
+    from brandeln.engine.cards import Card, CardSet, Suit
+    from brandeln.engine.dealing import deal_cards
+    from brandeln.engine.errors import IllegalActionError
+    from brandeln.engine.match import MatchState
+    from brandeln.engine.outcome import DealOutcome
+    from brandeln.engine.rulesets import Ruleset, find_ruleset
+    from brandeln.engine.state import DealState
+
+# The front door: each name and the module it comes from. They load on first use (PEP 562), not
+# here: the compiled modules must be chosen before anything imports them, and every start of the
+# CLI imports this package, which must stay cheap (importing them all eagerly costs ~0.5 s).
+_FRONT_DOOR: Final[dict[str, str]] = {
+    "Action": "actions",
+    "Bid": "actions",
+    "NameTrump": "actions",
+    "PASS": "actions",
+    "PlayCard": "actions",
+    "parse_action": "actions",
+    "Card": "cards",
+    "CardSet": "cards",
+    "Suit": "cards",
+    "deal_cards": "dealing",
+    "IllegalActionError": "errors",
+    "MatchState": "match",
+    "DealOutcome": "outcome",
+    "Ruleset": "rulesets",
+    "find_ruleset": "rulesets",
+    "DealState": "state",
+}
+
+__all__ = [
+    "PASS",
+    "PURE_PYTHON_ENV",
+    "Action",
+    "Bid",
+    "Card",
+    "CardSet",
+    "DealOutcome",
+    "DealState",
+    "IllegalActionError",
+    "MatchState",
+    "NameTrump",
+    "PlayCard",
+    "Ruleset",
+    "Suit",
+    "compiled_modules",
+    "deal_cards",
+    "find_ruleset",
+    "parse_action",
+    "pure_module",
+]
 
 # What the install compiles (brandeln.compiled.modules), in its own mypyc group.
 _MODULES = CompiledModules.listed(__name__, __path__[0])
@@ -77,6 +136,20 @@ _MODULES = CompiledModules.listed(__name__, __path__[0])
 # BRANDELN_PURE_PYTHON=1, or one stale extension, every module is imported from its source
 # until the next install (`make install`) builds them again.
 _MODULES.choose()
+
+
+def __getattr__(name: str) -> Any:
+    """A front-door name, imported from its module on first use (after the choice above)."""
+    module = _FRONT_DOOR.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # the next lookup is a plain one
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FRONT_DOOR})
 
 
 def compiled_modules() -> tuple[str, ...]:
