@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from tests.conftest import ROOT
+from tests.conftest import PROJECT_PYTHONPATH, ROOT
 
 WAIT_S: Final = 180.0  # for a line or an exit: generous, the suite runs beside CPU hogs
 _IGNORING_LAUNCHER: Final = (
@@ -104,7 +104,7 @@ def cli_process(
     environment's ``bin/brandeln``, started there, without this checkout on its path)."""
     environment = {
         **{k: v for k, v in os.environ.items() if k not in ("BRANDELN_ADMIN_TOKEN", "PYTHONPATH")},
-        **({} if installed else {"PYTHONPATH": str(ROOT)}),
+        **({} if installed else {"PYTHONPATH": PROJECT_PYTHONPATH}),
         **(env or {}),
     }
     command = [sys.executable, "-m", module, *args]

@@ -29,6 +29,9 @@ from tests import pg_server
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "sample_bots" / "node"
+# What a process the tests start puts on its path: the checkout's both halves of the brandeln
+# namespace (the SDK lives in sdk/python), never an installed copy's, which may be another tree's.
+PROJECT_PYTHONPATH = os.pathsep.join([str(ROOT), str(ROOT / "sdk" / "python")])
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -153,7 +156,7 @@ class BotProcesses:
         self, args: list[str], name: str = "bot", env: dict[str, str] | None = None
     ) -> subprocess.Popen[str]:
         out = (self.tmp_path / f"{name}-{len(self.procs)}.out").open("w")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+        env = {**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH, **(env or {})}
         proc = subprocess.Popen(
             [sys.executable, *args], stdout=out, stderr=subprocess.STDOUT, text=True, env=env
         )

@@ -2,9 +2,9 @@
 
 ``load_policy(path)`` reads the ``.npz`` the training wrote and returns
 ``policy(observation: list[float], mask: list[int]) -> int``: the legal action index with the
-highest score (the encoding's index, :mod:`brandeln.sdk.encoding`). :class:`PolicyBot`
-asks it on every ``DecisionRequest``, building the observation and the mask with the SDK's
-:mod:`brandeln.sdk.observation`, exactly as the environment built them in training.
+highest score (the encoding's index, :mod:`brandeln.sdk.encoding`). The SDK's
+:class:`~brandeln.sdk.policy.PolicyBot` asks it on every ``DecisionRequest``, building the
+observation and the mask exactly as the environment built them in training.
 
 Play it against the sample bots now, as a command bot of ``brandeln match run``::
 
@@ -12,8 +12,7 @@ Play it against the sample bots now, as a command bot of ``brandeln match run``:
         python examples/research/policy_bot.py policy.npz
 
 (the command bot learns the referee and its token from ``BRANDELN_SERVER`` and
-``BRANDELN_TOKEN``, which ``match run`` sets). Once ``brandeln bot run`` seats policies itself
-(a later task), the same file will do: ``brandeln bot run policy --policy policy.npz``.
+``BRANDELN_TOKEN``, which ``match run`` sets).
 
 The network: one hidden layer of ``tanh`` units, then a score per action; illegal actions are
 masked out before the softmax (training) or the arg max (play).
@@ -23,20 +22,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from brandeln.sample_bots.launcher import LaunchError, resolve_options, resolve_tables
-from brandeln.sdk import Answer, Bot, BotKitError, run
-from brandeln.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE, observation_tensor
-from brandeln.sdk.observation import legal_action_indices, observation_from_request
-from brandeln.v1 import bot_pb2
+from brandeln.sdk import BotKitError, run
+from brandeln.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+from brandeln.sdk.launch import LaunchError, resolve_options, resolve_tables
+from brandeln.sdk.policy import Policy, PolicyBot
 
-Policy = Callable[[Sequence[float], Sequence[int]], int]
+__all__ = ["Network", "PolicyBot", "load_policy", "main"]
+
 Array = np.ndarray[Any, Any]
 # What an illegal action scores before the softmax: never chosen, exp() of it is 0.
 MASKED_SCORE = -1e9
@@ -109,28 +108,6 @@ class Network:
 def load_policy(path: str | Path) -> Policy:
     """``policy(observation, mask) -> action index`` from a saved network (greedy)."""
     return Network.load(Path(path)).best
-
-
-class PolicyBot(Bot):
-    """A bot that answers every request with ``policy``'s choice among ``request.legal``."""
-
-    name = "policy"
-    version = "0.1.0"
-    decide_in_thread = False  # a few small matrix products
-
-    def __init__(self, policy: Policy) -> None:
-        super().__init__()
-        self.policy = policy
-
-    def decide(self, request: bot_pb2.DecisionRequest) -> Answer:
-        if self.match is None:
-            raise RuntimeError("a request before MatchStarted: the SDK always sends it first")
-        facts = observation_from_request(request, self.match.ruleset)
-        indices = legal_action_indices(request)
-        mask = [0] * NUM_ACTIONS
-        for index in indices:
-            mask[index] = 1
-        return indices.index(self.policy(observation_tensor(facts), mask))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

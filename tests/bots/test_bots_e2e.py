@@ -25,7 +25,7 @@ from brandeln.engine.rulesets import find_ruleset
 from brandeln.sdk.launch import LaunchError, resolve_options
 from brandeln.v1 import admin_pb2, cards_pb2
 from tests.arena.test_tls_and_serve import self_signed
-from tests.conftest import NODE_DIR, ROOT, AdminClient, BotProcesses
+from tests.conftest import NODE_DIR, PROJECT_PYTHONPATH, ROOT, AdminClient, BotProcesses
 
 SIMPLE_BOT = ROOT / "sample_bots" / "bridge_examples" / "simple_bot.py"
 FAST = cards_pb2.TimeControl(move_ms=1500, bank_ms=5000, max_strikes=3)
@@ -115,7 +115,7 @@ async def test_a_token_that_starts_with_a_dash_is_read_as_the_token(
         "--matches",
         "1",
         stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH},
     )
     _, stderr = await asyncio.wait_for(proc.communicate(), 30)
     assert b"error: bad token" in stderr  # the referee saw it, and rejected it
@@ -128,7 +128,7 @@ async def test_a_bad_token_ends_the_process_with_a_clear_message(referee: object
         sys.executable,
         *sample_bot("random", address, "not-a-token"),
         stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH},
     )
     _, stderr = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 2
@@ -383,7 +383,7 @@ async def test_a_wrong_port_gives_one_warning_and_one_clean_error(
         "t",
         *timeout_args,
         stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80", **env},
+        env={**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH, "COLUMNS": "80", **env},
     )
     _, raw = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 2

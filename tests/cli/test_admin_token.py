@@ -23,7 +23,7 @@ from brandeln.arena.embedded import EmbeddedReferee
 from brandeln.arena.errors import DataInUseError
 from brandeln.cli.main import app
 from brandeln.v1 import admin_pb2, admin_pb2_grpc
-from tests.conftest import MINIMAL_BOT, ROOT, BotProcesses
+from tests.conftest import MINIMAL_BOT, PROJECT_PYTHONPATH, BotProcesses
 
 runner = CliRunner()
 
@@ -45,7 +45,7 @@ bank_ms = 20000
 
 def _env(data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "BRANDELN_ADMIN_TOKEN"}
-    env.update({"BRANDELN_DATA": str(data), "COLUMNS": "300", "PYTHONPATH": str(ROOT)})
+    env.update({"BRANDELN_DATA": str(data), "COLUMNS": "300", "PYTHONPATH": PROJECT_PYTHONPATH})
     return env
 
 

@@ -32,7 +32,7 @@ from brandeln.ladder.ratings.trueskill_model import RatingModel
 from brandeln.ladder.store.database import LadderStore
 from brandeln.ladder.store.schema import ClaimState
 from tests import pg_server
-from tests.conftest import ROOT
+from tests.conftest import PROJECT_PYTHONPATH, ROOT
 
 # Whole seasons in processes of their own, whose waits allow 300 s: so does pytest (its
 # default is 120 s), for a loaded machine.
@@ -77,7 +77,7 @@ def start_season(
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "BRANDELN_DB": "", **tries},
+            env={**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH, "BRANDELN_DB": "", **tries},
         )
 
 

@@ -9,7 +9,7 @@ import importlib.util
 
 import pytest
 
-SDK_MODULES = ["brandeln.sdk.encoding", "brandeln.sdk.observation"]
+SDK_MODULES = ["brandeln.sdk.encoding", "brandeln.sdk.observation", "brandeln.sdk.policy"]
 OPENSPIEL_MODULES = [
     "brandeln.openspiel",
     "brandeln.openspiel.chance_deal",

@@ -19,8 +19,8 @@ import numpy as np
 
 from brandeln.gymnasium_env import ENV_ID, BrandelnEnv
 from brandeln.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+from tests.conftest import PROJECT_PYTHONPATH, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "research"
 # A handful of batches: enough to update the weights, quick on any machine.
 TRAINING_DEALS = 70
@@ -41,7 +41,7 @@ def _policy_bot() -> ModuleType:
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("policy") / "policy.npz"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH}
     done = subprocess.run(
         [
             sys.executable,

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 from brandeln.cli.main import app
 from tests import pg_server
-from tests.conftest import ROOT
+from tests.conftest import PROJECT_PYTHONPATH
 from tests.ladder.test_season_e2e import random_bots_season
 
 PASSWORD = "Zq9-pw-never-shown"
@@ -113,7 +113,7 @@ def _run_until_line(args: list[str], pattern: str, cwd: Path) -> tuple[str, re.M
     process = subprocess.Popen(
         [sys.executable, "-m", "brandeln.cli", *args],
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+        env={**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH, "COLUMNS": "200"},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -167,7 +167,7 @@ def test_a_season_and_every_read_command_on_a_password_url_never_show_it(
             secret.url,
         ],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+        env={**os.environ, "PYTHONPATH": PROJECT_PYTHONPATH, "COLUMNS": "200"},
         capture_output=True,
         text=True,
         timeout=240,
