@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from brandeln.cli.bot_spec import OPENSPIEL_PREFIX
 from brandeln.cli.output import fail
 
 bot_app = typer.Typer(
@@ -54,7 +55,15 @@ def _quiet_grpc() -> None:
 
 @bot_app.command()
 def run(
-    name: Annotated[str, typer.Argument(help="random | heuristic | montecarlo | expert")],
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="random | heuristic | montecarlo | expert, or OpenSpiel's searches (the "
+            "research extra): openspiel:ismcts or openspiel:mcts, options after a colon: "
+            "openspiel:ismcts:simulations=200,uct_c=2,rollouts=1,seed=7 (simulations: at most "
+            "this many per decision, fewer when move_ms is short; default 100)"
+        ),
+    ],
     server: Server = None,
     token: Token = None,
     tables: Tables = None,
@@ -90,6 +99,9 @@ def run(
     )
 
     configure_logging(verbose)
+    if name.startswith(OPENSPIEL_PREFIX):
+        _run_openspiel(name, server, token, ca, matches, connect_timeout, tables, bot_name)
+        return
     _guard(
         lambda: run_sample_bot(
             name,
@@ -99,6 +111,32 @@ def run(
             bot_name,
             level,
             samples,
+        )
+    )
+
+
+def _run_openspiel(
+    name: str,
+    server: str | None,
+    token: str | None,
+    ca: str | None,
+    matches: int | None,
+    connect_timeout: float | None,
+    tables: int | None,
+    bot_name: str | None,
+) -> None:
+    try:
+        from brandeln.openspiel.search_bot import run_search_bot  # noqa: PLC0415
+    except ImportError as error:
+        raise fail(f"{name} needs OpenSpiel: pip install -e '.[research]' ({error})") from None
+    from brandeln.sdk.launch import resolve_options, resolve_tables  # noqa: PLC0415
+
+    _guard(
+        lambda: run_search_bot(
+            name,
+            resolve_options(server, token, ca, matches, connect_timeout),
+            resolve_tables(tables),
+            bot_name,
         )
     )
 

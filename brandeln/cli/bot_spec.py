@@ -9,6 +9,8 @@ A BOT on the command line is one of:
 - a **command**: ``cmd:python mybot.py`` (split like a shell would, without a shell), or the
   words after ``--`` at the end of the command line (``brandeln match run random random random
   -- python mybot.py``; see :class:`CommandAfterDashes`);
+- an **OpenSpiel search**: ``openspiel:ismcts`` or ``openspiel:mcts``, options after a colon
+  (``openspiel:ismcts:simulations=50``), run by ``brandeln bot run`` (the research extra);
 - a **registered bot id** (``bot_0123456789ab``, or ``id:ANY-ID``): a bot that connects by
   itself to a running referee (``--referee``).
 
@@ -57,6 +59,7 @@ __all__ = [
 ]
 
 COMMAND_PREFIX: Final = "cmd:"
+OPENSPIEL_PREFIX: Final = "openspiel:"
 ID_PREFIX: Final = "id:"
 # What the referee hands out (brandeln.arena.store.database: "bot_" and 12 hex digits); other ids
 # need `id:`.
@@ -129,6 +132,11 @@ def parse_bot(text: str, *, tables: int = 1) -> BotSpec:
     samples = sample_names()
     if text in samples:
         return CommandBot(name=text, command=_sample_command(text), tables=tables)
+    if text.startswith(OPENSPIEL_PREFIX):
+        # Seated by `brandeln bot run`, which checks the spec (and OpenSpiel) when it starts.
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-._")[:64]
+        command = ("python", "-m", "brandeln.cli", "bot", "run", text)
+        return CommandBot(name=name, command=command, tables=tables)
     if text.startswith(COMMAND_PREFIX):
         source = text[len(COMMAND_PREFIX) :]
         try:
@@ -149,6 +157,7 @@ def parse_bot(text: str, *, tables: int = 1) -> BotSpec:
     suggestion = f"did you mean {close[0]!r}? " if close else ""
     raise BotArgError(
         f"unknown bot {text!r}: {suggestion}give a sample bot ({', '.join(samples)}), "
+        f"an OpenSpiel search (openspiel:ismcts, openspiel:mcts), "
         f"a command (`cmd:python mybot.py`, or `-- python mybot.py` last) or a registered "
         "bot id (bot_...)"
     )

@@ -27,14 +27,21 @@ chance (what OpenSpiel's information-set searches assume of ``resample_from_info
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from math import factorial
 
+from brandeln.engine.rulesets import Ruleset
 from brandeln.engine.seats import seat_after
 from brandeln.engine.state import DealState
-from brandeln.engine.trick_rules import NO_CARD, NO_TRICK, add_to_trick, legal_card_mask
+from brandeln.engine.trick_rules import (
+    NO_CARD,
+    NO_TRICK,
+    PlayDuties,
+    add_to_trick,
+    legal_card_mask,
+)
 
-__all__ = ["count_deals", "ruled_out", "sample_hidden_hands"]
+__all__ = ["count_deals", "deal_uniformly", "ruled_out", "ruled_out_by_play", "sample_hidden_hands"]
 
 Uniform = Callable[[], float]
 """A source of numbers uniform in [0, 1): ``random.random``, or OpenSpiel's
@@ -56,13 +63,21 @@ def _played_tricks(state: DealState) -> Iterator[tuple[int, list[int]]]:
 def ruled_out(state: DealState) -> list[int]:
     """Per seat, the mask of the cards the play shows it does not hold (see the module
     docstring); public knowledge, the same for every observer."""
-    players = state.ruleset.players
+    return ruled_out_by_play(state.ruleset, state.duties, _played_tricks(state))
+
+
+def ruled_out_by_play(
+    ruleset: Ruleset, duties: PlayDuties | None, tricks: Iterable[tuple[int, Sequence[int]]]
+) -> list[int]:
+    """:func:`ruled_out` from the public record alone: the play's ``duties`` (None before the
+    play) and every trick so far as (leader, card indices in play order), the current one
+    last; what a seat at a referee knows from its ``DecisionRequest``."""
+    players = ruleset.players
     out = [0] * players
-    duties = state.duties
     if duties is None:  # no card played yet
         return out
-    deck = state.ruleset.deck().mask
-    for leader, cards in _played_tricks(state):
+    deck = ruleset.deck().mask
+    for leader, cards in tricks:
         led, win, head = NO_TRICK, NO_CARD, NO_CARD
         for place, card in enumerate(cards):
             seat = seat_after(leader, place, players)
@@ -161,7 +176,7 @@ def _pick(weights: Sequence[int], uniform: Uniform) -> int:
     raise AssertionError("unreachable: the target lies below the total")
 
 
-def _deal_uniformly(
+def deal_uniformly(
     cards: Sequence[int], room: Sequence[int], forbidden: Sequence[int], uniform: Uniform
 ) -> list[int]:
     """One of the :func:`count_deals` ways, each as likely: the hands as masks per holder."""
@@ -209,7 +224,7 @@ def sample_hidden_hands(state: DealState, observer: int, uniform: Uniform) -> li
         forbidden.append(0)
     unseen = ruleset.deck().mask & ~seen
     cards = [index for index in range(unseen.bit_length()) if unseen >> index & 1]
-    dealt = _deal_uniformly(cards, room, forbidden, uniform)
+    dealt = deal_uniformly(cards, room, forbidden, uniform)
     hands = [0] * players
     hands[observer] = state.hand(observer).mask
     for holder, seat in enumerate(holders):
