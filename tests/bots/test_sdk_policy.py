@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from brandeln.sdk import UnreachableError, choice_text, play
+from brandeln.sdk import UnreachableError, choice_text, play, run
 from brandeln.sdk.encoding import NUM_ACTIONS, OBSERVATION_SIZE, action_index
 from brandeln.sdk.launch import CONNECT_TIMEOUT_ENV, SERVER_ENV, TOKEN_ENV, LaunchError
 from brandeln.sdk.policy import PolicyBot
@@ -52,13 +52,13 @@ async def test_an_index_outside_the_mask_falls_back_with_the_reason_logged() -> 
     assert any("outside the mask; legal: pass" in text for text in seat.logs)
 
 
-async def test_without_options_the_referee_and_token_come_from_the_environment(
+def test_without_options_the_referee_and_token_come_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The five-line recipe's run(PolicyBot(policy)): no options, as a command bot is started.
     monkeypatch.delenv(TOKEN_ENV, raising=False)
     with pytest.raises(LaunchError, match="no token"):
-        await play(PolicyBot(last_legal))
+        run(PolicyBot(last_legal))
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{probe.getsockname()[1]}"
@@ -66,9 +66,9 @@ async def test_without_options_the_referee_and_token_come_from_the_environment(
     monkeypatch.setenv(TOKEN_ENV, "good-token")
     monkeypatch.setenv(CONNECT_TIMEOUT_ENV, "0.2")
     with pytest.raises(UnreachableError, match=address):
-        await play(PolicyBot(last_legal))
+        run(PolicyBot(last_legal))
 
 
-async def test_one_bot_object_cannot_play_two_tables() -> None:
+def test_one_bot_object_cannot_play_two_tables() -> None:
     with pytest.raises(ValueError, match="one bot object cannot play 2 tables"):
-        await play(PolicyBot(last_legal), options("127.0.0.1:1"), tables=2)
+        run(PolicyBot(last_legal), options("127.0.0.1:1"), tables=2)

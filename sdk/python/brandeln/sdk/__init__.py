@@ -18,6 +18,7 @@ from brandeln.sdk.bot import (
     legal_texts,
     resolve_answer,
 )
+from brandeln.sdk.launch import run
 from brandeln.sdk.notation import (
     PASS,
     NotationError,
@@ -44,7 +45,6 @@ from brandeln.sdk.session import (
     SessionStats,
     UnreachableError,
     play,
-    run,
 )
 from brandeln.sdk.situation import Situation
 from brandeln.sdk.trick import TrickRules, trick_winner

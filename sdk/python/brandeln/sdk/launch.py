@@ -12,6 +12,7 @@ default). Shared by ``brandeln bot``, ``python -m brandeln.sample_bots`` and
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import sys
@@ -19,7 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from brandeln.sdk.session import DEFAULT_CONNECT_TIMEOUT_S, BotKitError, SessionOptions
+from brandeln.sdk.bot import Bot
+from brandeln.sdk.session import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    BotKitError,
+    SessionOptions,
+    SessionStats,
+    play,
+)
 
 SERVER_ENV: Final = "BRANDELN_SERVER"
 TOKEN_ENV: Final = "BRANDELN_TOKEN"
@@ -149,3 +157,23 @@ def join_values(argv: list[str]) -> list[str]:
             out.append(argv[index])
             index += 1
     return out
+
+
+def run(
+    bot: Bot | Callable[[], Bot], options: SessionOptions | None = None, tables: int = 1
+) -> list[SessionStats]:
+    """Play until stopped: the usual entry point of a bot program, ``run(MyBot())``.
+
+    ``bot`` is one bot object (one table: a bot keeps one seat's state) or a factory making
+    a fresh bot per table. Without ``options``, the referee and the token come from the
+    environment (:func:`resolve_options`), as ``brandeln match run ... -- COMMAND``, the
+    ladder and ``brandeln bots`` set them. Blocking :func:`~brandeln.sdk.play`.
+    """
+    if isinstance(bot, Bot):
+        if tables != 1:
+            raise ValueError(f"one bot object cannot play {tables} tables; pass a factory")
+        seated = bot
+        factory: Callable[[], Bot] = lambda: seated  # noqa: E731
+    else:
+        factory = bot
+    return asyncio.run(play(factory, options or resolve_options(None, None), tables))

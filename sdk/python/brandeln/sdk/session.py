@@ -430,29 +430,14 @@ def open_channel(options: SessionOptions) -> aio.Channel:
 
 
 async def play(
-    bot_factory: Callable[[], Bot] | Bot,
-    options: SessionOptions | None = None,
-    tables: int = 1,
+    bot_factory: Callable[[], Bot], options: SessionOptions, tables: int = 1
 ) -> list[SessionStats]:
     """Run ``tables`` seat sessions at once, one fresh bot each; return their stats.
 
-    ``bot_factory`` may be one bot object when ``tables`` is 1 (a bot keeps one seat's
-    state, so it cannot serve two tables). Without ``options``, the referee and the token come
-    from the environment (``BRANDELN_SERVER``, ``BRANDELN_TOKEN``: :mod:`brandeln.sdk.launch`),
-    as ``brandeln match run ... -- COMMAND`` and the ladder set them.
     The first session to fail with a :class:`BotKitError` stops the others and is raised.
     """
     if tables < 1:
         raise ValueError(f"tables must be at least 1, not {tables}")
-    if isinstance(bot_factory, Bot):
-        if tables != 1:
-            raise ValueError(f"one bot object cannot play {tables} tables; pass a factory")
-        bot_factory = _once(bot_factory)
-    if options is None:
-        # launch builds on this module's SessionOptions, so it is imported when needed.
-        from brandeln.sdk.launch import resolve_options  # noqa: PLC0415
-
-        options = resolve_options(None, None)
     if options.ca is not None and not options.ca.is_file():
         raise BotKitError(f"--ca {options.ca}: no such file")
     channel = open_channel(options)
@@ -465,19 +450,6 @@ async def play(
         raise errors.exceptions[0] from None
     finally:
         await channel.close()
-
-
-def _once(bot: Bot) -> Callable[[], Bot]:
-    return lambda: bot
-
-
-def run(
-    bot_factory: Callable[[], Bot] | Bot,
-    options: SessionOptions | None = None,
-    tables: int = 1,
-) -> list[SessionStats]:
-    """Blocking :func:`play`: the usual entry point of a bot program (``run(MyBot())``)."""
-    return asyncio.run(play(bot_factory, options, tables))
 
 
 __all__ = [
@@ -494,5 +466,4 @@ __all__ = [
     "error_for_status",
     "open_channel",
     "play",
-    "run",
 ]
