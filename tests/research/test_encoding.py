@@ -210,20 +210,32 @@ def test_the_documented_layout_is_the_layout(title: str, layout: dict[str, encod
 
 
 def _imported(path: Path) -> set[str]:
+    """The full names of the modules ``path`` imports (``brandeln.engine.state``)."""
     modules = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            modules |= {alias.name.split(".")[0] for alias in node.names}
+            modules |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
-            modules.add(node.module.split(".")[0])
+            modules.add(node.module)
     return modules
 
 
+SDK = ROOT / "sdk" / "python" / "brandeln" / "sdk"
+
+
 def test_the_encoding_imports_only_the_standard_library() -> None:
-    path = ROOT / "sample_bots" / "sdk" / "encoding.py"
-    assert _imported(path) <= set(sys.stdlib_module_names)
+    imported = _imported(SDK / "encoding.py")
+    assert imported
+    assert {name.split(".")[0] for name in imported} <= set(sys.stdlib_module_names)
 
 
-def test_the_sdk_adapter_imports_neither_the_engine_nor_numpy() -> None:
-    path = ROOT / "sample_bots" / "sdk" / "observation.py"
-    assert not _imported(path) & {"engine", "numpy", "arena", "brandeln.cli"}
+@pytest.mark.parametrize("module", ["observation.py", "policy.py"])
+def test_the_sdk_adapters_import_only_the_sdk_and_the_standard_library(module: str) -> None:
+    # A bot seating a policy installs brandeln-bot alone: no engine, no numpy, no arena.
+    outside = {
+        name
+        for name in _imported(SDK / module)
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and not name.startswith(("brandeln.sdk", "brandeln.v1"))
+    }
+    assert outside == set()
