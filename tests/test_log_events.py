@@ -18,7 +18,10 @@ from brandeln.ladder.living.ladder import LadderLogEvent
 from brandeln.services.logs.formatters import ServiceEvent
 
 ROOT: Final = Path(__file__).resolve().parent.parent
-RUNTIME: Final = ("arena", "ladder", "services", "cluster", "datastore", "brandeln.cli", "web")
+RUNTIME: Final = tuple(
+    f"brandeln/{name}"
+    for name in ("arena", "ladder", "services", "cluster", "datastore", "cli", "web")
+)
 TABLE_HEAD: Final = "| event | level | service | what |"
 ROW: Final = re.compile(r"^\| `(\w+)` \| (\w+) \|")
 

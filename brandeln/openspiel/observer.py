@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -40,8 +40,13 @@ from brandeln.sdk.encoding import (
     observation_string,
 )
 
-if TYPE_CHECKING:
-    from brandeln.openspiel.game import BrandelnState
+
+class ObservedState(Protocol):
+    """What the observer reads of a state: the encoding's facts for one player (the game's
+    ``BrandelnState``; a protocol, so that the game imports the observer and not both ways)."""
+
+    def observation_facts(self, player: int) -> Observation: ...
+
 
 __all__ = ["BrandelnObserver"]
 
@@ -73,15 +78,15 @@ class BrandelnObserver:
             for name, part in layout.items()
         }
 
-    def _facts(self, state: BrandelnState, player: int) -> Observation:
+    def _facts(self, state: ObservedState, player: int) -> Observation:
         facts = state.observation_facts(player)
         return facts if self._private else dataclasses.replace(facts, hand=())
 
-    def set_from(self, state: BrandelnState, player: int) -> None:
+    def set_from(self, state: ObservedState, player: int) -> None:
         """Write what ``player`` knows in ``state`` into :attr:`tensor`."""
         self.tensor.fill(0)
         self.tensor[self._ones(self._facts(state, player))] = 1
 
-    def string_from(self, state: BrandelnState, player: int) -> str:
+    def string_from(self, state: ObservedState, player: int) -> str:
         """What ``player`` knows in ``state``, as text."""
         return self._text(self._facts(state, player))

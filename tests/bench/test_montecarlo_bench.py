@@ -51,14 +51,15 @@ def test_the_baseline_runs_the_pure_python_engine_or_the_previous_checkout(
     assert playout == str(ROOT / "engine" / "playout.py")  # the source, not the extension
     # Another checkout, run from this one's root as the bench does: its packages, not ours
     # (from here `python -m` alone would put this checkout first on the path).
+    # (A checkout of the brandeln namespace: its packages in brandeln/, as this one's are.)
     previous = tmp_path / "old checkout"
     for package in ("sample_bots", "engine"):
-        (previous / package).mkdir(parents=True)
-        (previous / package / "__init__.py").write_text("")
-    (previous / "engine" / "playout.py").write_text("")
+        (previous / "brandeln" / package).mkdir(parents=True)
+        (previous / "brandeln" / package / "__init__.py").write_text("")
+    (previous / "brandeln" / "engine" / "playout.py").write_text("")
     bot, playout = _imported_from(baseline_command(previous, show)).split("|")
-    assert bot == str(previous / "sample_bots" / "__init__.py")
-    assert playout == str(previous / "engine" / "playout.py")
+    assert bot == str(previous / "brandeln" / "sample_bots" / "__init__.py")
+    assert playout == str(previous / "brandeln" / "engine" / "playout.py")
 
 
 def test_a_failing_strength_run_says_why_in_one_line() -> None:
