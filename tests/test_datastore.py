@@ -7,19 +7,22 @@ import doctest
 import sqlite3
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 
+import psycopg
 import pytest
 import sqlalchemy
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
+import brandeln.datastore.engine
 import brandeln.datastore.keys
 import brandeln.datastore.retry
 import brandeln.datastore.sqlite_schema
 import brandeln.datastore.transactions
 import brandeln.datastore.upsert
 import brandeln.datastore.url
-from brandeln.datastore.engine import open_engine, write_transaction
+from brandeln.datastore.engine import _postgresql_engine, open_engine, write_transaction
 from brandeln.datastore.errors import (
     DatabaseAuthFailed,
     DatabaseConfigError,
@@ -47,6 +50,7 @@ SCHEMA = "CREATE TABLE bots (bot_id TEXT PRIMARY KEY, name TEXT); CREATE TABLE r
         brandeln.datastore.keys,
         brandeln.datastore.transactions,
         brandeln.datastore.upsert,
+        brandeln.datastore.engine,
     ],
 )
 def test_the_module_examples_hold(module: object) -> None:
@@ -411,3 +415,25 @@ def test_a_legacy_file_of_a_newer_user_version_is_refused(tmp_path: Path) -> Non
             )
     finally:
         engine.dispose()
+
+
+def test_a_postgresql_connection_a_cut_left_mid_query_is_dropped_as_a_disconnect() -> None:
+    # A cut can leave a pooled psycopg connection mid-query (status ACTIVE): the pool's ping
+    # then fails with a ProgrammingError that is no disconnect to SQLAlchemy, so the pool would
+    # hand it out again and a match's log append would give up (seen once in a full run).
+    url = brandeln.datastore.url.parse_database_url("postgresql+psycopg://u@127.0.0.1:9/db")
+    engine = _postgresql_engine(url, "referee")  # no connection made: the engine alone
+    stuck = SimpleNamespace(
+        original_exception=psycopg.ProgrammingError(
+            "can't change 'autocommit' now: connection in transaction status ACTIVE"
+        ),
+        is_disconnect=False,
+    )
+    refused = SimpleNamespace(
+        original_exception=psycopg.errors.UniqueViolation("duplicate key"), is_disconnect=False
+    )
+    # handle_error is a dialect event: its listeners sit on the engine's dialect.
+    engine.dialect.dispatch.handle_error(stuck)
+    engine.dialect.dispatch.handle_error(refused)
+    assert stuck.is_disconnect
+    assert not refused.is_disconnect

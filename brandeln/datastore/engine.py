@@ -105,7 +105,33 @@ def _postgresql_engine(url: DatabaseUrl, side: str) -> sqlalchemy.Engine:
             "application_name": f"brandeln-{side}",
         },
     )
+    event.listen(engine, "handle_error", _drop_connection_left_mid_query)
     return engine.execution_options(schema_translate_map={None: schema})
+
+
+# What psycopg says of a connection that a cut left in the middle of a query: its status stays
+# ACTIVE, so the pool's ping (which switches autocommit) and any reuse fail, but psycopg does not
+# call that a disconnect and the pool would hand the connection out again and again.
+_LEFT_MID_QUERY: Final = ("transaction status ACTIVE", "another command is already in progress")
+
+
+def left_mid_query(error: BaseException | None) -> bool:
+    """Whether ``error`` says its connection was left in the middle of a query (unusable).
+
+    >>> left_mid_query(Exception("can't change 'autocommit' now: connection in transaction "
+    ...     "status ACTIVE"))
+    True
+    >>> left_mid_query(Exception("duplicate key value violates unique constraint"))
+    False
+    """
+    return error is not None and any(sign in str(error) for sign in _LEFT_MID_QUERY)
+
+
+def _drop_connection_left_mid_query(context: sqlalchemy.engine.ExceptionContext) -> None:
+    # Called a disconnect, the connection is dropped from the pool, and the store's retry
+    # (brandeln.datastore.retry) takes the error as the database gone for a moment.
+    if left_mid_query(context.original_exception):
+        context.is_disconnect = True
 
 
 def _create_schema(connection: sqlalchemy.Connection, side: str) -> None:
