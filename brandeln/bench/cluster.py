@@ -35,7 +35,7 @@ from brandeln.services import data_folder
 __all__ = ["ClusterBenchSettings", "print_cluster_figures", "run_cluster_bench"]
 
 Say = Callable[[str], None]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: brandeln/bench/ is two below it
 LIGHT_BOTS = (
     ("random", ("python", "-m", "brandeln.cli", "bot", "run", "random", "--seed", "1")),
     ("heuristic", ("python", "-m", "brandeln.cli", "bot", "run", "heuristic")),

@@ -38,7 +38,7 @@ __all__ = [
     "strength_report",
 ]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: brandeln/bench/ is two below it
 
 # Runs in a fresh process, so that each side imports its own engine; prints playouts/s. Only
 # the API every version of the bot has: Playout(ruleset, rng).run(deal, first=card).

@@ -87,7 +87,7 @@ __all__ = [
 ]
 
 PLAYERS = 4  # the standard ruleset seats four
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[3]  # the checkout, three above brandeln/bench/referee/
 _LOADGEN_TIMEOUT_S = 120.0
 
 Progress = Callable[[str], None]
