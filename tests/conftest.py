@@ -109,8 +109,12 @@ class AdminClient:
             admin_pb2.RegisterBotRequest(name=name), metadata=self.metadata
         )
 
-    async def wait_for_sessions(self, bot_ids: list[str], timeout: float = 15.0) -> None:
-        """Until every bot id has as many lobby sessions as it appears in the list."""
+    async def wait_for_sessions(self, bot_ids: list[str], timeout: float = 120.0) -> None:
+        """Until every bot id has as many lobby sessions as it appears in the list.
+
+        The timeout only guards against a hang: bot processes (Python importing grpc) take
+        seconds each to start on a loaded machine, and the wait returns as soon as they are in.
+        """
         async with asyncio.timeout(timeout):
             while True:
                 sessions = await self.stub.ListSessions(
