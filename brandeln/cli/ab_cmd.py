@@ -60,12 +60,13 @@ def ab(
         float | None, typer.Option(help="False 'B is not better' rate [default: 0.05].")
     ] = None,
     max_deals: Annotated[
-        int | None, typer.Option(min=1, help="Stop undecided after this [default: 2000].")
+        int | None, typer.Option(min=2, help="Stop undecided after this [default: 2000].")
     ] = None,
     deals: Annotated[
         int | None,
         typer.Option(
-            min=1,
+            # An interval needs two deals at least: one deal's spread is unknown.
+            min=2,
             help="Play exactly this many deals, no test deciding: B - A with its 95% interval "
             "(exit code 0).",
         ),

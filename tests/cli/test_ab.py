@@ -128,3 +128,15 @@ def test_an_unknown_bot_is_a_usage_error(tmp_path: Path) -> None:
     completed = ab(tmp_path, "--a", "random", "--b", "randon")
     assert completed.returncode == 2
     assert "did you mean 'random'" in completed.stderr
+
+
+def test_one_deal_is_refused_for_it_has_no_interval(tmp_path: Path) -> None:
+    # One deal's spread is unknown: the interval would be -inf .. +inf (and the JSON
+    # output "Infinity", which is no JSON). Two deals at least, for both kinds of run.
+    for option in ("--deals", "--max-deals"):
+        completed = ab(tmp_path, "--a", "random", "--b", "random", option, "1")
+        assert completed.returncode == 2, completed.stdout
+        assert f"Invalid value for '{option}': Input should be greater than or equal to 2" in (
+            " ".join(completed.stderr.split())
+        )
+        assert "inf" not in completed.stdout

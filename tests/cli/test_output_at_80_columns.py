@@ -295,21 +295,21 @@ def assert_hangs(output: str, start: str) -> list[str]:
     return item
 
 
-def test_the_last_line_of_ab_wraps_under_its_start_and_counts_one_deal(
+def test_the_last_line_of_ab_wraps_under_its_start_and_counts_its_deals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(
         app,
-        ["ab", "--a", "random", "--b", "random", "--deals", "1", "--seed", "3", "--data", "d"],
+        ["ab", "--a", "random", "--b", "random", "--deals", "2", "--seed", "3", "--data", "d"],
     )
     assert result.exit_code == 0, result.output
     assert_fits(result.output)
-    assert "seed 3; 1 deal, fixed length" in result.output
+    assert "seed 3; 2 deals, fixed length" in result.output
     last = assert_hangs(result.output, "B - A:")
     assert len(last) >= 2, last  # too long for one line: it wrapped, indented
     words = " ".join(" ".join(last).split())
-    assert re.search(r"over 1 deal \(\d+ match(es)?, \d+ s\); fixed length", words), words
+    assert re.search(r"over 2 deals \(\d+ match(es)?, \d+ s\); fixed length", words), words
 
 
 def test_ladder_status_wraps_a_periods_commitment_under_its_start(tmp_path: Path) -> None:
