@@ -64,7 +64,7 @@ class Tally:
 
     def summary(self) -> str:
         return (
-            f"docs examples: {self.pages} pages, {self.blocks_run} blocks run, "
+            f"{self.pages} pages, {self.blocks_run} blocks run, "
             f"{self.commands} commands, {self.outputs_compared} outputs compared, "
             f"{self.files_saved} files saved, {self.skipped} skipped ({self.seconds:.1f} s)"
         )
@@ -107,8 +107,12 @@ def page_env(home: Path, tmp: Path) -> dict[str, str]:
     }
 
 
+def node_installed(path: str) -> bool:
+    return shutil.which("node", path=path) is not None
+
+
 def _why_not(page: Page, env: dict[str, str]) -> str | None:
-    if page.needs_node and shutil.which("node", path=env["PATH"]) is None:
+    if page.needs_node and not node_installed(env["PATH"]):
         return NO_NODE
     missing = unavailable()
     return None if missing is None else missing.value

@@ -172,21 +172,26 @@ class Shell:
         started = Background(line, command, process, log)
         self.background.append(started)
         port = announced_port(command)
-        what = f"port {port}" if port else "a listening or connected socket"
+        what = (
+            f"nothing listening on port {port}"
+            if port
+            else "no socket of its own listening or connected"
+        )
         deadline = time.monotonic() + self.ready_timeout_s
         while not self._ready(process.pid, port):
             if process.poll() is not None:
                 raise StepFailedError(
                     Failure.BACKGROUND_EXITED,
                     f"the background command `{command}` exited with status "
-                    f"{process.returncode} before it had {what}; its output:\n"
+                    f"{process.returncode} before it was ready ({what}); its output:\n"
                     f"{tail(started.output())}",
                 )
             if time.monotonic() > deadline:
                 raise StepFailedError(
                     Failure.NOT_READY,
-                    f"the background command `{command}` had no {what} within "
-                    f"{self.ready_timeout_s:g} s; its output so far:\n{tail(started.output())}",
+                    f"the background command `{command}` was not ready within "
+                    f"{self.ready_timeout_s:g} s ({what}); its output so far:\n"
+                    f"{tail(started.output())}",
                 )
             time.sleep(POLL_S)
 
