@@ -36,6 +36,8 @@ PAGES_RUN: Final = (
     "bot-authors/research.md",
 )
 PAGE_TIMEOUT_S: Final = 600  # the runner's own timeouts (per command) speak first
+# About a minute of pages (and the real pages' minute): collected first, beside the rest.
+pytestmark = pytest.mark.early
 
 Recorder = Callable[[str, object], None]
 
