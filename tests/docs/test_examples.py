@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import pytest
 
@@ -22,7 +22,7 @@ from tests.docs.examples.netns import Unavailable, unavailable
 from tests.docs.examples.page import parse_page, read_page
 from tests.docs.examples.runner import NO_NODE, ROOT, ExampleFailedError, Tally, run_page
 from tests.docs.examples.shell import Failure
-from tests.docs.examples.summary import record
+from tests.docs.examples.summary import Totals, record
 
 DOCS: Final = ROOT / "docs"
 FIXTURES: Final = Path(__file__).resolve().parent / "fixtures"
@@ -222,3 +222,28 @@ def test_the_page_s_environment_puts_this_venv_first() -> None:
     assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
     assert env["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT)
     assert env["HOME"] == "/h"
+
+
+def _report(
+    when: Literal["setup", "call", "teardown"], properties: list[tuple[str, object]]
+) -> pytest.TestReport:
+    return pytest.TestReport(
+        "t", ("t.py", 0, "t"), {}, "passed", None, when, user_properties=properties
+    )
+
+
+def test_the_closing_count_adds_the_pages_up_by_folder() -> None:
+    totals = Totals()
+    recorded: list[tuple[str, object]] = []
+    one = Tally(pages=1, blocks_run=2, commands=3, outputs_compared=1, skipped=1, seconds=1.5)
+    one.skips.append("a.md:9: a second machine")
+    record(lambda name, value: recorded.append((name, value)), one, "docs/")
+    record(lambda name, value: recorded.append((name, value)), Tally(pages=1, commands=2), "docs/")
+    totals.add(_report("call", recorded))
+    totals.add(_report("teardown", recorded))  # the same properties again: not counted twice
+    totals.add(_report("call", [("other", {"where": "x"})]))
+    assert totals.lines() == [
+        "docs/: 2 pages, 2 blocks run, 5 commands, 1 outputs compared, 0 files saved, "
+        "1 skipped (1.5 s)",
+        "  skipped a.md:9: a second machine",
+    ]
