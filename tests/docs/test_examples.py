@@ -202,6 +202,19 @@ def test_a_page_has_its_own_ports_and_its_background_is_stopped(
     assert _gone(pid), f"the background server {pid} outlived its page"
 
 
+def test_a_process_that_left_its_group_is_stopped_with_the_page(
+    namespaces: None, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pid"
+    page = f"```console\n$ setsid sleep 300 > /dev/null 2>&1 & echo $! > {pid_file}\n```\n"
+    run_page(parse_page("t.md", page))
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid), f"the daemon {pid} outlived its page"
+
+
 def test_a_page_running_node_skips_where_node_is_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

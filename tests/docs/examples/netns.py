@@ -78,6 +78,23 @@ class Namespace:
                 found.append(Socket(port, fields[3], int(fields[9])))
         return found
 
+    def processes(self) -> list[int]:
+        """The processes inside the namespace, but its holder."""
+        try:
+            ours = os.readlink(f"/proc/{self.holder}/ns/net")
+        except FileNotFoundError:
+            return []
+        found: list[int] = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == self.holder:
+                continue
+            try:
+                if os.readlink(entry / "ns" / "net") == ours:
+                    found.append(int(entry.name))
+            except (FileNotFoundError, ProcessLookupError, PermissionError):
+                continue  # it ended while we looked
+        return found
+
     def listening(self, port: int) -> bool:
         return any(s.port == port and s.state == TCP_LISTEN for s in self.sockets())
 
@@ -112,6 +129,11 @@ def namespace() -> Iterator[Namespace]:
             raise NamespaceRefusedError(Unavailable.REFUSED.value)
         yield Namespace(holder.pid)
     finally:
+        # What the page left in the namespace, its own process groups stopped already: a
+        # process that made a session of its own (a daemon) would keep the namespace alive.
+        for pid in Namespace(holder.pid).processes():
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         with suppress(ProcessLookupError):
             os.killpg(holder.pid, signal.SIGKILL)
         holder.wait(timeout=START_TIMEOUT_S)
