@@ -148,7 +148,7 @@ def test_a_background_command_never_ready_fails(namespaces: None) -> None:
         "```console\n$ bash -c 'sleep 30' -- --port 8123 &\n```\n", ready_timeout_s=1.0
     )
     assert failed.reason is Failure.NOT_READY
-    assert "(nothing listening on port 8123)" in str(failed)
+    assert "(nothing of its own listening on port 8123)" in str(failed)
 
 
 SERVER: Final = """\
@@ -200,6 +200,23 @@ def test_a_page_has_its_own_ports_and_its_background_is_stopped(
     while not _gone(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _gone(pid), f"the background server {pid} outlived its page"
+
+
+def test_a_second_server_on_a_taken_port_is_not_taken_for_ready(
+    namespaces: None, tmp_path: Path
+) -> None:
+    """The port listens, but not for this command: it fails to bind and ends."""
+    page = (
+        f'```python title="server.py"\n{SERVER}```\n\n'
+        f"```console\n$ export PID_FILE={tmp_path / 'pid'}\n"
+        "$ python server.py --port 8124 &\n"
+        "$ python server.py --port 8124 &\n"
+        "```\n"
+    )
+    failed = _failure(page)
+    assert failed.reason is Failure.BACKGROUND_EXITED
+    assert str(failed).startswith("t.md:19: the background command `python server.py --port")
+    assert "Address already in use" in str(failed)
 
 
 def test_a_process_that_left_its_group_is_stopped_with_the_page(

@@ -173,7 +173,7 @@ class Shell:
         self.background.append(started)
         port = announced_port(command)
         what = (
-            f"nothing listening on port {port}"
+            f"nothing of its own listening on port {port}"
             if port
             else "no socket of its own listening or connected"
         )
@@ -196,13 +196,17 @@ class Shell:
             time.sleep(POLL_S)
 
     def _ready(self, group: int, port: int | None) -> bool:
+        """Whether a socket of the command's own (an earlier command's listening on the same
+        port is not it) listens on ``port``, or, with no port, listens or is connected."""
+        sockets = self.namespace.sockets()
         if port is not None:
-            return self.namespace.listening(port)
+            sockets = [s for s in sockets if s.port == port and s.state == TCP_LISTEN]
+        else:
+            sockets = [s for s in sockets if s.state in (TCP_LISTEN, TCP_ESTABLISHED)]
+        if not sockets:
+            return False
         held = group_socket_inodes(group)
-        return any(
-            s.inode in held and s.state in (TCP_LISTEN, TCP_ESTABLISHED)
-            for s in self.namespace.sockets()
-        )
+        return any(s.inode in held for s in sockets)
 
     def background_output(self) -> str:
         """Each background command's output so far (a failure shows it: the referee's log
