@@ -10,9 +10,10 @@ and docs/bot-authors/*.md):
   matches any number of lines. A command with no lines after it: output not compared. Every
   command must exit 0.
 - A command ending in `` &`` runs in the background for the rest of the page: the runner waits
-  until the port it names (``--port N``, ``--listen HOST:PORT``) listens, or, naming none, until
-  it holds a listening or connected socket (a bot connected to its referee), and stops its
-  process group at the page's end. No output may follow it.
+  until a socket of its own listens on the port it names (``--port N``, ``--listen HOST:PORT``),
+  or, naming none, until it holds a listening or connected socket (a bot connected to its
+  referee); it stops its process group at the page's end, and then anything else left in the
+  page's namespace. No output may follow it.
 - A block with a title (```python title="my_bot.py"```, any language) is saved as that file in
   the shell's current folder, not run.
 - A ```python block without a title runs as ``python -`` in the shell's folder; it must exit 0.
