@@ -6,7 +6,8 @@ set -u
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 \
     || missing+=(postgresql)
-# `ip` makes the network namespaces of the cluster tests (brandeln/bench/testbed.py).
+# `ip` makes the network namespaces of the cluster tests (brandeln/bench/testbed.py) and brings
+# up the loopback of each docs page's (tests/docs/examples/netns.py).
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 for package in "$@"; do
     case "$package" in

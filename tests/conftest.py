@@ -27,6 +27,12 @@ from brandeln.arena.embedded import EmbeddedReferee
 from brandeln.v1 import admin_pb2, admin_pb2_grpc
 from tests import pg_server
 
+# The docs examples' closing count: hooks here so that xdist's controller has them too.
+from tests.docs.examples.summary import (  # noqa: F401
+    pytest_runtest_logreport,
+    pytest_terminal_summary,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "sample_bots" / "node"
 # What a process the tests start puts on its path: the checkout's both halves of the brandeln

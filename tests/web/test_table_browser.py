@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Final
 
 import pytest
 
-from tests.web.browser import screenshot_path
+from tests.web.browser import DESKTOP, screenshot_path
+from tests.web.screens import Shot, save_docs_screen
 from tests.web.table_play import (
     THREE_BOTS,
     WAIT_S,
@@ -210,7 +211,7 @@ def test_a_person_plays_a_whole_match_by_keyboard_against_three_sample_bots(
     shown: list[Asked] = []
     disabled = 0
     held: tuple[int, list[str], set[str]] | None = None
-    pictured = False
+    pictured = docs_pictured = False
     request = next_state(page, "")
     while request:
         decision = read_decision(page)
@@ -226,6 +227,9 @@ def test_a_person_plays_a_whole_match_by_keyboard_against_three_sample_bots(
         if decision.phase == "play" and decision.deal >= 2 and not pictured:
             pictured = True
             page.locator("main").screenshot(path=str(screenshot_path("table")))
+        if decision.phase == "play" and decision.deal >= 2 and decision.trick and not docs_pictured:
+            docs_pictured = True  # the docs' picture: the last deal's hands, a trick led
+            save_docs_screen(page, Shot.TABLE_PLAY, DESKTOP)
         press_choice(page, rng)
         request = next_state(page, request)
     result = page.locator("#tb-result")
@@ -247,6 +251,7 @@ def test_a_person_plays_a_whole_match_by_keyboard_against_three_sample_bots(
     page.goto(served + "/")
     assert match_id in page.content()  # in the match list with every other match
     assert pictured  # the README's picture (docs/img/table.png is a copy): mid-play
+    assert docs_pictured, "the person never played to a trick already led after deal 1"
 
 
 def test_two_people_at_one_table_each_in_their_own_browser(

@@ -18,6 +18,7 @@ import pytest
 
 from tests.web.browser import PHONE, screen_path
 from tests.web.page_fit import broken_names, overflow, small_targets, wrapped
+from tests.web.screens import Shot, save_docs_screen
 from tests.web.table_play import THREE_BOTS, Asked, expected_decisions, match_log, served_tables
 from tests.web.test_table_browser import (
     WAIT_MS,
@@ -93,7 +94,7 @@ def test_a_person_plays_a_whole_match_by_touch_on_a_phone(phone: Page, tmp_path:
     data = tmp_path / "data"
     rng = random.Random(7)
     shown: list[Asked] = []
-    pictured = False
+    pictured = docs_pictured = False
     with served_tables(data) as served:
         open_table_by_touch(phone, served)
         request = next_state(phone, "")
@@ -105,6 +106,9 @@ def test_a_person_plays_a_whole_match_by_touch_on_a_phone(phone: Page, tmp_path:
             if decision.phase == "play" and decision.deal == DEALS and not pictured:
                 pictured = True  # the last deal's hands shown above, the hand to play below
                 phone.screenshot(path=str(screen_path("table-play", PHONE)), full_page=True)
+            if decision.phase == "play" and decision.trick and not docs_pictured:
+                docs_pictured = True  # the docs' picture: the hand, a trick on the table
+                save_docs_screen(phone, Shot.TABLE_PLAY, PHONE)
             tap_choice(phone, rng)
             request = next_state(phone, request)
         result = phone.locator("#tb-result")
@@ -116,3 +120,4 @@ def test_a_person_plays_a_whole_match_by_touch_on_a_phone(phone: Page, tmp_path:
     assert shown == expected_decisions(log, 0)
     assert log.penalties() == []
     assert pictured, "the person never played a card in the last deal"
+    assert docs_pictured, "the person never played to a trick already led"
