@@ -1,4 +1,5 @@
-"""The README's copy-paste bot examples must really play: the SDK example and the bridge one."""
+"""The copy-paste bot example of the Python SDK page must really play, and the README must name
+the commands a newcomer meets."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from brandeln.v1 import admin_pb2
 from tests.conftest import ROOT, AdminClient, BotProcesses
 
 README = (ROOT / "README.md").read_text()
+PYTHON_SDK = (ROOT / "docs" / "bot-authors" / "python.md").read_text()
 
 
 def sdk_example() -> str:
     block = re.search(
-        r"<!-- sdk-example -->\n```python\n(.*?)```\n<!-- /sdk-example -->", README, re.S
+        r'<!-- sdk-example -->\n```python title="mybot.py"\n(.*?)```\n<!-- /sdk-example -->',
+        PYTHON_SDK,
+        re.S,
     )
-    assert block is not None, "the README lost its marked SDK example"
+    assert block is not None, "the Python SDK page lost its marked SDK example"
     return block.group(1)
 
 

@@ -1,7 +1,8 @@
 """docs/RULES.md is the one text of the rules: the design's copy, and it holds every rule cited.
 
-The README, the `.proto` comments and the engine cite rule numbers (`R12.3`, `R8.3b`); a clone
-must be able to look each one up, so every citation must name a rule that docs/RULES.md has.
+The README, the manual's pages, the `.proto` comments and the engine cite rule numbers (`R12.3`,
+`R8.3b`); a clone must be able to look each one up, so every citation must name a rule that
+docs/RULES.md has.
 """
 
 from __future__ import annotations
@@ -44,9 +45,15 @@ def _defined_rules() -> set[str]:
 
 
 def _citing_files() -> list[Path]:
+    """The files outside docs/ that cite rules: there a bare `RULES.md` leads nowhere."""
     files = [ROOT / "README.md", *sorted((ROOT / "proto").rglob("*.proto"))]
     files += sorted((ROOT / "engine").rglob("*.py"))
     return files
+
+
+def _manual_pages() -> list[Path]:
+    """The manual's pages beside docs/RULES.md: they link to it as `RULES.md` or `../RULES.md`."""
+    return [page for page in sorted((ROOT / "docs").rglob("*.md")) if page != RULES]
 
 
 def test_docs_rules_is_the_design_folders_rules_byte_for_byte() -> None:
@@ -62,12 +69,12 @@ def test_the_protocol_design_sits_beside_the_rules() -> None:
     assert (ROOT / "docs" / "PROTOCOL.md").is_file()
 
 
-def test_every_rule_cited_in_the_readme_the_protos_and_the_engine_is_in_docs_rules() -> None:
+def test_every_rule_cited_in_the_docs_the_protos_and_the_engine_is_in_docs_rules() -> None:
     defined = _defined_rules()
     assert {"1.1", "8.3", "8.3b", "12.3"} <= defined  # the parser reads the file's layout
     missing = [
         f"{path.relative_to(ROOT)}: R{number}"
-        for path in _citing_files()
+        for path in [*_citing_files(), *_manual_pages()]
         for number in sorted(
             set(CITATION.findall(path.read_text())) - defined,
             key=str,

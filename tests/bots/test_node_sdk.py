@@ -1,5 +1,5 @@
 """The Node SDK, npm package `brandeln-bot` (sdk/node), as a user gets it: packed with `npm pack`
-and installed from the tarball in an empty folder, the README's 20-line bot plays a whole match
+and installed from the tarball in an empty folder, the Node page's 20-line bot plays a whole match
 against a real referee; the sample bot's bundle plays with `node` alone; the TypeScript types
 compile (and catch a typo); the SDK resumes, falls back and refuses bad settings in one line
 against the scripted fake referee; its .proto copy and its version follow the project's."""
@@ -38,13 +38,15 @@ NODE_SDK: Final = ROOT / "sdk" / "node"
 NPM_QUIET: Final = ("--no-audit", "--no-fund", "--loglevel=error")
 
 
-def readme_bot() -> str:
-    """The README's Node.js example, exactly as a reader copies it."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def page_bot() -> str:
+    """The Node.js page's example, exactly as a reader copies it."""
+    page = (ROOT / "docs" / "bot-authors" / "node.md").read_text(encoding="utf-8")
     block = re.search(
-        r"<!-- node-sdk-example -->\n```js\n(.*?)```\n<!-- /node-sdk-example -->", readme, re.S
+        r'<!-- node-sdk-example -->\n```js title="mybot.js"\n(.*?)```\n<!-- /node-sdk-example -->',
+        page,
+        re.S,
     )
-    assert block is not None, "the README lost its marked Node.js example"
+    assert block is not None, "the Node.js page lost its marked example"
     return block.group(1)
 
 
@@ -89,14 +91,14 @@ def bundle(node_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-async def test_the_readme_bot_installed_from_the_tarball_plays_a_whole_match(
+async def test_the_node_page_bot_installed_from_the_tarball_plays_a_whole_match(
     admin: AdminClient,
     bot_processes: BotProcesses,
     referee: EmbeddedReferee,
     installed_sdk: Path,
     node_bin: str,
 ) -> None:
-    script = readme_bot()
+    script = page_bot()
     assert len(script.splitlines()) <= 20
     (installed_sdk / "mybot.js").write_text(script)
     output = await node_bot_plays_a_match(

@@ -172,8 +172,8 @@ def test_bot_check_leaves_no_process_of_a_hostile_bot_and_caps_its_log(
         assert (hostile.pid_dir / "flooded").exists()
 
 
-def test_the_readme_states_the_cap_and_the_bound_the_code_keeps() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_manual_states_the_cap_and_the_bound_the_code_keeps() -> None:
+    readme = (ROOT / "docs" / "bot-authors" / "improve.md").read_text()
     assert f"the first {MAX_OUTPUT_BYTES // 2**20} MiB of each process's output" in readme
     assert f"whatever of them is left {STOP_GRACE_S:g} s later gets SIGKILL" in readme
     # The bots' stop (grace, then the kill's own bound), then the embedded referee's.

@@ -138,7 +138,7 @@ _TIMEOUTS = Expected(3, True, ("timeout", "timeout", "timeout", "forfeited"))
 _DISCONNECTED = Expected(0, True, ("disconnected",))
 CLEAN: Final = Expected()
 
-# The explicit handling of every behaviour (README "Run a referee" lists the limits).
+# The explicit handling of every behaviour (docs/operators/referee.md lists the limits).
 EXPECTED: Final[dict[str, Expected]] = {
     # Never answers: three timeouts, each played by the fallback, then the forfeit.
     "silent": _TIMEOUTS,

@@ -408,8 +408,8 @@ def check_messages(fuzz: Fuzz, outcome: Outcome, stream: int) -> None:
 def wait_until_the_seat_is_free(fuzz: Fuzz) -> None:
     """Wait for the referee to see the fuzzed seat's last stream gone. A cancelled call ends
     on the client at once but on the server only when gRPC tells the handler; a resume sent
-    before that finds the seat still held and waits in the lobby (README, rule 20), so the
-    example would read nothing past its welcome until the call's deadline."""
+    before that finds the seat still held and waits in the lobby (docs/rulings.md, rule 20), so
+    the example would read nothing past its welcome until the call's deadline."""
     deadline = time.monotonic() + CALL_TIMEOUT_S
     while True:
         table = fuzz.referee.table()

@@ -1,6 +1,6 @@
 """Committed seeds (brandeln.ladder.season.commitment): the text hashed, the commitment checked with
-the README's recipe (``printf ... | sha256sum``, and hashlib), and every deal of a season
-regenerated from the revealed seed alone."""
+the manual's recipe (docs/operators/seasons.md: ``printf ... | sha256sum``, and hashlib), and every
+deal of a season regenerated from the revealed seed alone."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def test_russian_matches_of_the_examples_bots_mostly_end_by_the_target_before_th
     assert config.seed is not None
     ended = [_play_match(ruleset, specs, config.seed + k, config.deals_per_match) for k in range(4)]
     # Deterministic (montecarlo is bounded by its sample count), and most matches end by the
-    # target: a russian match is slow, and some still reach the cap (as the README says).
+    # target: a russian match is slow, and some still reach the cap (as the seasons page says).
     by_target = [deals for deals, balances in ended if max(balances) >= ruleset.target_score]
     assert len(by_target) >= 3, ended
     assert all(deals < config.deals_per_match for deals in by_target), ended

@@ -112,7 +112,7 @@ async def test_a_child_out_of_reach_loses_the_log_pipe_and_does_not_hold_up_the_
 ) -> None:
     bot, child = await _bot_leaving_a_child(tmp_path, strays, escape=True, flood=True)
     await stop_bots([bot], grace_s=0.5)
-    # No token and no group: the stop cannot find it (README, Security), but it returned, and
+    # No token and no group: the stop cannot find it (the security page), but it returned, and
     # it closed the pipe: the child's next write ends it (SIGPIPE).
     assert bot.output is not None
     await bot.output.ended()

@@ -211,7 +211,7 @@ def test_two_runners_on_one_postgresql_share_the_blocks_and_play_none_twice(
     # Each runner with its own data folder, the ladder (and the referees' records) shared.
     # The second joins once the first plays (has claimed a block): two runs that start at the
     # very same moment may both rotate the stored bot tokens and cut each other's bots off
-    # (the README says so); one that joins a running season registers bots of its own.
+    # (the storage page says so); one that joins a running season registers bots of its own.
     processes = [start_season(file, tmp_path / "data-0", pg_db, logs[0])]
     try:
         deadline = time.monotonic() + 120
