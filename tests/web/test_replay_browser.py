@@ -147,7 +147,7 @@ def test_stepping_a_whole_deal_by_keyboard_shows_exactly_the_logged_cards(
             assert got.hands == shown.hands, f"deal {deal_number} step {step}: hands"
             assert got.table == sorted(shown.table), f"deal {deal_number} step {step}: table"
             if step == len(expected) // 2 and deal_number == 2:
-                # the README's picture (docs/img/replay.png is a copy): mid-play
+                # a test artifact (test-artifacts/screens/): the replay mid-play
                 page.locator("#replay").screenshot(path=str(screenshot_path("replay")))
             page.keyboard.press("ArrowRight")
         # past the last step: the next deal's first step, and the link says so

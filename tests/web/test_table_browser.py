@@ -250,7 +250,7 @@ def test_a_person_plays_a_whole_match_by_keyboard_against_three_sample_bots(
     page.wait_for_selector("#replay", timeout=WAIT_MS)
     page.goto(served + "/")
     assert match_id in page.content()  # in the match list with every other match
-    assert pictured  # the README's picture (docs/img/table.png is a copy): mid-play
+    assert pictured  # a test artifact (test-artifacts/screens/): the table mid-play
     assert docs_pictured, "the person never played to a trick already led after deal 1"
 
 
