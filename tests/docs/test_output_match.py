@@ -74,3 +74,21 @@ def test_the_difference_shows_both_sides_and_a_diff() -> None:
         "-b",
         "+c",
     ]
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "matches"),
+    [
+        # A table's column as wide as the figures in it, which the page leaves out.
+        ("   3  policy_bot (hello: policy)     ...", "   3  policy_bot (hello: policy)  +12", True),
+        ("seat  bot      chips", "seat  bot  chips", True),
+        ("seat  bot      chips", "seat  bot\tchips", False),  # spaces only, not tabs
+        ("seat bot", "seatbot", False),  # a run of spaces matches one at least
+        ("  indented", "indented", False),
+        ("a b", "a  b", True),
+    ],
+)
+def test_a_run_of_spaces_matches_a_run_of_any_length(
+    expected: str, actual: str, matches: bool
+) -> None:
+    assert line_matches(expected, actual) is matches

@@ -1,6 +1,8 @@
 """A command's output against the page's: line by line after stripping trailing spaces, with
 doctest's ELLIPSIS narrowed to lines (``...`` inside a line matches any text on that line; a
-line that is only ``...`` matches any number of lines, none included)."""
+line that is only ``...`` matches any number of lines, none included) and its
+NORMALIZE_WHITESPACE narrowed to spaces (a run of spaces on the page matches a run of any
+length: a table's columns are as wide as the figures in them, which a page may not show)."""
 
 from __future__ import annotations
 
@@ -20,15 +22,19 @@ def _trimmed(lines: Sequence[str]) -> list[str]:
     return kept
 
 
+def _literal(text: str) -> str:
+    """``text`` as a pattern, each run of spaces matching a run of any length."""
+    return " +".join(re.escape(word) for word in re.split(" +", text))
+
+
 @cache
 def _line_pattern(expected: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in expected.split(ELLIPSIS)), re.S)
+    return re.compile(".*".join(_literal(part) for part in expected.split(ELLIPSIS)), re.S)
 
 
 def line_matches(expected: str, actual: str) -> bool:
-    """One line: equal, or equal with each ``...`` standing for any text."""
-    if ELLIPSIS not in expected:
-        return expected == actual
+    """One line: equal, up to the length of its runs of spaces, with each ``...`` standing
+    for any text."""
     return _line_pattern(expected).fullmatch(actual) is not None
 
 
