@@ -4,7 +4,9 @@ CLI prints, the web front's links into it arrive, and the README stays a front p
 
 from __future__ import annotations
 
+import doctest
 import html
+import importlib.util
 import os
 import re
 import subprocess
@@ -24,6 +26,8 @@ from tests.cli.test_argument_help import command_lines
 from tests.conftest import PROJECT_PYTHONPATH, ROOT
 
 BUILD_TIMEOUT_S: Final = 300
+# About 5 s on an idle machine, a minute on a loaded one; the build runs in the first test.
+pytestmark = pytest.mark.timeout(BUILD_TIMEOUT_S + 60)
 # The width the CLI wraps its help at in any terminal of 80 columns or more.
 HELP_WIDTH: Final = 78
 README_MAX_LINES: Final = 300
@@ -208,6 +212,20 @@ def test_the_web_fronts_links_into_the_manual_arrive(build: Build, link: ManualL
     assert page.is_file(), f"{link.value}: no such page in the built manual"
     if anchor:
         assert f'id="{anchor}"' in page.read_text(encoding="utf-8"), link.value
+
+
+def test_the_docstring_extensions_examples_hold() -> None:
+    # docs/hooks/docstrings.py (the reST docstrings as Markdown): a hook file, no package.
+    spec = importlib.util.spec_from_file_location(
+        "docstrings_hook", ROOT / "docs" / "hooks" / "docstrings.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = doctest.testmod(module)
+    assert result.attempted > 0
+    assert result.failed == 0
 
 
 def relative_targets(markdown: str) -> list[str]:
