@@ -5,6 +5,7 @@ the tables form's link into it."""
 from __future__ import annotations
 
 import asyncio
+import doctest
 import html
 import re
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+import brandeln.web.manual
 from brandeln.web.app import StorageLocation, create_app
 from brandeln.web.guard import CONTENT_SECURITY_POLICY
 from brandeln.web.manual import (
@@ -181,3 +183,9 @@ def test_the_tables_form_links_to_play_against_your_bot(tmp_path: Path) -> None:
 def test_the_links_follow_the_apps_root_path() -> None:
     assert links("/arena")["improve_your_bot"] == "/arena/manual/bot-authors/improve.html"
     assert set(links("")) == {link.name.lower() for link in ManualLink}
+
+
+def test_the_manual_modules_examples_hold() -> None:
+    result = doctest.testmod(brandeln.web.manual)
+    assert result.attempted > 0
+    assert result.failed == 0
