@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-stress lint typecheck pytest proto install clean bench dist dist-python dist-node
+.PHONY: demo test test-stress lint typecheck pytest proto install clean bench dist dist-python dist-node docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,14 @@ typecheck: $(STAMP)
 dist-node:
 	mkdir -p dist && cd $(NODE_SDK) && npm pack --pack-destination ../../dist
 
+# The manual (mkdocs.yml): docs/ built into site/, which `brandeln web` serves under /manual/ and
+# which opens from file:// too. --strict: a broken link or anchor, a page the nav leaves out, a
+# docstring the API reference cannot render fails the build. The command-line reference is
+# written from the CLI at each build (docs/hooks/cli_reference.py). NO_MKDOCS_2_WARNING: the
+# theme's banner about its successor, printed at every build otherwise.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 # Regenerate the protocol stubs (sdk/python/brandeln/v1) from proto/ (never edit them by hand).
 proto: $(STAMP)
 	$(BIN)/python scripts/gen_proto.py
@@ -108,4 +116,4 @@ dist-python: $(STAMP)
 	$(BIN)/python -m build --no-isolation --outdir dist .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist site

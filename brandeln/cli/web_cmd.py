@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -41,6 +42,8 @@ DEFAULT_MAX_STREAMS = 64
 GRACEFUL_SHUTDOWN_S = 5
 # brandeln.web.table_room.PEOPLE_TOKEN_ENV (not imported here, as above).
 PEOPLE_TOKEN_ENV = "BRANDELN_PEOPLE_TOKEN"
+# brandeln.web.manual.MANUAL_ENV (as above).
+MANUAL_ENV = "BRANDELN_MANUAL"
 
 
 def web_address(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
@@ -116,6 +119,17 @@ def web(
             "without it anyone who reaches the pages may play.",
         ),
     ] = None,
+    manual: Annotated[
+        Path | None,
+        typer.Option(
+            "--manual",
+            envvar=MANUAL_ENV,
+            show_envvar=True,
+            file_okay=False,
+            help="The built manual's folder, served under /manual/ [default: site/ of the "
+            "checkout, which `make docs` builds].",
+        ),
+    ] = None,
     log_level: Annotated[
         LogLevel,
         log_level_option(
@@ -153,6 +167,7 @@ def web(
             tables=tables,
             people_token=people_token or None,
             trusted_hosts=trusted,
+            manual=manual,
         )
     except DataError as error:
         raise fail(str(error), code=2) from None
@@ -196,6 +211,7 @@ def web(
                     "note: anyone who reaches it can open tables (and start sample bots here): "
                     f"--people-token or ${PEOPLE_TOKEN_ENV} asks them for a token"
                 )
+        console.print(f"the manual: {address}manual/")
         console.print(f"({_writes(challenges=challenges, tables=tables)}; Ctrl-C stops it)")
         _uvicorn_logs_at(log_level)
         _serve(app, listener, latch)

@@ -21,6 +21,8 @@ with vendored libraries, and redraws a ladder's page as it moves):
 - ``/bots/BOT_ID``: its seasons, matches, chips as soloist and defender, contracts, latency,
   and, for a ladder's version, where it stands there;
 - ``/matches/MATCH_ID``: seats, result, one row per deal (and the replay, where plugged in).
+- ``/manual/``: the manual, as `make docs` built it (:mod:`brandeln.web.manual`); the tables'
+  form and a bot's page link into it.
 
 The app owns its stores (:class:`brandeln.web.stores.AppStores`): each request takes them in the
 thread that serves it, and the app's lifespan closes what stays open (a PostgreSQL database) when it
@@ -38,6 +40,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any, Final
 
 from starlette.applications import Starlette
@@ -59,6 +62,8 @@ from brandeln.web.data import BadRequestError, DataError, PageNotFoundError, Sto
 from brandeln.web.guard import Guard
 from brandeln.web.ladder_routes import LadderPages
 from brandeln.web.live import KEEPALIVE_S, RefereeLiveSource, live_routes
+from brandeln.web.manual import checkout_manual, manual_mount
+from brandeln.web.manual import links as manual_links
 from brandeln.web.replay_model import match_model
 from brandeln.web.stores import AppStores
 from brandeln.web.stream_cap import MAX_STREAMS, StreamSlots
@@ -98,6 +103,7 @@ class _Pages:
         context = {
             "root_path": root,
             "static_prefix": f"{root}/static",
+            "manual": manual_links(root),
             "location": self.location.describe(),
             **context,
         }
@@ -242,6 +248,7 @@ def create_app(
     people_token: str | None = None,
     keepalive_s: float = KEEPALIVE_S,
     trusted_hosts: TrustedHosts = LOOPBACK_ONLY,
+    manual: Path | None = None,
 ) -> Starlette:
     """The app over ``location`` (checked first: :class:`DataError` if it cannot be served).
 
@@ -255,6 +262,8 @@ def create_app(
     ``keepalive_s``: the longest silence on an event stream before a keep-alive comment.
     ``trusted_hosts``: the names it answers to (``Host``), at the port each request came to
     (:class:`brandeln.services.trusted_hosts.TrustedHosts`; by default the loopback names only).
+    ``manual``: the built manual's folder, served under /manual/ (:mod:`brandeln.web.manual`;
+    by default the checkout's site/, which `make docs` builds).
 
     The app's stores are ``app.state.stores``; its lifespan closes them (run it: a server
     with its lifespan on, ``with TestClient(app)``; or call ``app.state.stores.close()``).
@@ -295,6 +304,7 @@ def create_app(
         Route("/matches/{match_id}", pages.match, name="match"),
         *extra_routes,
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        manual_mount(manual if manual is not None else checkout_manual(), pages.render),
     ]
     app = Starlette(
         debug=debug,
