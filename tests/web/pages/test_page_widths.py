@@ -54,7 +54,7 @@ def _add_ladder(data: Path) -> None:
         open_ladder(store)
         names = [add(store, family) for family in LADDER_FAMILIES]
         play_block(store, tuple(names))
-        store.see_versions(LADDER, dict.fromkeys(names, (Presence.IDLE, 1)))
+        store.presence.see_versions(LADDER, dict.fromkeys(names, (Presence.IDLE, 1)))
 
 
 @pytest.fixture(scope="module")
