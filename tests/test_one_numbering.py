@@ -71,21 +71,21 @@ async def _play(data: Path, log: _JsonLines) -> int:
     logger.setLevel(logging.INFO)
     try:
         with LadderStore.open(data / "ladder.db") as store:
-            store.ensure_ladder(LADDER, CONFIG.settings(), 4, {"challenges_per_hour": 5})
+            store.ladders.ensure_ladder(LADDER, CONFIG.settings(), 4, {"challenges_per_hour": 5})
             start, widen = new_version_rating(CONFIG)
             for family in FAMILIES:
                 bot_id, _ = fake.add_bot(f"{family}@1")
-                store.add_version(LADDER, family, "1", bot_id, start, widen)
+                store.ladders.add_version(LADDER, family, "1", bot_id, start, widen)
                 fake.add_session(bot_id)
             async with AdminClient(fake.address, ADMIN_TOKEN) as admin:
                 ladder = LivingLadder(CONFIG, store, admin, listener=printer(CONFIG))
                 for _ in range(BLOCKS_PLAYED):
                     assert await ladder.play_next()
             bots = tuple(f"{family}@1" for family in FAMILIES)
-            challenge = store.queue_challenge(
+            challenge = store.challenges.queue_challenge(
                 LADDER, bots[:2], deals=1, rated=False, requested_by="t", per_hour=5
             )
-            planned = store.plan_block(
+            planned = store.planned.plan_block(
                 LADDER, bots, CONFIG.seed, "t", deals=1, rated=False, challenge_id=challenge
             )
     finally:

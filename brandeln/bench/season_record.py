@@ -44,14 +44,17 @@ def _bot_name(name: Any) -> Any:
 def season_record(ladder_db: str, referee_db: str, season: str) -> dict[str, Any]:
     with LadderStore.open(ladder_db, create=False) as ladder:
         results = [
-            {"block": index, **_normal(asdict(result))} for index, result in ladder.results(season)
+            {"block": index, **_normal(asdict(result))}
+            for index, result in ladder.reads.results(season)
         ]
         history = [
             [index, bot, rating.mu, rating.sigma]
-            for index, bot, rating in ladder.rating_history(season)
+            for index, bot, rating in ladder.reads.rating_history(season)
         ]
-        ratings = [[row.bot, row.rating.mu, row.rating.sigma] for row in ladder.ratings(season)]
-        matches = ladder.matches(season)
+        ratings = [
+            [row.bot, row.rating.mu, row.rating.sigma] for row in ladder.reads.ratings(season)
+        ]
+        matches = ladder.reads.matches(season)
     referee = RefereeStore(referee_db)
     try:
         logs = {}

@@ -210,7 +210,7 @@ def _prepare(
     season = f"bench-{matches}"
     config = parse_season(_season_text(season, blocks + settings.record), "bench.toml")
     with LadderStore.open(url) as store:
-        store.ensure_season(config, RatingModel(config.rating).initial())
+        store.seasons.ensure_season(config, RatingModel(config.rating).initial())
     started = time.perf_counter()
     _fill(url, season, blocks)
     fill_s = time.perf_counter() - started
@@ -237,7 +237,7 @@ def _time_records(url: DatabaseUrl, rows: list[dict[str, Any]], record: int) -> 
                 record_and_rate(store, row["season"], plan, outcomes, results, model.rate_block)
                 seconds[row["season"]] += time.perf_counter() - started
         for row in rows:
-            assert store.season(row["season"]).blocks_finished == row["blocks"] + record
+            assert store.seasons.season(row["season"]).blocks_finished == row["blocks"] + record
     for row in rows:
         row["blocks_per_s"] = record / seconds[row["season"]]
         row["results_per_s"] = record * len(BOTS) / seconds[row["season"]]
@@ -251,7 +251,7 @@ def _time_reads(url: DatabaseUrl, rows: list[dict[str, Any]], reads: int) -> Non
         for _ in range(reads):
             for season, times in latencies.items():
                 started = time.perf_counter()
-                season_leaderboard(store, store.season(season).name)
+                season_leaderboard(store, store.seasons.season(season).name)
                 times.append((time.perf_counter() - started) * 1000)
     for row in rows:
         times = latencies[row["season"]]

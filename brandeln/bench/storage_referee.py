@@ -103,9 +103,9 @@ def _median_ms(call: Callable[[], object], times: int) -> float:
 def _measure(
     store: Any, size: int, bots: list[str], settings: RefereeStorageBenchSettings
 ) -> dict[str, Any]:
-    store.matches(limit=20)  # warm the cache: the figures are of a running referee
-    newest = _median_ms(lambda: store.matches(limit=20), settings.list_calls)
-    by_bot = _median_ms(lambda: store.matches(bot_id=bots[3], limit=20), settings.list_calls)
+    store.reads.matches(limit=20)  # warm the cache: the figures are of a running referee
+    newest = _median_ms(lambda: store.reads.matches(limit=20), settings.list_calls)
+    by_bot = _median_ms(lambda: store.reads.matches(bot_id=bots[3], limit=20), settings.list_calls)
     base = 10_000_000 + size  # ids past the filled ones
     started = time.perf_counter()
     for n in range(base, base + settings.recordings):

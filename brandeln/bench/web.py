@@ -86,8 +86,8 @@ def fill_stores(data: Path, total_matches: int) -> int:
     ladder_db = data_folder.ladder_db(data)
     referee_db = data_folder.referee_db(data_folder.embedded_dir(data))
     with LadderStore.open(ladder_db, create=False) as store:
-        have = len(store.matches(SEASON))
-        a_log = store.matches(SEASON)[0].match_id
+        have = len(store.reads.matches(SEASON))
+        a_log = store.reads.matches(SEASON)[0].match_id
     missing = max(0, total_matches - have)
     embedded_logs = data_folder.logs_dir(data_folder.embedded_dir(data))
     log_path = str(next(embedded_logs.rglob(f"{a_log}.jsonl")))
@@ -185,8 +185,8 @@ def _fill(ladder: sqlite3.Connection, referee: sqlite3.Connection, count: int, l
 
 def _pages(data: Path) -> dict[str, str]:
     with LadderStore.open(data_folder.ladder_db(data), create=False) as store:
-        match_id = store.matches(SEASON)[-1].match_id
-        bot_id = store.bot_identities(SEASON)["random-1"].bot_id
+        match_id = store.reads.matches(SEASON)[-1].match_id
+        bot_id = store.bots.bot_identities(SEASON)["random-1"].bot_id
     return {
         "leaderboard": f"/seasons/{SEASON}/leaderboard",
         "match": f"/matches/{match_id}",

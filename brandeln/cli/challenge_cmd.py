@@ -45,12 +45,12 @@ def challenge(
     try:
         # No ladder there: one line naming where it looked, and how to point at the running one.
         with open_ladder(db, data, name) as store:
-            info = store.season(name)
-            seated = resolve_versions(store.versions(name), bots, name)
+            info = store.seasons.season(name)
+            seated = resolve_versions(store.ladders.versions(name), bots, name)
             if len(seated) > info.players:
                 raise fail(f"ladder {name!r} seats {info.players}; {len(seated)} bots named")
             per_match = deals or _ladder_deals(store, name)
-            number = store.queue_challenge(
+            number = store.challenges.queue_challenge(
                 name,
                 seated,
                 deals=per_match,
@@ -70,8 +70,8 @@ def challenge(
 
 
 def _ladder_deals(store: LadderStore, ladder: str) -> int:
-    return int(store.ladder_settings(ladder)["deals_per_match"])
+    return int(store.ladders.ladder_settings(ladder)["deals_per_match"])
 
 
 def _per_hour(store: LadderStore, ladder: str) -> int:
-    return int(store.ladder_settings(ladder).get("run", {}).get("challenges_per_hour", 6))
+    return int(store.ladders.ladder_settings(ladder).get("run", {}).get("challenges_per_hour", 6))

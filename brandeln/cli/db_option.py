@@ -112,7 +112,7 @@ def open_ladder(
     try:
         store = LadderStore.open(where, create=False)
         try:
-            names = store.ladder_names()
+            names = store.ladders.ladder_names()
         except LadderError:
             store.close()
             raise

@@ -293,11 +293,11 @@ def status(
 
     try:
         with open_ladder(db, data, name, option="--name") as store:
-            versions = store.versions(name)
-            seen = store.presence(name)
-            queue = store.challenges(name)
-            recent = store.recent_blocks(name, limit=10)
-            periods = store.seed_periods(name, limit=3)
+            versions = store.ladders.versions(name)
+            seen = store.presence.presence(name)
+            queue = store.challenges.challenges(name)
+            recent = store.planned.recent_blocks(name, limit=10)
+            periods = store.commitments.seed_periods(name, limit=3)
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:

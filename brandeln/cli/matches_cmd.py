@@ -177,7 +177,7 @@ def _season_matches(
     # The ladder where `season run` put it: --db (or $BRANDELN_DB), else DATA/ladder.db.
     try:
         with LadderStore.open(ladder_database(db, data), create=False) as store:
-            recorded = store.matches(season)
+            recorded = store.reads.matches(season)
     except LadderError as error:
         raise fail(str(error)) from None
     rows = [m for m in reversed(recorded) if bot is None or bot in m.bots][:limit]

@@ -103,23 +103,25 @@ def ratings(
     where = ladder_database(db, data)
     try:
         with LadderStore.open(where, create=False) as store:
-            info = store.season(season) if season else store.latest_season()
+            info = store.seasons.season(season) if season else store.seasons.latest_season()
             if info is None:
                 from brandeln.cli import hints  # noqa: PLC0415
 
                 run = hints.command("season", "run", "FILE", data=data)
                 raise fail(f"no seasons in {shown(where)} yet; run `{run}`")
             rows = season_leaderboard(store, info.name)
-            commitment = store.season_commitment(info.name)  # None for a ladder (its periods')
+            commitment = store.commitments.season_commitment(
+                info.name
+            )  # None for a ladder (its periods')
             gap = None
             if versus is not None:
                 from brandeln.ladder.ratings.versus import head_to_head, side_names  # noqa: PLC0415
 
                 sides = [side_names(side) for side in versus]
                 # The rated blocks, the ones the leaderboard describes.
-                gap = head_to_head(store.results(info.name, rated_only=True), *sides)
+                gap = head_to_head(store.reads.results(info.name, rated_only=True), *sides)
             fitted = _batch(store, info.name) if batch else None
-            matches = store.matches(info.name) if double_dummy else []
+            matches = store.reads.matches(info.name) if double_dummy else []
             bots = [row.bot for row in rows]
             by_role = _roles(store, info.name, bots, data, db, quiet=as_json) if roles else None
     except LadderError as error:

@@ -159,9 +159,12 @@ def list_seasons(
 
     try:
         with LadderStore.open(ladder_database(db, data), create=False) as store:
-            infos = store.seasons()
+            infos = store.seasons.seasons()
             # A ladder commits a seed per period (`ladder status`), not one for all.
-            commitments, ladders = store.season_commitments(), store.ladder_names()
+            commitments, ladders = (
+                store.commitments.season_commitments(),
+                store.ladders.ladder_names(),
+            )
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
@@ -275,7 +278,7 @@ def play(
                     )
                 )
             except KeyboardInterrupt:
-                done = store.season(config.name).blocks_finished
+                done = store.seasons.season(config.name).blocks_finished
                 recorded = (
                     f"{done} of {plural(config.blocks, 'block')} recorded"
                     if done <= config.blocks
@@ -287,7 +290,7 @@ def play(
                     soft_wrap=True,
                 )
                 raise typer.Exit(INTERRUPTED_EXIT) from None
-            info = store.season(config.name)
+            info = store.seasons.season(config.name)
             rows = season_leaderboard(store, config.name)
     except (LadderError, StoreError, ClusterError) as error:
         # StoreError: the embedded referee's database is unusable (checked before any change)
@@ -310,8 +313,8 @@ def _announce_commitment(store: LadderStore, config: SeasonConfig, talk: Console
     any block is played: published now, checked after the season (`season verify`)."""
     from brandeln.ladder.ratings.trueskill_model import RatingModel  # noqa: PLC0415
 
-    store.ensure_season(config, RatingModel(config.rating).initial())
-    commitment = store.season_commitment(config.name)
+    store.seasons.ensure_season(config, RatingModel(config.rating).initial())
+    commitment = store.commitments.season_commitment(config.name)
     if commitment is not None:
         # The digest on a line of its own: copied whole, and within 80 columns.
         talk.print(

@@ -92,11 +92,11 @@ def version_add(
     name = f"{bot}@{version}"
     try:
         with open_ladder(db, data, ladder) as store:
-            settings = store.ladder_settings(ladder)
+            settings = store.ladders.ladder_settings(ladder)
             # Where it connects: the referee it is registered at, else where the ladder serves.
             server = referee or served_at(settings)
-            serving = store.season(ladder).status is SeasonStatus.RUNNING
-            before = store.versions(ladder)
+            serving = store.seasons.season(ladder).status is SeasonStatus.RUNNING
+            before = store.ladders.versions(ladder)
             if any(v.name == name for v in before):
                 raise fail(f"{name} is in ladder {ladder!r} already")
             inherited = any(v.family == bot for v in before)
@@ -117,7 +117,9 @@ def version_add(
                 )
             except SourceError as error:
                 raise fail(str(error)) from None
-            added = store.add_version(ladder, bot, version, row.bot_id, start, widen, launch)
+            added = store.ladders.add_version(
+                ladder, bot, version, row.bot_id, start, widen, launch
+            )
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
@@ -209,7 +211,7 @@ def version_list(
 
     try:
         with open_ladder(db, data, ladder) as store:
-            versions = [v for v in store.versions(ladder) if bot is None or v.family == bot]
+            versions = [v for v in store.ladders.versions(ladder) if bot is None or v.family == bot]
     except LadderError as error:
         raise fail(str(error)) from None
     if as_json:
@@ -267,7 +269,7 @@ def version_retire(
 
     try:
         with open_ladder(db, data, ladder) as store:
-            store.retire_version(ladder, name)
+            store.ladders.retire_version(ladder, name)
     except LadderError as error:
         raise fail(str(error)) from None
     console.print(plain(f"retired {name}: its history stays on ladder {ladder}"))

@@ -196,7 +196,9 @@ class ClusterLadder:
         self._said.add(name)
         log.warning("%s skipped: %s", name, detail, extra={"event": "version_skipped"})
         with contextlib.suppress(LadderError):  # said in the log already
-            await finish_in_thread(self.store.version_error, self.config.name, name, detail)
+            await finish_in_thread(
+                self.store.presence.version_error, self.config.name, name, detail
+            )
 
     async def close(self) -> None:
         """Stop the actors (their bots and referees)."""

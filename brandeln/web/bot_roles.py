@@ -71,7 +71,7 @@ def bot_roles(stores: Stores, seasons_of_bot: Sequence[BotSeason]) -> list[BotRo
                 bot=entry.bot,
                 figures=figures,
                 contracts=figures.bidding.lines(
-                    contract_order(ladder.season(entry.season).ruleset)
+                    contract_order(ladder.seasons.season(entry.season).ruleset)
                 ),
                 matches=roles.matches,
                 judged=roles.judged,

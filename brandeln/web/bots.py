@@ -94,7 +94,7 @@ def bot_seasons(stores: Stores, bot_id: str) -> list[BotSeason]:
     """The seasons in which ``bot_id`` played, newest first, with its name in each."""
     if stores.ladder is None:
         return []
-    return [BotSeason(season, name) for season, name in stores.ladder.seasons_of_bot(bot_id)]
+    return [BotSeason(season, name) for season, name in stores.ladder.bots.seasons_of_bot(bot_id)]
 
 
 def bot_view(stores: Stores, bot_id: str, page: int, figures: FiguresCache) -> BotView:

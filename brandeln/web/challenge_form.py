@@ -181,7 +181,7 @@ def read_fields(body: bytes, *, seats: int, default_deals: int) -> ChallengeFiel
 
 def queue_challenge(store: LadderStore, ladder: str, fields: ChallengeFields) -> int:
     """Step 5: the challenge queued (its number), on behalf of "web"."""
-    versions = store.versions(ladder)
+    versions = store.ladders.versions(ladder)
     try:
         seated = resolve_versions(versions, fields.bots, ladder)
     except LadderError as error:
@@ -192,9 +192,9 @@ def queue_challenge(store: LadderStore, ladder: str, fields: ChallengeFields) ->
             raise ChallengeRefusedError(
                 HTTPStatus.BAD_REQUEST, f"{shown(name)} is retired from ladder {shown(ladder)}"
             )
-    per_hour = store.ladder_settings(ladder).get("run", {}).get("challenges_per_hour")
+    per_hour = store.ladders.ladder_settings(ladder).get("run", {}).get("challenges_per_hour")
     try:
-        return store.queue_challenge(
+        return store.challenges.queue_challenge(
             ladder,
             seated,
             deals=fields.deals,

@@ -187,7 +187,7 @@ class LadderRow:
 def _settings(store: LadderStore, name: str) -> dict[str, Any] | None:
     """The ladder's settings; None when ``name`` is a season but no ladder."""
     try:
-        return store.ladder_settings(name)
+        return store.ladders.ladder_settings(name)
     except StorageError:
         raise  # the database itself: the page's error
     except LadderError:
@@ -198,7 +198,7 @@ def ladder_names(stores: Stores) -> set[str]:
     """The seasons that are always-on ladders (one query, however many seasons)."""
     if stores.ladder is None:
         return set()
-    return stores.ladder.ladder_names()
+    return stores.ladder.ladders.ladder_names()
 
 
 def ladders(stores: Stores, seasons: Sequence[SeasonRow], now: int) -> list[LadderRow]:
@@ -209,8 +209,8 @@ def ladders(stores: Stores, seasons: Sequence[SeasonRow], now: int) -> list[Ladd
     store = stores.ladder
     rows = []
     for info in seasons:
-        active = sum(1 for version in store.versions(info.name) if version.active)
-        service, _ = service_state(store.presence(info.name), now)
+        active = sum(1 for version in store.ladders.versions(info.name) if version.active)
+        service, _ = service_state(store.presence.presence(info.name), now)
         rows.append(
             LadderRow(
                 info.name,
@@ -218,7 +218,7 @@ def ladders(stores: Stores, seasons: Sequence[SeasonRow], now: int) -> list[Ladd
                 info.players,
                 active,
                 info.blocks_finished,
-                store.challenges_queued(info.name),
+                store.challenges.challenges_queued(info.name),
                 service,
                 info.updated,
             )
@@ -285,12 +285,12 @@ def ladder_view(stores: Stores, name: str, now: int) -> LadderView:
         raise PageNotFoundError(
             f"{name!r} is a season, not an always-on ladder: see its season page instead"
         )
-    versions = store.versions(name)
-    presence = store.presence(name)
+    versions = store.ladders.versions(name)
+    presence = store.presence.presence(name)
     service, newest = service_state(presence, now)
     active = _ranked([v for v in versions if v.status is VersionStatus.ACTIVE])
     retired = _ranked([v for v in versions if v.status is not VersionStatus.ACTIVE])
-    finished = store.finished_blocks(name)
+    finished = store.blocks.finished_blocks(name)
     return LadderView(
         season=info,
         deals_per_match=int(settings["deals_per_match"]),
@@ -299,13 +299,17 @@ def ladder_view(stores: Stores, name: str, now: int) -> LadderView:
         last_seen=utc_text(newest),
         active=[_row(rank, v, presence.get(v.name), now) for rank, v in enumerate(active, start=1)],
         retired=[_row(None, v, presence.get(v.name), now) for v in retired],
-        blocks=[_block(block, finished) for block in store.recent_blocks(name, RECENT_BLOCKS)],
+        blocks=[
+            _block(block, finished) for block in store.planned.recent_blocks(name, RECENT_BLOCKS)
+        ],
         queue=[
             _queued(challenge)
-            for challenge in store.challenges(name, ChallengeState.QUEUED, ChallengeState.PLANNED)
+            for challenge in store.challenges.challenges(
+                name, ChallengeState.QUEUED, ChallengeState.PLANNED
+            )
         ],
         read_at=utc_text(now),
-        periods=store.seed_periods(name, RECENT_PERIODS),
+        periods=store.commitments.seed_periods(name, RECENT_PERIODS),
     )
 
 
@@ -342,21 +346,21 @@ def bot_ladders(stores: Stores, seasons_of_bot: Sequence[BotSeason], now: int) -
     if stores.ladder is None or not seasons_of_bot:
         return []
     store = stores.ladder
-    names = store.ladder_names()
+    names = store.ladders.ladder_names()
     found = []
     for entry in seasons_of_bot:
         if entry.season not in names:
             continue
-        versions = {v.name: v for v in store.versions(entry.season)}
+        versions = {v.name: v for v in store.ladders.versions(entry.season)}
         version = versions.get(entry.bot)
         if version is None:
             continue
-        seen = store.presence(entry.season).get(version.name)
+        seen = store.presence.presence(entry.season).get(version.name)
         rank = None
         if version.active:
             ranked = _ranked([v for v in versions.values() if v.active])
             rank = ranked.index(version) + 1
-        totals = store.bot_totals(entry.season).get(version.name)
+        totals = store.reads.bot_totals(entry.season).get(version.name)
         latency = totals.latency if totals is not None else None
         found.append(
             BotLadder(

@@ -80,7 +80,7 @@ def seasons(stores: Stores) -> list[SeasonRow]:
     """Every season, newest first."""
     if stores.ladder is None:
         return []
-    return [SeasonRow.of(info) for info in reversed(stores.ladder.seasons())]
+    return [SeasonRow.of(info) for info in reversed(stores.ladder.seasons.seasons())]
 
 
 def _ladder(stores: Stores) -> LadderStore:
@@ -92,14 +92,14 @@ def _ladder(stores: Stores) -> LadderStore:
 def season_info(stores: Stores, name: str) -> SeasonRow:
     ladder = _ladder(stores)
     try:
-        return SeasonRow.of(ladder.season(name), ladder.season_commitment(name))
+        return SeasonRow.of(ladder.seasons.season(name), ladder.commitments.season_commitment(name))
     except UnknownSeasonError as error:
         raise PageNotFoundError(str(error)) from None
 
 
 def bot_links(stores: Stores, season: str) -> dict[str, str]:
     """The referee bot id of each season bot that has one (a link to its bot page)."""
-    identities = _ladder(stores).bot_identities(season)
+    identities = _ladder(stores).bots.bot_identities(season)
     return {name: ident.bot_id for name, ident in identities.items() if ident.bot_id}
 
 
@@ -130,7 +130,7 @@ def versus(
 ) -> VersusView:
     """The head to head of ``bots`` pair by pair and, if a side is given, of side ``a`` against
     side ``b``; a side that cannot be compared is a one-line ``error``, not an exception."""
-    results = _ladder(stores).results(season, rated_only=True)
+    results = _ladder(stores).reads.results(season, rated_only=True)
     cells = versus_matrix(results, bots)
     a, b = a[:VERSUS_QUERY_CHARS], b[:VERSUS_QUERY_CHARS]
     if not (a.strip() or b.strip()):
@@ -153,7 +153,7 @@ def rating_series(stores: Stores, season: str) -> dict[str, list[HistoryPoint]]:
     """Each bot's rating after each block it played, from the stored history."""
     season_info(stores, season)
     series: dict[str, list[HistoryPoint]] = defaultdict(list)
-    for index, bot, rating in _ladder(stores).rating_history(season):
+    for index, bot, rating in _ladder(stores).reads.rating_history(season):
         series[bot].append(HistoryPoint(index + 1, rating.mu, rating.sigma))
     return dict(sorted(series.items()))
 
@@ -183,7 +183,7 @@ def schedule(
     """The season's played blocks (newest first) with their matches, one page of blocks."""
     season_info(stores, season)
     by_block: dict[int, list[RecordedMatch]] = defaultdict(list)
-    for match in _ladder(stores).matches(season):
+    for match in _ladder(stores).reads.matches(season):
         by_block[match.block_index].append(match)
     indexes = sorted(by_block, reverse=True)
     shown = indexes[(page - 1) * per_page : page * per_page]

@@ -102,7 +102,7 @@ class VersionLauncher:
     async def _trouble(self, name: str, detail: str) -> None:
         log.warning("%s: %s", name, detail, extra={"event": "version_trouble", "bot": name})
         with contextlib.suppress(LadderError):  # said in the log already
-            await finish_in_thread(self.store.version_error, self.ladder, name, detail)
+            await finish_in_thread(self.store.presence.version_error, self.ladder, name, detail)
 
     async def close(self) -> None:
         """Stop every process this launcher started (by process group and token)."""
@@ -116,7 +116,7 @@ async def keep_launched(launcher: VersionLauncher, stop: asyncio.Event, interval
     try:
         while not stop.is_set():
             try:
-                versions = await finish_in_thread(launcher.store.versions, launcher.ladder)
+                versions = await finish_in_thread(launcher.store.ladders.versions, launcher.ladder)
                 await launcher.sync(versions)
             except LadderError as error:
                 log.warning("launching versions: %s", error, extra={"event": "launcher_error"})

@@ -120,7 +120,7 @@ class LivingLadder:
         if self._registered:
             return
         await finish_in_thread(
-            self.store.ensure_ladder,
+            self.store.ladders.ensure_ladder,
             self.config.name,
             self.config.settings(),
             self.config.players,
@@ -146,12 +146,14 @@ class LivingLadder:
                 task.cancel()
             await asyncio.gather(*workers, beating, stopped, return_exceptions=True)
             with contextlib.suppress(StorageError):
-                await finish_in_thread(self.store.release_claims, self.config.name, self.runner)
+                await finish_in_thread(
+                    self.store.blocks.release_claims, self.config.name, self.runner
+                )
                 # Stopped, as a season stopped by Ctrl-C says: `season list` and the web tell
                 # a ladder that serves from one that does not (a SIGKILL leaves it running,
                 # and its presence going stale tells that).
                 await finish_in_thread(
-                    self.store.set_season_status,
+                    self.store.seasons.set_season_status,
                     self.config.name,
                     SeasonStatus.INTERRUPTED,
                     "stopped",
@@ -162,8 +164,8 @@ class LivingLadder:
         while True:
             await asyncio.sleep(HEARTBEAT_S)
             try:
-                await asyncio.to_thread(self.store.heartbeat, self.config.name, self.runner)
-                await asyncio.to_thread(self.store.touch_presence, self.config.name)
+                await asyncio.to_thread(self.store.blocks.heartbeat, self.config.name, self.runner)
+                await asyncio.to_thread(self.store.presence.touch_presence, self.config.name)
             except StorageError as error:  # the next beat tries again; the claims stay ours
                 log.warning("heartbeat failed: %s", error, extra=_event(LadderLogEvent.STORE_ERROR))
 
@@ -202,7 +204,7 @@ class LivingLadder:
                 playing = {
                     bot: (Presence.PLAYING, self._sessions.get(bot, 0)) for bot in planned[1]
                 }
-                await finish_in_thread(self.store.see_versions, self.config.name, playing)
+                await finish_in_thread(self.store.presence.see_versions, self.config.name, playing)
         if planned is None:
             return False
         index, bots, _, _ = planned
@@ -218,17 +220,19 @@ class LivingLadder:
             # Idle until the next look says otherwise (a bot that left is seen away then).
             idle = {bot: (Presence.IDLE, self._sessions.get(bot, 0)) for bot in bots}
             with contextlib.suppress(LadderError):
-                await finish_in_thread(self.store.see_versions, self.config.name, idle)
+                await finish_in_thread(self.store.presence.see_versions, self.config.name, idle)
 
     async def _release(self, index: int) -> None:
-        await finish_in_thread(self.store.release_claims, self.config.name, self.runner, index)
+        await finish_in_thread(
+            self.store.blocks.release_claims, self.config.name, self.runner, index
+        )
         self._unreleased.discard(index)
 
     async def _play(
         self, index: int, bots: tuple[str, ...], deals: int, versions: list[LadderVersion]
     ) -> bool:
         name = self.config.name
-        block = await finish_in_thread(self.store.planned_block, name, index)
+        block = await finish_in_thread(self.store.planned.planned_block, name, index)
         plan = plan_seeded_block(block.seed, index, bots)  # its period's seed (planned)
         season = replace(self.config.season(versions), deals_per_match=deals)
 
@@ -266,7 +270,7 @@ class LivingLadder:
             for bot in bots:
                 if bot in str(error) or _bot_id_in(versions, bot, str(error)):
                     await finish_in_thread(
-                        self.store.version_error, name, bot, f"block {index}: {error}"
+                        self.store.presence.version_error, name, bot, f"block {index}: {error}"
                     )
             given_back(logging.WARNING, str(error))
             return False
@@ -283,14 +287,14 @@ class LivingLadder:
             )
             if block.challenge_id is not None:
                 await finish_in_thread(
-                    self.store.set_challenge, block.challenge_id, ChallengeState.PLAYED
+                    self.store.challenges.set_challenge, block.challenge_id, ChallengeState.PLAYED
                 )
                 self.counts.challenges_played += 1
             for bot, result in sorted(results.items()):
                 went_wrong = trouble(result)
                 if went_wrong:
                     await finish_in_thread(
-                        self.store.version_error, name, bot, f"block {index}: {went_wrong}"
+                        self.store.presence.version_error, name, bot, f"block {index}: {went_wrong}"
                     )
             self.counts.block_played(self.clock() - started, rated=block.rated)
             match_ids = [outcome.match_id for outcome in outcomes]
@@ -324,21 +328,21 @@ class LivingLadder:
         """The block to play next: its index, its bots (rotation 0), its deals per match and
         the versions."""
         name = self.config.name
-        versions = await finish_in_thread(self.store.versions, name)
+        versions = await finish_in_thread(self.store.ladders.versions, name)
         connected = await self._connected(versions)
-        taken = await finish_in_thread(self.store.claim_block, name, self.runner)
+        taken = await finish_in_thread(self.store.blocks.claim_block, name, self.runner)
         if taken is not None:
-            block = await finish_in_thread(self.store.planned_block, name, taken)
+            block = await finish_in_thread(self.store.planned.planned_block, name, taken)
             bots = reseated(block.bots, connected)
             if bots is None:
-                await finish_in_thread(self.store.release_claims, name, self.runner, taken)
+                await finish_in_thread(self.store.blocks.release_claims, name, self.runner, taken)
                 self.counts.waits += 1
                 self.listener(
                     LadderEvent(EventKind.WAITING, taken, block.bots, "its bots are away")
                 )
                 return None
             if bots != block.bots:
-                await finish_in_thread(self.store.replan_block, name, taken, bots)
+                await finish_in_thread(self.store.planned.replan_block, name, taken, bots)
             return taken, bots, block.deals, versions
         challenge = await self._challenge(connected)
         if challenge is not None:
@@ -356,7 +360,7 @@ class LivingLadder:
                 return None
             bots, deals, rated, challenge_id = picked, self.config.deals_per_match, True, None
         index = await finish_in_thread(
-            lambda: self.store.plan_block(
+            lambda: self.store.planned.plan_block(
                 name,
                 bots,
                 self.config.seed,
@@ -367,7 +371,9 @@ class LivingLadder:
                 period_blocks=self.config.period_blocks,
             )
         )
-        period = await finish_in_thread(announce_period, self.store.period_of_block, name, index)
+        period = await finish_in_thread(
+            announce_period, self.store.commitments.period_of_block, name, index
+        )
         if period is not None:  # the block opens a period: its commitment is published now
             detail = (
                 f"period {period.period} (blocks {period.first_block}-{period.last_block}) "
@@ -379,7 +385,7 @@ class LivingLadder:
     async def _connected(self, versions: Sequence[LadderVersion]) -> dict[str, LadderVersion]:
         """The active versions free to be seated, by name (each one's presence recorded)."""
         seen = await self.presence.presence(versions, self._playing, self.config.matches_at_once)
-        await finish_in_thread(self.store.see_versions, self.config.name, seen)
+        await finish_in_thread(self.store.presence.see_versions, self.config.name, seen)
         self._sessions = {name: free for name, (_, free) in seen.items()}
         self.counts.versions_active = len(seen)
         self.counts.versions_connected = sum(
@@ -393,16 +399,16 @@ class LivingLadder:
         self, connected: Mapping[str, LadderVersion]
     ) -> tuple[tuple[str, ...], int, bool, int] | None:
         queued = await finish_in_thread(
-            self.store.challenges, self.config.name, ChallengeState.QUEUED
+            self.store.challenges.challenges, self.config.name, ChallengeState.QUEUED
         )
-        versions = await finish_in_thread(self.store.versions, self.config.name)
+        versions = await finish_in_thread(self.store.ladders.versions, self.config.name)
         active = {v.name for v in versions if v.active}
         for challenge in queued:
             gone = [bot for bot in challenge.bots if bot not in active]
             if gone:
                 detail = f"{', '.join(gone)} left the ladder"
                 await finish_in_thread(
-                    self.store.set_challenge,
+                    self.store.challenges.set_challenge,
                     challenge.challenge_id,
                     ChallengeState.REFUSED,
                     detail,
@@ -435,7 +441,7 @@ class LivingLadder:
     ) -> tuple[str, ...] | None:
         active = sum(version.active for version in versions)
         window = history_window(active, self.config.players)
-        history = await finish_in_thread(self.store.play_history, self.config.name, window)
+        history = await finish_in_thread(self.store.planned.play_history, self.config.name, window)
         config = self.config
         return matchmade(
             versions, connected, history, config.players, config.rating.beta, config.seed

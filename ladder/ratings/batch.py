@@ -116,7 +116,7 @@ class BatchRatings:
 
 def blocks_from_results(results: Iterable[tuple[int, BotBlockResult]]) -> list[dict[str, int]]:
     """The blocks ``{bot: rank}`` of a season's ``(block index, bot result)`` pairs (as
-    :meth:`brandeln.ladder.store.database.LadderStore.results` gives them), by block index.
+    :meth:`brandeln.ladder.store.reads.ReadModelStore.results` gives them), by block index.
 
     >>> def played(bot: str, rank: int) -> BotBlockResult:
     ...     return BotBlockResult(bot, rank, 0, 4, False, 0, 0, 0, 0, 0)

@@ -2,7 +2,7 @@
 
 Bots are ranked by the conservative rating mu - 3 sigma (higher first; then mu, then name, so
 the order is total and stable). Statistics cover the rated blocks (see
-:meth:`brandeln.ladder.store.database.LadderStore.results`).
+:meth:`brandeln.ladder.store.reads.ReadModelStore.results`).
 
 >>> from brandeln.ladder.ratings.trueskill_model import Rating
 >>> from brandeln.ladder.store.database import RatingRow
@@ -124,7 +124,7 @@ def leaderboard(
 def season_leaderboard(store: LadderStore, season: str) -> list[LeaderboardRow]:
     """The leaderboard of a stored season, from the per-bot totals the store keeps with the
     ratings (one row per bot, however long the season: no read of every block's results)."""
-    return leaderboard_from_totals(store.ratings(season), store.bot_totals(season))
+    return leaderboard_from_totals(store.reads.ratings(season), store.reads.bot_totals(season))
 
 
 def leaderboard_from_totals(

@@ -82,4 +82,4 @@ def record_and_rate(
     ) -> list[RatedBlock]:
         return blocks_to_rate(next_to_rate, rankings, ratings, rate)
 
-    return store.record_and_rate(season, plan, outcomes, results, unlocked)
+    return store.blocks.record_and_rate(season, plan, outcomes, results, unlocked)

@@ -85,10 +85,10 @@ class SeasonBlocks:
 
 def season_blocks(store: LadderStore, season: str) -> SeasonBlocks:
     """The rated blocks of ``season`` and its bots, read from ``store``."""
-    results = store.results(season, rated_only=True)
+    results = store.reads.results(season, rated_only=True)
     return SeasonBlocks.of(
         ((index, result.bot, result.rank) for index, result in results),
-        (row.bot for row in store.ratings(season)),
+        (row.bot for row in store.reads.ratings(season)),
     )
 
 

@@ -30,7 +30,7 @@ async def season_identities(
     """(bot ids, command bots' fresh tokens) by season bot name: a new token for each bot the
     referee knows (``rotate``; else a registration of its own), a registration for the
     others. Only the tokens' hashes are stored."""
-    stored = store.bot_identities(config.name)
+    stored = store.bots.bot_identities(config.name)
     known = await admin.known_bot_ids()  # None: the referee cannot list its bots
     bot_ids: dict[str, str] = {}
     tokens: dict[str, str] = {}
@@ -53,7 +53,7 @@ async def season_identities(
         ):
             token = await admin.rotate_bot_token(identity.bot_id)
             if token is not None:
-                store.save_bot_identity(
+                store.bots.save_bot_identity(
                     config.name,
                     bot.name,
                     bot_id=identity.bot_id,
@@ -69,7 +69,7 @@ async def season_identities(
                 bot_id, token = await admin.register_bot(referee_name)
             except RefereeBotNameTakenError:
                 continue
-            store.save_bot_identity(
+            store.bots.save_bot_identity(
                 config.name,
                 bot.name,
                 bot_id=bot_id,

@@ -1,7 +1,7 @@
 """Who plays a block: runner identities and whether the runner that claimed a block still lives.
 
 A runner (one ``season run`` process) claims each block it plays in the ladder database
-(:meth:`brandeln.ladder.store.database.LadderStore.claim_block`), so two runners of one season, on
+(:meth:`brandeln.ladder.store.blocks.BlockStore.claim_block`), so two runners of one season, on
 one machine or several, never play the same block. A claim is taken over when its runner is known
 dead (same host, its process gone: a SIGKILLed run is resumed at once) or has not refreshed the
 claim's heartbeat for :data:`STALE_CLAIM_MS` (another host that went away).

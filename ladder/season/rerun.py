@@ -190,18 +190,18 @@ async def play_rerun(run: SeasonRun, player: PlayerGetter) -> RerunSummary:
     fits = _Fits(bots)
     # The committed seed the season's blocks follow (brandeln.ladder.season.commitment): the file's,
     # or the secret one drawn when the season was created.
-    seed = await finish_in_thread(store.season_deal_seed, season)
-    record = await finish_in_thread(store.rerun, season)
+    seed = await finish_in_thread(store.commitments.season_deal_seed, season)
+    record = await finish_in_thread(store.rerun.rerun, season)
     if record is None:
-        finished = await finish_in_thread(store.finished_blocks, season)
+        finished = await finish_in_thread(store.blocks.finished_blocks, season)
         if not set(range(config.blocks)) <= finished:
             return _waiting_for_the_season(config.blocks, asked.max_blocks or 0)
-        results = await finish_in_thread(store.results, season)
+        results = await finish_in_thread(store.reads.results, season)
         ratings = await fits.fit(results)
         top = _top(ratings, asked.top)
-        record = await finish_in_thread(store.start_rerun, season, config.blocks, top)
+        record = await finish_in_thread(store.rerun.start_rerun, season, config.blocks, top)
     refuse_another_top(record, config)
-    results = await finish_in_thread(store.results, season)
+    results = await finish_in_thread(store.reads.results, season)
     season_blocks = Counter(result.bot for index, result in results if index < record.after)
     cap = asked.max_blocks or default_cap(
         [season_blocks[bot] for bot in record.top], config.players
@@ -214,10 +214,10 @@ async def play_rerun(run: SeasonRun, player: PlayerGetter) -> RerunSummary:
     pairs: tuple[tuple[str, str], ...] = ()
     async with run.heartbeating():
         while True:
-            index = await finish_in_thread(store.claim_block, season, run.runner)
+            index = await finish_in_thread(store.blocks.claim_block, season, run.runner)
             if index is None:
                 # Nothing left to take over: the fit of every recorded block decides.
-                ratings = await fits.fit(await finish_in_thread(store.results, season))
+                ratings = await fits.fit(await finish_in_thread(store.reads.results, season))
                 intervals = top_intervals(ratings, record.top)
                 pairs = overlapping(intervals)
                 run.rerun = replace(_progress(run), overlapping=pairs)
@@ -232,7 +232,9 @@ async def play_rerun(run: SeasonRun, player: PlayerGetter) -> RerunSummary:
                     stopped = RerunStop.CAP
                     break
                 await finish_in_thread(_refuse_a_known_seed, store, season)
-                index = await finish_in_thread(store.plan_rerun_block, season, run.runner, cap)
+                index = await finish_in_thread(
+                    store.rerun.plan_rerun_block, season, run.runner, cap
+                )
                 if index is None:
                     # Another run planned the block meanwhile (or reached the cap first).
                     record = await finish_in_thread(_stored_rerun, store, season)
@@ -267,7 +269,7 @@ def _progress(run: SeasonRun) -> RerunProgress:
 def _refuse_a_known_seed(store: LadderStore, season: str) -> None:
     """A season's secret seed is revealed once it is finished (a stopped rerun included):
     another rerun block then would deal from a seed everyone knows."""
-    commitment = store.season_commitment(season)
+    commitment = store.commitments.season_commitment(season)
     if commitment is not None and commitment.state is SeedState.REVEALED:
         raise RerunError(
             f"season {season!r} is finished and its seed revealed: more rerun blocks would "
@@ -276,7 +278,7 @@ def _refuse_a_known_seed(store: LadderStore, season: str) -> None:
 
 
 def _stored_rerun(store: LadderStore, season: str) -> RerunRecord:
-    record = store.rerun(season)
+    record = store.rerun.rerun(season)
     if record is None:
         raise RerunError(f"season {season!r} lost its rerun")
     return record

@@ -119,7 +119,7 @@ class SeasonRun:
             # Claim a block, play it, record it; until no block is left to claim. The claim is
             # a transaction in the database, so other runners of the season share the blocks.
             while True:
-                index = await finish_in_thread(self.store.claim_block, season, self.runner)
+                index = await finish_in_thread(self.store.blocks.claim_block, season, self.runner)
                 if index is None:
                     return
                 plan = by_index.get(index)
@@ -129,7 +129,7 @@ class SeasonRun:
 
         async with self.heartbeating():
             await all_or_nothing([play_blocks() for _ in range(player.workers)])
-        claims = await asyncio.to_thread(self.store.claims, season)
+        claims = await asyncio.to_thread(self.store.blocks.claims, season)
         self.blocks_elsewhere = sum(
             1
             for state, holder in claims.values()
@@ -149,7 +149,7 @@ class SeasonRun:
         async def heartbeat() -> None:
             while True:
                 await asyncio.sleep(HEARTBEAT_S)
-                await asyncio.to_thread(self.store.heartbeat, self.config.name, self.runner)
+                await asyncio.to_thread(self.store.blocks.heartbeat, self.config.name, self.runner)
 
         beating = asyncio.ensure_future(heartbeat())
         try:
@@ -177,7 +177,7 @@ class SeasonRun:
         if plan.index > self._last_block_index:
             self._last_block_index = plan.index
             self.last_match_id = outcomes[-1].match_id
-        self._leader = _leader(self.store.ratings(self.config.name))
+        self._leader = _leader(self.store.reads.ratings(self.config.name))
 
     def deal_ended(self) -> None:
         self.deals += 1

@@ -10,7 +10,7 @@ and settings) plays the missing blocks, an interrupted one from its start, and c
 twice; ratings are applied in block order, so they equal an uninterrupted run's.
 
 **Claims.** Each block is claimed in the ladder database before it is played
-(:meth:`~brandeln.ladder.store.database.LadderStore.claim_block`), so two runners of one season (two
+(:meth:`~brandeln.ladder.store.blocks.BlockStore.claim_block`), so two runners of one season (two
 processes on one PostgreSQL, or on one SQLite file) share its blocks and never play one twice. A run
 heartbeats its claims and gives them back when it stops; the claims of a run that was killed
 (SIGKILL) are taken over by the next run (its process is gone, see
@@ -117,7 +117,7 @@ def _set_status(store: LadderStore, season: str, status: SeasonStatus, detail: s
     """Record how the run ended, unless the database itself is what failed (its error is the
     one to report, not a second one from saying so)."""
     try:
-        store.set_season_status(season, status, detail)
+        store.seasons.set_season_status(season, status, detail)
     except StorageError as error:
         log.warning("could not record season %r as %s: %s", season, status.value, error)
 
@@ -172,13 +172,13 @@ async def run_blocks(
     model = RatingModel(config.rating)
     if config.rerun is not None:  # a mistaken request changes nothing, not even the status
         with contextlib.suppress(UnknownSeasonError):  # a new season has no rerun yet
-            refuse_another_top(store.rerun(config.name), config)
-    store.ensure_season(config, model.initial())
+            refuse_another_top(store.rerun.rerun(config.name), config)
+    store.seasons.ensure_season(config, model.initial())
     # The committed seed (brandeln.ladder.season.commitment): the file's, or the secret one drawn
     # for it.
-    seed = store.season_deal_seed(config.name)
+    seed = store.commitments.season_deal_seed(config.name)
     plans = plan_season([bot.name for bot in config.bots], config.players, config.blocks, seed)
-    finished = store.finished_blocks(config.name) & {plan.index for plan in plans}
+    finished = store.blocks.finished_blocks(config.name) & {plan.index for plan in plans}
     pending = [plan for plan in plans if plan.index not in finished]
     run = SeasonRun(config, store, model, progress, started, len(finished))
     opened: list[BlockPlayer] = []
@@ -207,12 +207,14 @@ async def run_blocks(
     finally:
         # Blocks this run claimed but did not finish are free for the next run at once.
         with contextlib.suppress(StorageError):
-            await finish_in_thread(store.release_claims, config.name, run.runner)
+            await finish_in_thread(store.blocks.release_claims, config.name, run.runner)
         retire(run.runner)
-    done = len(store.finished_blocks(config.name) & {plan.index for plan in plans})
+    done = len(store.blocks.finished_blocks(config.name) & {plan.index for plan in plans})
     if done == len(plans) and (rerun is None or rerun.stopped is not RerunStop.WAITING):
-        store.set_season_status(config.name, SeasonStatus.FINISHED)
-        store.reveal_season_seed(config.name)  # every block is recorded: anyone may check
+        store.seasons.set_season_status(config.name, SeasonStatus.FINISHED)
+        store.commitments.reveal_season_seed(
+            config.name
+        )  # every block is recorded: anyone may check
     run.report(force=True)
     return SeasonSummary(
         season=config.name,
@@ -245,7 +247,7 @@ async def _referee_player(
         # found by the hash of the token they were given, before that token is replaced.
         await stop_orphans(
             identity.token_hash
-            for identity in store.bot_identities(config.name).values()
+            for identity in store.bots.bot_identities(config.name).values()
             if identity.token_hash
         )
         # Another live run of this season (another process, maybe another machine, on a shared
@@ -302,10 +304,10 @@ def another_run_plays(store: LadderStore, season: str) -> bool:
     """Whether a block of the season is claimed by a run that is not known to be dead."""
     return any(
         state is ClaimState.CLAIMED and runner_alive(runner or "") is not False
-        for state, runner in store.claims(season).values()
+        for state, runner in store.blocks.claims(season).values()
     )
 
 
 def _last_recorded_match(store: LadderStore, season: str) -> str | None:
-    last = store.last_match(season)
+    last = store.reads.last_match(season)
     return None if last is None else last.match_id

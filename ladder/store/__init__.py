@@ -1,2 +1,2 @@
-"""The ladder database: its schema, its migrations and one module per
-topic of :class:`brandeln.ladder.store.database.LadderStore`."""
+"""The ladder database: its schema, its migrations, and
+:class:`brandeln.ladder.store.database.LadderStore` with one module per topic store it holds."""

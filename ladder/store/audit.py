@@ -1,7 +1,7 @@
 """What ``brandeln season verify`` reads of a season beyond the read models: its stored settings,
 its blocks and matches as stored (JSON columns as text: a damaged or edited row is something
-to report, not a read that fails), and each bot's referee identity and starting rating. A part
-of :class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+to report, not a read that fails), and each bot's referee identity and starting rating. The
+topic store ``audit`` of :class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import sqlalchemy
 from sqlalchemy import select
 
 from brandeln.ladder.ratings.trueskill_model import Rating
-from brandeln.ladder.store.base import LadderStoreBase
+from brandeln.ladder.store.base import TopicStore
 from brandeln.ladder.store.schema import BLOCKS, MATCHES, SEASON_BOTS, SEASONS
 from brandeln.ladder.store.season_rows import season_id_of
 
-__all__ = ["AuditBlock", "AuditBot", "AuditMatch", "AuditRows", "SeasonAuditMixin"]
+__all__ = ["AuditBlock", "AuditBot", "AuditMatch", "AuditRows", "AuditStore"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +65,8 @@ class AuditRows:
     bots: dict[str, AuditBot]
 
 
-class SeasonAuditMixin(LadderStoreBase):
-    """The audit's query of :class:`brandeln.ladder.store.database.LadderStore`."""
+class AuditStore(TopicStore):
+    """The audit's query of the ladder database (``LadderStore.audit``)."""
 
     def audit_rows(self, season: str) -> AuditRows:
         """The season's settings, blocks, matches and bots as stored."""

@@ -1,9 +1,16 @@
-"""Finished blocks in the ladder store, each written in **one transaction** with the rating
-updates it unlocks: the block's matches and results, its claim marked done, and the ratings,
-history and bot totals of the blocks rated now, under the season's row lock so that ratings
-move in block order whoever records (which blocks are rated is decided by
-:mod:`brandeln.ladder.ratings.order`). A part of
-:class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+"""A season's blocks in the ladder store, claimed and then recorded: the topic store ``blocks`` of
+:class:`brandeln.ladder.store.database.LadderStore`.
+
+A block is claimed by the runner that plays it, in a transaction before it is played (``FOR UPDATE
+SKIP LOCKED`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), kept alive by heartbeats, given back
+when a runner stops, and taken over from a runner that is dead or silent
+(:mod:`brandeln.ladder.season.claims`; the claim rows are made by
+:mod:`brandeln.ladder.store.claims`).
+
+A finished block is written in **one transaction** with the rating updates it unlocks: the block's
+matches and results, its claim marked done, and the ratings, history and bot totals of the blocks
+rated now, under the season's row lock so that ratings move in block order whoever records (which
+blocks are rated is decided by :mod:`brandeln.ladder.ratings.order`).
 """
 
 from __future__ import annotations
@@ -14,12 +21,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import sqlalchemy
-from sqlalchemy import bindparam, case, select, update
+from sqlalchemy import and_, bindparam, case, select, update
 
 from brandeln.ladder.errors import StorageError
 from brandeln.ladder.ratings.trueskill_model import Rating
+from brandeln.ladder.season.claims import STALE_CLAIM_MS, runner_alive
 from brandeln.ladder.season.duplicate import BlockPlan, BotBlockResult, MatchOutcome
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.reads import ratings_of
 from brandeln.ladder.store.schema import (
     BLOCK_CLAIMS,
@@ -33,9 +41,9 @@ from brandeln.ladder.store.schema import (
     SEASONS,
     ClaimState,
 )
-from brandeln.ladder.store.season_rows import lock_season, season_id_of
+from brandeln.ladder.store.season_rows import lock_season, season_id_of, unknown_season
 
-__all__ = ["BlockRecordsMixin", "RateUnlocked", "RatedBlock"]
+__all__ = ["BlockStore", "RateUnlocked", "RatedBlock"]
 
 # (next block to rate, the unrated finished blocks' rankings, every bot's rating) ->
 # the blocks rated now, in order (brandeln.ladder.ratings.order decides).
@@ -53,9 +61,110 @@ class RatedBlock:
     ratings: Mapping[str, Rating]
 
 
-class BlockRecordsMixin(LadderStoreBase):
-    """The finished blocks' writes and reads of
-    :class:`brandeln.ladder.store.database.LadderStore`."""
+class BlockStore(TopicStore):
+    """The block claims and the finished blocks' writes and reads of the ladder database
+    (``LadderStore.blocks``)."""
+
+    def claim_block(
+        self, season: str, runner: str, *, stale_after_ms: int = STALE_CLAIM_MS
+    ) -> int | None:
+        """Claim the first planned block nobody plays: open, or claimed by a runner that is
+        dead (this host, process gone) or silent for ``stale_after_ms``. None when there is
+        none left. Two runners never get the same block (one transaction, the rows locked)."""
+
+        def claim(db: sqlalchemy.Connection) -> int | None:
+            season_id, planned = _season_row_for_claims(db, season)
+            claims = BLOCK_CLAIMS.c
+            in_season = and_(claims.season_id == season_id, claims.block_index < planned)
+            index = db.execute(
+                select(claims.block_index)
+                .where(in_season, claims.state == ClaimState.OPEN.value)
+                .order_by(claims.block_index)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).scalar()
+            if index is None:
+                cutoff = now_ms() - stale_after_ms
+                taken = db.execute(
+                    select(claims.block_index, claims.claimed_by, claims.heartbeat_at)
+                    .where(in_season, claims.state == ClaimState.CLAIMED.value)
+                    .order_by(claims.block_index)
+                    .with_for_update(skip_locked=True)
+                ).all()
+                for row in taken:
+                    alive = runner_alive(row.claimed_by or "")
+                    if alive is False or (alive is None and (row.heartbeat_at or 0) < cutoff):
+                        index = row.block_index
+                        break
+            if index is None:
+                return None
+            now = now_ms()
+            db.execute(
+                update(BLOCK_CLAIMS)
+                .where(claims.season_id == season_id, claims.block_index == index)
+                .values(
+                    state=ClaimState.CLAIMED.value,
+                    claimed_by=runner,
+                    claimed_at=now,
+                    heartbeat_at=now,
+                )
+            )
+            return int(index)
+
+        return self._write(f"claiming a block of season {season!r}", claim)
+
+    def heartbeat(self, season: str, runner: str) -> None:
+        """Refresh ``runner``'s claims: it still plays them."""
+
+        def beat(db: sqlalchemy.Connection) -> None:
+            season_id = season_id_of(db, season)
+            db.execute(
+                update(BLOCK_CLAIMS)
+                .where(
+                    BLOCK_CLAIMS.c.season_id == season_id,
+                    BLOCK_CLAIMS.c.claimed_by == runner,
+                    BLOCK_CLAIMS.c.state == ClaimState.CLAIMED.value,
+                )
+                .values(heartbeat_at=now_ms())
+            )
+
+        self._write(f"refreshing the claims of season {season!r}", beat)
+
+    def release_claims(self, season: str, runner: str, index: int | None = None) -> None:
+        """Give back ``runner``'s unfinished blocks (it stops without playing them), or only
+        block ``index`` if it holds it (it could not play it now)."""
+
+        def release(db: sqlalchemy.Connection) -> None:
+            season_id = season_id_of(db, season)
+            held = and_(
+                BLOCK_CLAIMS.c.season_id == season_id,
+                BLOCK_CLAIMS.c.claimed_by == runner,
+                BLOCK_CLAIMS.c.state == ClaimState.CLAIMED.value,
+            )
+            if index is not None:
+                held = and_(held, BLOCK_CLAIMS.c.block_index == index)
+            db.execute(
+                update(BLOCK_CLAIMS)
+                .where(held)
+                .values(state=ClaimState.OPEN.value, claimed_by=None, heartbeat_at=None)
+            )
+
+        which = "the claims" if index is None else f"block {index}"
+        self._write(f"releasing {which} of season {season!r}", release)
+
+    def claims(self, season: str) -> dict[int, tuple[ClaimState, str | None]]:
+        """Every planned block's claim: its state and who holds it."""
+
+        def read(db: sqlalchemy.Connection) -> dict[int, tuple[ClaimState, str | None]]:
+            season_id = season_id_of(db, season)
+            rows = db.execute(
+                select(
+                    BLOCK_CLAIMS.c.block_index, BLOCK_CLAIMS.c.state, BLOCK_CLAIMS.c.claimed_by
+                ).where(BLOCK_CLAIMS.c.season_id == season_id)
+            )
+            return {row.block_index: (ClaimState(row.state), row.claimed_by) for row in rows}
+
+        return self._read(f"reading the claims of season {season!r}", read)
 
     def finished_blocks(self, season: str) -> set[int]:
         """The indexes of the season's recorded blocks."""
@@ -392,3 +501,12 @@ def _add_to_totals(db: sqlalchemy.Connection, season_id: int, block_index: int) 
         )
     if updates:
         db.execute(_ADD_TO_TOTALS, updates)
+
+
+def _season_row_for_claims(db: sqlalchemy.Connection, name: str) -> tuple[int, int]:
+    row = db.execute(
+        select(SEASONS.c.season_id, SEASONS.c.blocks_planned).where(SEASONS.c.name == name)
+    ).first()
+    if row is None:
+        raise unknown_season(db, name)
+    return int(row.season_id), int(row.blocks_planned)

@@ -1,6 +1,6 @@
 """Bot identities in the ladder store: how each season bot is known to the referee (its id and
 registered name) and the hash of the token last handed to its process, never the token.
-A part of :class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+The topic store ``bots`` of :class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from sqlalchemy import select, update
 
 from brandeln.datastore.keys import can_name_a_row
 from brandeln.ladder.errors import StorageError
-from brandeln.ladder.store.base import LadderStoreBase
+from brandeln.ladder.store.base import TopicStore
 from brandeln.ladder.store.schema import SEASON_BOTS, SEASONS
 from brandeln.ladder.store.season_rows import season_id_of
 
-__all__ = ["BotIdentity", "LadderBotIdentitiesMixin", "token_hash"]
+__all__ = ["BotIdentity", "BotIdentityStore", "token_hash"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +46,8 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class LadderBotIdentitiesMixin(LadderStoreBase):
-    """The bot identities' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class BotIdentityStore(TopicStore):
+    """The bot identities' queries of the ladder database (``LadderStore.bots``)."""
 
     def bot_identities(self, season: str) -> dict[str, BotIdentity]:
         """The season's bots and how the referee knows them, by season bot name."""

@@ -1,7 +1,7 @@
-"""Challenges in the ladder store: the blocks asked for (``brandeln challenge``, the web's
-form), queued ahead of an always-on ladder's matchmaking (:mod:`brandeln.ladder.living.ladder`),
-within a limit per bot per hour so that nobody fills the ladder with their own matches. A part of
-:class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+"""Challenges in the ladder store: the blocks asked for (``brandeln challenge``, the web's form),
+queued ahead of an always-on ladder's matchmaking (:mod:`brandeln.ladder.living.ladder`), within
+a limit per bot per hour so that nobody fills the ladder with their own matches. The topic store
+``challenges`` of :class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from sqlalchemy import func, select, update
 
 from brandeln.engine.plurals import plural
 from brandeln.ladder.errors import LadderError
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.schema import CHALLENGES, SEASON_BOTS, ChallengeState, VersionStatus
 from brandeln.ladder.store.season_rows import lock_season, season_id_of
 
-__all__ = ["CHALLENGE_WINDOW_MS", "Challenge", "ChallengeLimitError", "ChallengesMixin"]
+__all__ = ["CHALLENGE_WINDOW_MS", "Challenge", "ChallengeLimitError", "ChallengeStore"]
 
 CHALLENGE_WINDOW_MS = 3_600_000  # the limit on challenges counts the last hour's
 
@@ -43,8 +43,8 @@ class Challenge:
     detail: str
 
 
-class ChallengesMixin(LadderStoreBase):
-    """The challenges' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class ChallengeStore(TopicStore):
+    """The challenges' queries of the ladder database (``LadderStore.challenges``)."""
 
     # -- challenges -------------------------------------------------------------------------
 

@@ -1,14 +1,15 @@
 """Seasons' committed seeds in the ladder store (:mod:`brandeln.ladder.season.commitment`): drawn
 and committed when a season is created
-(:meth:`~brandeln.ladder.store.database.LadderStore.ensure_season` calls
+(:meth:`~brandeln.ladder.store.seasons.SeasonStore.ensure_season` calls
 :func:`new_season_commitment` in its transaction), handed to the runner, and shown to everyone else
 only as the commitment until the season is finished: the runner reveals it
-(:meth:`SeasonCommitmentsMixin.reveal_season_seed`) when it records the season finished, every
+(:meth:`CommitmentStore.reveal_season_seed`) when it records the season finished, every
 planned block recorded (the final rerun's too, :mod:`brandeln.ladder.store.rerun`).
 
 A revealed seed tells every later deal, so a season whose secret seed is revealed gets no more
 blocks: neither a longer file nor a final rerun begun after it (:func:`check_season_commitment`).
-A part of :class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+An always-on ladder's seed periods (:mod:`brandeln.ladder.store.periods`) are read here too: the
+topic store ``commitments`` of :class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sqlalchemy
 from sqlalchemy import select, update
 
 from brandeln.ladder.errors import SeasonMismatchError, StorageError
+from brandeln.ladder.living.periods import SeedPeriod
 from brandeln.ladder.season.commitment import (
     Commitment,
     SeedState,
@@ -30,13 +32,14 @@ from brandeln.ladder.season.commitment import (
     season_schedule,
 )
 from brandeln.ladder.season.config import SeasonConfig
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
+from brandeln.ladder.store.periods import periods_of
 from brandeln.ladder.store.rerun import RERUN_KEY
 from brandeln.ladder.store.schema import SEASONS
 from brandeln.ladder.store.season_rows import lock_season, season_id_of
 
 __all__ = [
-    "SeasonCommitmentsMixin",
+    "CommitmentStore",
     "check_season_commitment",
     "new_season_commitment",
     "season_commitment_of",
@@ -123,8 +126,9 @@ def season_commitment_of(row: sqlalchemy.Row[Any]) -> Commitment | None:
     )
 
 
-class SeasonCommitmentsMixin(LadderStoreBase):
-    """The committed seeds' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class CommitmentStore(TopicStore):
+    """The committed seeds' and seed periods' queries of the ladder database
+    (``LadderStore.commitments``)."""
 
     def season_commitment(self, season: str) -> Commitment | None:
         """The season's commitment, its seed only once it may be read (see the module doc)."""
@@ -186,3 +190,22 @@ class SeasonCommitmentsMixin(LadderStoreBase):
             return True
 
         return self._write(f"revealing the seed of season {season!r}", reveal)
+
+    def seed_periods(self, ladder: str, limit: int | None = None) -> list[SeedPeriod]:
+        """The ladder's periods, newest first (at most ``limit``), each seed only once every
+        block of its period is recorded."""
+
+        def read(db: sqlalchemy.Connection) -> list[SeedPeriod]:
+            return periods_of(db, season_id_of(db, ladder), limit=limit)
+
+        return self._read(f"reading the seed periods of ladder {ladder!r}", read)
+
+    def period_of_block(self, ladder: str, index: int) -> SeedPeriod | None:
+        """The period block ``index`` deals in (None: a block from before periods, whose deals
+        follow from the ladder's public seed, or one not planned yet)."""
+
+        def read(db: sqlalchemy.Connection) -> SeedPeriod | None:
+            found = periods_of(db, season_id_of(db, ladder), block=index)
+            return found[0] if found else None
+
+        return self._read(f"reading the seed period of ladder {ladder!r}", read)

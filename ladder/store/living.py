@@ -1,7 +1,7 @@
-"""The always-on ladder in the ladder store: a ladder is a season (its blocks, results and
-ratings are a season's, so every read of a season shows it) whose bots are versions that come
-and go, and whose blocks are planned one at a time (:mod:`brandeln.ladder.living.ladder`). A part of
-:class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+"""The always-on ladder in the ladder store: a ladder is a season (its blocks, results and ratings
+are a season's, so every read of a season shows it) whose bots are versions that come and go, and
+whose blocks are planned one at a time (:mod:`brandeln.ladder.living.ladder`). The topic store
+``ladders`` of :class:`brandeln.ladder.store.database.LadderStore`.
 
 - A bot version is a season bot named ``family@version`` with its own referee identity; a new
   version of a family retires the one before and starts from its rating, widened, so a new
@@ -23,7 +23,7 @@ from sqlalchemy import select, update
 from brandeln.ladder.bots.version_commands import VersionCommand
 from brandeln.ladder.errors import LadderError, SeasonMismatchError
 from brandeln.ladder.ratings.trueskill_model import Rating
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.schema import (
     BOT_TOTALS,
     RATINGS,
@@ -41,7 +41,7 @@ from brandeln.ladder.store.season_rows import (
 
 __all__ = [
     "LadderVersion",
-    "LivingLadderMixin",
+    "LivingLadderStore",
     "VersionError",
 ]
 
@@ -72,8 +72,8 @@ class LadderVersion:
         return self.status is VersionStatus.ACTIVE
 
 
-class LivingLadderMixin(LadderStoreBase):
-    """The always-on ladder's queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class LivingLadderStore(TopicStore):
+    """The always-on ladder's queries of the ladder database (``LadderStore.ladders``)."""
 
     def ensure_ladder(
         self, name: str, settings: dict[str, Any], players: int, run: dict[str, Any]

@@ -1,10 +1,10 @@
 """An always-on ladder's seed periods in the ladder store (:mod:`brandeln.ladder.living.periods`): a
-period is committed in the transaction that plans its first block (:func:`period_block_seed`, from
-:meth:`~brandeln.ladder.store.database.LadderStore.plan_block`), so its commitment is stored before
-any of its blocks is played, and its seed is read out once every block of it is recorded. A period's
-blocks are fixed when it is committed, so "revealed" is a fact of the recorded blocks, decided
-in the same read that hands the seed out. A part of
-:class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+period is committed in the transaction that plans its first block (:func:`period_block_seed`,
+from :meth:`~brandeln.ladder.store.planned.PlannedBlockStore.plan_block`), so its commitment is
+stored before any of its blocks is played, and its seed is read out once every block of it is
+recorded. A period's blocks are fixed when it is committed, so "revealed" is a fact of the
+recorded blocks, decided in the same read that hands the seed out. They are read through
+:class:`brandeln.ladder.store.commitments.CommitmentStore`.
 """
 
 from __future__ import annotations
@@ -25,11 +25,10 @@ from brandeln.ladder.season.commitment import (
     new_secret,
     period_schedule,
 )
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import now_ms
 from brandeln.ladder.store.schema import BLOCKS, SEASONS, SEED_PERIODS
-from brandeln.ladder.store.season_rows import season_id_of
 
-__all__ = ["SeedPeriodsMixin", "period_block_seed", "seed_periods_of"]
+__all__ = ["period_block_seed", "periods_of", "seed_periods_of"]
 
 
 def period_block_seed(
@@ -81,37 +80,16 @@ def period_block_seed(
     return deal_seed(secret)
 
 
-class SeedPeriodsMixin(LadderStoreBase):
-    """The seed periods' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
-
-    def seed_periods(self, ladder: str, limit: int | None = None) -> list[SeedPeriod]:
-        """The ladder's periods, newest first (at most ``limit``), each seed only once every
-        block of its period is recorded."""
-
-        def read(db: sqlalchemy.Connection) -> list[SeedPeriod]:
-            return _periods(db, season_id_of(db, ladder), limit=limit)
-
-        return self._read(f"reading the seed periods of ladder {ladder!r}", read)
-
-    def period_of_block(self, ladder: str, index: int) -> SeedPeriod | None:
-        """The period block ``index`` deals in (None: a block from before periods, whose deals
-        follow from the ladder's public seed, or one not planned yet)."""
-
-        def read(db: sqlalchemy.Connection) -> SeedPeriod | None:
-            found = _periods(db, season_id_of(db, ladder), block=index)
-            return found[0] if found else None
-
-        return self._read(f"reading the seed period of ladder {ladder!r}", read)
-
-
 def seed_periods_of(db: sqlalchemy.Connection, season_id: int) -> list[SeedPeriod]:
     """Every period of a ladder, oldest first (inside a transaction)."""
-    return list(reversed(_periods(db, season_id)))
+    return list(reversed(periods_of(db, season_id)))
 
 
-def _periods(
+def periods_of(
     db: sqlalchemy.Connection, season_id: int, *, limit: int | None = None, block: int | None = None
 ) -> list[SeedPeriod]:
+    """A ladder's periods, newest first (at most ``limit``; only the one that deals block
+    ``block`` when given), each seed only once every block of its period is recorded."""
     periods = SEED_PERIODS.c
     in_period = and_(
         BLOCKS.c.season_id == periods.season_id,

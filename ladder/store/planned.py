@@ -1,8 +1,8 @@
 """Planned blocks in the ladder store: an always-on ladder (:mod:`brandeln.ladder.living.ladder`)
-plans each block (its players and seed stored, its claim taken) in one transaction before it plays
-it, so a ladder killed mid-block plays the very same block when it comes back: no block is counted
-twice, and the ratings keep their block order. A part of
-:class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+plans each block (its players and seed stored, its claim taken) in one transaction before it
+plays it, so a ladder killed mid-block plays the very same block when it comes back: no block is
+counted twice, and the ratings keep their block order. The topic store ``planned`` of
+:class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sqlalchemy import select, update
 
 from brandeln.ladder.errors import LadderError
 from brandeln.ladder.season.duplicate import block_seed
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.claims import plan_claimed_block
 from brandeln.ladder.store.periods import period_block_seed
 from brandeln.ladder.store.schema import (
@@ -29,7 +29,7 @@ from brandeln.ladder.store.schema import (
 )
 from brandeln.ladder.store.season_rows import lock_season, season_id_of
 
-__all__ = ["PlannedBlock", "PlannedBlocksMixin", "PlayHistory"]
+__all__ = ["PlannedBlock", "PlannedBlockStore", "PlayHistory"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +57,8 @@ class PlayHistory:
     blocks: dict[str, int]
 
 
-class PlannedBlocksMixin(LadderStoreBase):
-    """The planned blocks' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class PlannedBlockStore(TopicStore):
+    """The planned blocks' queries of the ladder database (``LadderStore.planned``)."""
 
     def plan_block(
         self,

@@ -1,9 +1,9 @@
-"""Bot versions' presence in the ladder store: where each version of an always-on ladder stood
-at the referee when the ladder last looked (playing, idle, away) and the last thing that went
-wrong with it (a forfeit, timeouts, an illegal move, a block it broke). The ladder writes it
-(:mod:`brandeln.ladder.living.ladder`); its web page and ``brandeln ladder status`` read it without
-asking the referee. A part of :class:`brandeln.ladder.store.database.LadderStore`, kept apart by
-topic.
+"""Bot versions' presence in the ladder store: where each version of an always-on ladder stood at
+the referee when the ladder last looked (playing, idle, away) and the last thing that went wrong
+with it (a forfeit, timeouts, an illegal move, a block it broke). The ladder writes it
+(:mod:`brandeln.ladder.living.ladder`); its web page and ``brandeln ladder status`` read it
+without asking the referee. The topic store ``presence`` of
+:class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import sqlalchemy
 from sqlalchemy import select, update
 
 from brandeln.datastore.upsert import dialect_insert
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.schema import VERSION_PRESENCE, Presence
 from brandeln.ladder.store.season_rows import season_id_of
 
-__all__ = ["ERROR_CHARS", "PresenceMixin", "VersionPresence"]
+__all__ = ["ERROR_CHARS", "PresenceStore", "VersionPresence"]
 
 # A last error is a line for a page, not a log: what a bot sent that ends up in it is cut here.
 ERROR_CHARS = 300
@@ -37,8 +37,8 @@ class VersionPresence:
     last_error_at: int | None = None
 
 
-class PresenceMixin(LadderStoreBase):
-    """The presence queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class PresenceStore(TopicStore):
+    """The presence queries of the ladder database (``LadderStore.presence``)."""
 
     def see_versions(self, ladder: str, seen: Mapping[str, tuple[Presence, int]]) -> None:
         """Record each version's presence and free sessions now (``seen``: by version)."""

@@ -1,7 +1,7 @@
-"""The ladder store's read models: what the leaderboard, the statistics and the match listings
-read of a season (its ratings, each bot's totals, the block results and their latency, the
-rating history, the matches). A part of :class:`brandeln.ladder.store.database.LadderStore`, kept
-apart by topic.
+"""The ladder store's read models: what the leaderboard, the statistics and the match listings read
+of a season (its ratings, each bot's totals, the block results and their latency, the rating
+history, the matches). The topic store ``reads`` of
+:class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from brandeln.ladder.ratings.trueskill_model import Rating
 from brandeln.ladder.season.duplicate import BotBlockResult, DecisionLatency
-from brandeln.ladder.store.base import LadderStoreBase
+from brandeln.ladder.store.base import TopicStore
 from brandeln.ladder.store.schema import (
     BOT_TOTALS,
     MATCHES,
@@ -26,7 +26,7 @@ from brandeln.ladder.store.schema import (
 )
 from brandeln.ladder.store.season_rows import season_id_of
 
-__all__ = ["BotTotals", "RatingRow", "ReadModelsMixin", "RecordedMatch", "ratings_of"]
+__all__ = ["BotTotals", "RatingRow", "ReadModelStore", "RecordedMatch", "ratings_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +87,8 @@ class RecordedMatch:
     deals_played: int
 
 
-class ReadModelsMixin(LadderStoreBase):
-    """The read models' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class ReadModelStore(TopicStore):
+    """The read models' queries of the ladder database (``LadderStore.reads``)."""
 
     def ratings(self, season: str) -> list[RatingRow]:
         """The season's current ratings, every bot of the season included."""

@@ -2,14 +2,14 @@
 plays).
 
 No column marks a rerun block, so no migration: the rerun is kept in the season's settings
-(``settings_json``, what must not change between runs) under ``"rerun"``, as the index it began
-at (``after``: the season's own blocks, all recorded then) and the bots it is among, best first
-at its start. Its blocks are blocks of the season from ``after`` on, each planned with its
-claim in one transaction (``blocks_planned`` grows by one), so every read of a season shows
-them, they are rated in block order like the others, and a block is a rerun block exactly when
-its index is ``after`` or more. A season with a rerun keeps its ``blocks``: extending it would
-give its next blocks the indexes the rerun took (:func:`planned_blocks_kept`). A part of
-:class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+(``settings_json``, what must not change between runs) under ``"rerun"``, as the index it began at
+(``after``: the season's own blocks, all recorded then) and the bots it is among, best first at its
+start. Its blocks are blocks of the season from ``after`` on, each planned with its claim in one
+transaction (``blocks_planned`` grows by one), so every read of a season shows them, they are rated
+in block order like the others, and a block is a rerun block exactly when its index is ``after`` or
+more. A season with a rerun keeps its ``blocks``: extending it would give its next blocks the
+indexes the rerun took (:func:`planned_blocks_kept`). The topic store ``rerun`` of
+:class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from sqlalchemy import func, select, update
 
 from brandeln.datastore.keys import can_name_a_row
 from brandeln.ladder.errors import LadderError, SeasonMismatchError
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.claims import plan_claimed_block
 from brandeln.ladder.store.schema import BLOCK_CLAIMS, SEASONS, ClaimState
 from brandeln.ladder.store.season_rows import lock_season, unknown_season
 
-__all__ = ["RERUN_KEY", "RerunMixin", "RerunRecord", "planned_blocks_kept"]
+__all__ = ["RERUN_KEY", "RerunRecord", "RerunStore", "planned_blocks_kept"]
 
 RERUN_KEY: Final = "rerun"  # the key of settings_json that holds a season's rerun
 
@@ -67,8 +67,8 @@ def planned_blocks_kept(
     return True
 
 
-class RerunMixin(LadderStoreBase):
-    """The rerun's queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class RerunStore(TopicStore):
+    """The rerun's queries of the ladder database (``LadderStore.rerun``)."""
 
     def rerun(self, season: str) -> RerunRecord | None:
         """The season's rerun; None when it has none."""

@@ -1,8 +1,8 @@
 """Role figures kept in the ladder store: each recorded match's figures by role (bidding, soloist
 play, defence), judged once from its log by :mod:`brandeln.services.roles.figures` and read back on
 every later ``brandeln ratings --roles`` and bot page. The ladder stores them as opaque JSON with
-the version of their format: what they mean is the services' (the ladder never reads a log). A part
-of :class:`brandeln.ladder.store.database.LadderStore`, kept apart by topic.
+the version of their format: what they mean is the services' (the ladder never reads a log). The
+topic store ``roles`` of :class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import sqlalchemy
 from sqlalchemy import select
 
 from brandeln.datastore.upsert import dialect_insert
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.schema import ROLE_FIGURES
 from brandeln.ladder.store.season_rows import season_id_of
 
-__all__ = ["KeptFigures", "RoleFiguresMixin"]
+__all__ = ["KeptFigures", "RoleFigureStore"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +29,8 @@ class KeptFigures:
     figures_json: str
 
 
-class RoleFiguresMixin(LadderStoreBase):
-    """The role figures' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class RoleFigureStore(TopicStore):
+    """The role figures' queries of the ladder database (``LadderStore.roles``)."""
 
     def role_figures(
         self, season: str, match_ids: Collection[str] | None = None

@@ -1,7 +1,6 @@
-"""Seasons in the ladder store: a season created from its file or checked against it (its
-settings decide its deals, schedule and ratings, so they must not change), listed, read, and
-how its last run ended. A part of :class:`brandeln.ladder.store.database.LadderStore`, kept apart by
-topic.
+"""Seasons in the ladder store: a season created from its file or checked against it (its settings
+decide its deals, schedule and ratings, so they must not change), listed, read, and how its last
+run ended. The topic store ``seasons`` of :class:`brandeln.ladder.store.database.LadderStore`.
 """
 
 from __future__ import annotations
@@ -15,14 +14,14 @@ from sqlalchemy import select, update
 from brandeln.ladder.errors import SeasonMismatchError, UnknownSeasonError
 from brandeln.ladder.ratings.trueskill_model import Rating
 from brandeln.ladder.season.config import ExternalBot, SeasonConfig
-from brandeln.ladder.store.base import LadderStoreBase, now_ms
+from brandeln.ladder.store.base import TopicStore, now_ms
 from brandeln.ladder.store.claims import add_claims
 from brandeln.ladder.store.commitments import check_season_commitment, new_season_commitment
 from brandeln.ladder.store.rerun import planned_blocks_kept
 from brandeln.ladder.store.schema import BOT_TOTALS, RATINGS, SEASON_BOTS, SEASONS
 from brandeln.ladder.store.season_rows import SeasonInfo, SeasonStatus, season_info, season_named
 
-__all__ = ["SeasonsMixin", "season_settings"]
+__all__ = ["SeasonStore", "season_settings"]
 
 
 def season_settings(config: SeasonConfig) -> dict[str, Any]:
@@ -54,8 +53,8 @@ def season_settings(config: SeasonConfig) -> dict[str, Any]:
     }
 
 
-class SeasonsMixin(LadderStoreBase):
-    """The seasons' queries of :class:`brandeln.ladder.store.database.LadderStore`."""
+class SeasonStore(TopicStore):
+    """The seasons' queries of the ladder database (``LadderStore.seasons``)."""
 
     def ensure_season(self, config: SeasonConfig, initial: Rating) -> SeasonInfo:
         """Create the season of ``config``, or check that the stored one has its settings.

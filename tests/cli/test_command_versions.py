@@ -30,7 +30,7 @@ SAMPLE = "python -m brandeln.sample_bots random --server {server} --token {token
 def data(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
     with LadderStore.open(folder / "ladder.db") as store:
-        store.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {"challenges_per_hour": 1})
+        store.ladders.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {"challenges_per_hour": 1})
     return folder
 
 
@@ -78,17 +78,17 @@ def test_a_command_that_cannot_be_launched_is_refused_in_one_line(
     assert len(out.strip().splitlines()) == 1, out  # no traceback
     assert says in out
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        assert store.versions(CONFIG.name) == []  # nothing half-added
+        assert store.ladders.versions(CONFIG.name) == []  # nothing half-added
 
 
 def test_a_version_command_round_trips_on_both_backends(db_url: str) -> None:
     start, widen = new_version_rating(CONFIG)
     command = parse_command(SAMPLE, 3)
     with LadderStore.open(db_url) as store:
-        store.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {})
-        store.add_version(CONFIG.name, "a", "1", "bot_a", start, widen, command)
-        store.add_version(CONFIG.name, "b", "1", "bot_b", start, widen)
-        versions = {v.name: v for v in store.versions(CONFIG.name)}
+        store.ladders.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {})
+        store.ladders.add_version(CONFIG.name, "a", "1", "bot_a", start, widen, command)
+        store.ladders.add_version(CONFIG.name, "b", "1", "bot_b", start, widen)
+        versions = {v.name: v for v in store.ladders.versions(CONFIG.name)}
     assert versions["a@1"].command == command
     assert versions["b@1"].command is None
 
@@ -96,8 +96,10 @@ def test_a_version_command_round_trips_on_both_backends(db_url: str) -> None:
 def test_a_corrupted_stored_command_is_a_one_line_ladder_error(db_url: str) -> None:
     start, widen = new_version_rating(CONFIG)
     with LadderStore.open(db_url) as store:
-        store.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {})
-        store.add_version(CONFIG.name, "a", "1", "bot_a", start, widen, parse_command("x", 1))
+        store.ladders.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {})
+        store.ladders.add_version(
+            CONFIG.name, "a", "1", "bot_a", start, widen, parse_command("x", 1)
+        )
     # A row edited by hand, through the store's own engine (its PostgreSQL schema).
     engine = open_engine(database_url(db_url), side=SIDE)
     try:
@@ -106,7 +108,7 @@ def test_a_corrupted_stored_command_is_a_one_line_ladder_error(db_url: str) -> N
     finally:
         engine.dispose()
     with LadderStore.open(db_url) as store, pytest.raises(LadderError, match="not readable"):
-        store.versions(CONFIG.name)
+        store.ladders.versions(CONFIG.name)
 
 
 @pytest.mark.parametrize(

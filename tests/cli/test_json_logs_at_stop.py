@@ -268,7 +268,7 @@ def test_ladder_stopped_mid_record_records_the_block_whole_and_logs_no_error(
     stopped = next(r for r in records if "stopped after" in r["message"])
     assert "after 1 block" in stopped["message"]
     with LadderStore.open(tmp_path / "data" / "ladder.db", create=False) as store:
-        assert planned["block"] in store.finished_blocks("ladder")
+        assert planned["block"] in store.blocks.finished_blocks("ladder")
 
 
 # -- brandeln web ----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def data(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
     config = LadderConfig()
     with LadderStore.open(folder / "ladder.db") as store:
-        store.ensure_ladder(config.name, config.settings(), 4, {"challenges_per_hour": 1})
+        store.ladders.ensure_ladder(config.name, config.settings(), 4, {"challenges_per_hour": 1})
     return folder
 
 
@@ -110,8 +110,8 @@ def test_status_shows_presence_and_escapes_what_a_bot_caused(data: Path) -> None
     _ok("bots", "version", "add", "a", "1", "--data", str(data))
     _ok("bots", "version", "add", "b", "1", "--data", str(data))
     with LadderStore.open(data / "ladder.db") as store:
-        store.see_versions("ladder", {"a@1": (Presence.IDLE, 1)})
-        store.version_error("ladder", "a@1", "block 2: \x1b[2Jcleared [bold]x[/bold]")
+        store.presence.see_versions("ladder", {"a@1": (Presence.IDLE, 1)})
+        store.presence.version_error("ladder", "a@1", "block 2: \x1b[2Jcleared [bold]x[/bold]")
     out = _ok("ladder", "status", "--data", str(data))
     assert "\x1b" not in out
     assert "[bold]x[/bold]" in out  # shown as text, not as markup

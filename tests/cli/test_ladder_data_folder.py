@@ -84,7 +84,7 @@ def test_from_a_folder_with_a_database_of_its_own_the_ladders_there_are_named(
     config = LadderConfig(name="weekend")
     database = elsewhere / "brandeln-data" / "ladder.db"
     with LadderStore.open(database) as store:
-        store.ensure_ladder(config.name, config.settings(), 4, {"challenges_per_hour": 1})
+        store.ladders.ensure_ladder(config.name, config.settings(), 4, {"challenges_per_hour": 1})
     line = _error(*command)
     assert f"no always-on ladder named 'ladder' in {database} (the default ./brandeln-data)" in line
     option = "--name" if command[0] == "ladder" else "--ladder"
@@ -136,7 +136,7 @@ def test_version_add_without_a_known_address_says_where_to_find_it(tmp_path: Pat
     data = tmp_path / "data"
     config = LadderConfig()
     with LadderStore.open(data / "ladder.db") as store:  # as a ladder served before runs kept it
-        store.ensure_ladder(config.name, config.settings(), 4, {"challenges_per_hour": 1})
+        store.ladders.ensure_ladder(config.name, config.settings(), 4, {"challenges_per_hour": 1})
     result = runner.invoke(app, ["bots", "version", "add", "alpha", "1", "--data", str(data)])
     assert result.exit_code == 0, result.output
     assert 'the address `brandeln ladder serve` printed as "referee listening on"' in " ".join(

@@ -319,11 +319,11 @@ def test_ladder_status_wraps_a_periods_commitment_under_its_start(tmp_path: Path
     data = tmp_path / "data"
     config = LadderConfig()
     with LadderStore.open(data / "ladder.db") as store:
-        store.ensure_ladder(config.name, config.settings(), 4, {})
+        store.ladders.ensure_ladder(config.name, config.settings(), 4, {})
     added = [cli_at(data, "bots", "version", "add", family, "1", "--json") for family in "abcd"]
     bots = tuple(json.loads(version)["name"] for version in added)
     with LadderStore.open(data / "ladder.db") as store:
-        store.plan_block(config.name, bots, config.seed, "r", deals=2, period_blocks=10)
+        store.planned.plan_block(config.name, bots, config.seed, "r", deals=2, period_blocks=10)
     output = cli_at(data, "ladder", "status")
     assert_fits(output)
     period = assert_hangs(output, "period 0, blocks 0-9 (0 recorded): commitment")

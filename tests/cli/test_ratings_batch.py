@@ -40,7 +40,7 @@ def record_season(data: Path, orders: Sequence[tuple[str, ...]], recorded: Seque
     ``recorded`` (TrueSkill rates in block order whatever the recording order)."""
     model = RatingModel(CONFIG.rating)
     with LadderStore.open(data / "ladder.db") as store:
-        store.ensure_season(CONFIG, model.initial())
+        store.seasons.ensure_season(CONFIG, model.initial())
         for index in recorded:
             block = finished_block(index, orders[index], (0, 0, 0, 0))
             record_and_rate(store, CONFIG.name, *block, model.rate_block)

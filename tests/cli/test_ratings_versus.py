@@ -25,7 +25,7 @@ def data(tmp_path: Path) -> Path:
     """Three blocks in which a gains 6 chips a rotation, b 2, c -2 and d -6 (8 deals each)."""
     model = RatingModel(CONFIG.rating)
     with LadderStore.open(tmp_path / "ladder.db") as store:
-        store.ensure_season(CONFIG, model.initial())
+        store.seasons.ensure_season(CONFIG, model.initial())
         for index in range(3):
             chips_by_seat = (index, -index, 2 * index, -2 * index)  # seat luck, cancelling
             block = finished_block(index, BOTS, chips_by_seat)

@@ -109,7 +109,7 @@ def test_the_commitment_is_printed_before_the_first_block_and_the_seed_revealed_
     played: Played,
 ) -> None:
     with LadderStore.open(played.data / "ladder.db", create=False) as store:
-        commitment = store.season_commitment(SEASON)
+        commitment = store.commitments.season_commitment(SEASON)
     assert commitment is not None
     assert commitment.state is SeedState.REVEALED
     assert commitment.seed is not None
@@ -226,7 +226,7 @@ def test_a_season_still_being_played_is_not_revealed_and_not_verified(copy: Copy
         SEASON,
     )
     with LadderStore.open(copy.data / "ladder.db", create=False) as store:
-        commitment = store.season_commitment(SEASON)
+        commitment = store.commitments.season_commitment(SEASON)
     assert commitment is not None
     assert (commitment.state, commitment.seed) == (SeedState.SECRET, None)
     result = verify(copy.data)

@@ -36,10 +36,10 @@ READ = """
 import json, sys
 from brandeln.ladder.store.database import LadderStore
 with LadderStore.open(sys.argv[1], create=False) as store:
-    matches = [[m.block_index, m.rotation] for m in store.matches(sys.argv[2])]
-    versions = {v.name: v.blocks for v in store.versions(sys.argv[2])}
-    errors = {name: row.last_error for name, row in store.presence(sys.argv[2]).items()}
-    finished = sorted(store.finished_blocks(sys.argv[2]))
+    matches = [[m.block_index, m.rotation] for m in store.reads.matches(sys.argv[2])]
+    versions = {v.name: v.blocks for v in store.ladders.versions(sys.argv[2])}
+    errors = {name: row.last_error for name, row in store.presence.presence(sys.argv[2]).items()}
+    finished = sorted(store.blocks.finished_blocks(sys.argv[2]))
 print(json.dumps({"matches": matches, "blocks": versions, "errors": errors,
                   "finished": finished}))
 """

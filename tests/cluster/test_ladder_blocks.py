@@ -16,12 +16,19 @@ from brandeln.ladder.store.database import LadderStore, LadderVersion
 from brandeln.ladder.store.schema import Presence, VersionStatus
 
 
-class _Store:
+class _Presence:
     def __init__(self) -> None:
         self.errors: list[tuple[str, str, str]] = []
 
     def version_error(self, ladder: str, name: str, detail: str) -> None:
         self.errors.append((ladder, name, detail))
+
+
+class _Store:
+    """What ClusterLadder uses of the store: the errors it says to the presence topic."""
+
+    def __init__(self) -> None:
+        self.presence = _Presence()
 
 
 def _version(
@@ -56,16 +63,16 @@ def test_command_versions_are_free_and_self_connecting_ones_are_said_once() -> N
         "c@1": (Presence.PLAYING, 1),
         "self@1": (Presence.AWAY, 0),
     }
-    assert [(name, "connects by itself" in detail) for _, name, detail in store.errors] == [
-        ("self@1", True)
-    ]
+    assert [
+        (name, "connects by itself" in detail) for _, name, detail in store.presence.errors
+    ] == [("self@1", True)]
 
 
 def test_a_version_with_too_few_sessions_is_away() -> None:
     store = _Store()
     seen = asyncio.run(_ladder(store).presence([_version("a@1", 1)], set(), need=2))
     assert seen == {"a@1": (Presence.AWAY, 1)}
-    assert "--matches-at-once" in store.errors[0][2]
+    assert "--matches-at-once" in store.presence.errors[0][2]
 
 
 def test_the_actors_run_the_active_command_versions() -> None:

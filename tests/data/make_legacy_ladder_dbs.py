@@ -78,15 +78,15 @@ def make(version: int, path: Path) -> None:
     path.unlink(missing_ok=True)
     store: Any = storage.LadderStore.open(path)
     try:
-        store.ensure_season(config, model.initial())
+        store.seasons.ensure_season(config, model.initial())
         for bot in ("a", "b", "c"):
             secret = f"plaintext-token-of-{bot}-0123456789abcdef"
             if version == 1:
-                store.save_bot_identity(
+                store.bots.save_bot_identity(
                     "legacy", bot, bot_id=f"id-{bot}", token=secret, referee_name=f"{bot}@legacy"
                 )
             else:
-                store.save_bot_identity(
+                store.bots.save_bot_identity(
                     "legacy",
                     bot,
                     bot_id=f"id-{bot}",
@@ -108,19 +108,21 @@ def make(version: int, path: Path) -> None:
             ]
             results = block_results(plan, outcomes)
             if version == 1:
-                store.record_block("legacy", plan, outcomes, results, model.rate_block)
+                store.blocks.record_block("legacy", plan, outcomes, results, model.rate_block)
             else:
                 from brandeln.ladder.ratings.order import blocks_to_rate  # noqa: PLC0415
 
-                before = {row.bot: row.rating for row in store.ratings("legacy")}
-                rankings = dict(store.unrated_rankings("legacy"))
+                before = {row.bot: row.rating for row in store.reads.ratings("legacy")}
+                rankings = dict(store.blocks.unrated_rankings("legacy"))
                 rankings[plan.index] = {bot: r.rank for bot, r in results.items()}
-                nxt = store.next_to_rate("legacy")
+                nxt = store.blocks.next_to_rate("legacy")
                 rated = [
                     storage.RatedBlock(block.index, block.ratings)
                     for block in blocks_to_rate(nxt, rankings, before, model.rate_block)
                 ]
-                store.record_block("legacy", plan, outcomes, results, rated, next_to_rate=nxt)
+                store.blocks.record_block(
+                    "legacy", plan, outcomes, results, rated, next_to_rate=nxt
+                )
     finally:
         store.close()
     # One self-contained file: the WAL folded in.

@@ -82,7 +82,9 @@ class Season:
 
     def token_hashes(self) -> list[str]:
         with LadderStore.open(self.ladder_db, create=False) as store:
-            return [i.token_hash for i in store.bot_identities(self.name).values() if i.token_hash]
+            return [
+                i.token_hash for i in store.bots.bot_identities(self.name).values() if i.token_hash
+            ]
 
 
 async def _season(tmp_path: Path, name: str) -> AsyncIterator[Season]:
@@ -134,14 +136,14 @@ async def _resume(season: Season, log: Path, done_before: int) -> None:
 
 def _check_nothing_lost_nothing_doubled(season: Season) -> None:
     with LadderStore.open(season.ladder_db, create=False) as store:
-        assert store.finished_blocks(season.name) == set(range(BLOCKS))
-        matches = store.matches(season.name)
+        assert store.blocks.finished_blocks(season.name) == set(range(BLOCKS))
+        matches = store.reads.matches(season.name)
         assert [(m.block_index, m.rotation) for m in matches] == [
             (block, rotation) for block in range(BLOCKS) for rotation in range(4)
         ]
         assert len({m.match_id for m in matches}) == len(matches)
-        assert len(store.results(season.name)) == 4 * BLOCKS
-        assert sum(row.blocks for row in store.ratings(season.name)) == 4 * BLOCKS
+        assert len(store.reads.results(season.name)) == 4 * BLOCKS
+        assert sum(row.blocks for row in store.reads.ratings(season.name)) == 4 * BLOCKS
     for db in (season.ladder_db, season.referee.db_path):
         with sqlite3.connect(db) as connection:
             assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -210,7 +212,7 @@ async def test_sigkill_of_a_bot_mid_season(season: Season, tmp_path: Path) -> No
     first_log = tmp_path / "first.log"
     first = await _run_until_a_block_is_recorded(season, first_log)
     with LadderStore.open(season.ladder_db, create=False) as store:
-        victim = store.bot_identities(season.name)["random-2"].token_hash
+        victim = store.bots.bot_identities(season.name)["random-2"].token_hash
     assert victim is not None
     pids = find_bot_processes([victim])  # a live run's bot: no orphan
     assert pids

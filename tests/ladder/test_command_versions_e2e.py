@@ -64,12 +64,12 @@ def test_the_ladder_launches_its_command_versions_and_stops_them(tmp_path: Path)
             _cli("bots", "version", "add", family, "1", "--command", SAMPLE, *where)
         _cli("bots", "version", "add", "ghost", "1", "--command", "no-such-program-xyz", *where)
         wait_until("a, b, c launched", lambda: {"a@1", "b@1", "c@1"} <= set(_launched_by(pid)))
-        assert store.recent_blocks(LADDER, limit=1) == []
+        assert store.planned.recent_blocks(LADDER, limit=1) == []
         # A fourth makes a table: blocks are played, unattended.
         _cli("bots", "version", "add", "d", "1", "--command", SAMPLE, *where)
-        wait_until("two blocks recorded", lambda: len(store.finished_blocks(LADDER)) >= 2)
+        wait_until("two blocks recorded", lambda: len(store.blocks.finished_blocks(LADDER)) >= 2)
         # The program that is not there: said once, as the version's last error.
-        ghost = store.presence(LADDER)["ghost@1"]
+        ghost = store.presence.presence(LADDER)["ghost@1"]
         assert "exited with code 1" in ghost.last_error, ghost
         assert "No such file or directory" in ghost.last_error, ghost  # its log's last line
         trouble = [
@@ -85,6 +85,6 @@ def test_the_ladder_launches_its_command_versions_and_stops_them(tmp_path: Path)
         assert ladder.stop() == 0
         assert "stopped after" in ladder.output()
         assert _launched_by(pid) == {}  # every launched process stopped with it
-        per_block = Counter(match.block_index for match in store.matches(LADDER))
+        per_block = Counter(match.block_index for match in store.reads.matches(LADDER))
         assert per_block
         assert set(per_block.values()) == {4}  # each block's four rotations, once

@@ -72,7 +72,7 @@ def _events(output: str) -> list[dict[str, Any]]:
 
 
 def _blocks_of(store: LadderStore, version: str) -> int:
-    return next(v.blocks for v in store.versions(LADDER) if v.name == version)
+    return next(v.blocks for v in store.ladders.versions(LADDER) if v.name == version)
 
 
 def test_a_ladder_plays_unattended_places_versions_serves_challenges_and_survives_sigkill(
@@ -97,7 +97,7 @@ def test_a_ladder_plays_unattended_places_versions_serves_challenges_and_survive
             sample_bot(_version(data, ladder_db, family), family)
         wait_until(
             "four versions past placement",
-            lambda: all(v.blocks >= PLACEMENT_BLOCKS for v in store.versions(LADDER)),
+            lambda: all(v.blocks >= PLACEMENT_BLOCKS for v in store.ladders.versions(LADDER)),
         )
 
         # Its metrics (the ladder's and its own referee's) are scraped over HTTP and parse; its
@@ -121,23 +121,27 @@ def test_a_ladder_plays_unattended_places_versions_serves_challenges_and_survive
         # A challenge jumps the queue: it is played as the next block planned, or the one
         # after if a block was being planned as it was queued. "As it was queued" is once the
         # command has returned: while it starts (seconds on a loaded machine) blocks go on.
-        before = store.recent_blocks(LADDER, limit=1)[0].index
+        before = store.planned.recent_blocks(LADDER, limit=1)[0].index
         out = _cli("challenge", "a", "b", "--deals", "1", "--unrated", *data_args(data, ladder_db))
         assert "queued (unrated, 1 deal a match): a@1, b@1" in out
-        queued_at = store.recent_blocks(LADDER, limit=1)[0].index
+        queued_at = store.planned.recent_blocks(LADDER, limit=1)[0].index
         played = wait_until(
             "the challenge played",
-            lambda: store.challenges(LADDER, ChallengeState.PLAYED),
+            lambda: store.challenges.challenges(LADDER, ChallengeState.PLAYED),
         )
         assert played[0].block_index is not None
         assert before < played[0].block_index <= queued_at + 2
-        assert {"a@1", "b@1"} <= set(store.planned_block(LADDER, played[0].block_index).bots)
+        assert {"a@1", "b@1"} <= set(
+            store.planned.planned_block(LADDER, played[0].block_index).bots
+        )
 
         # A new version is placed: its first PLACEMENT_BLOCKS blocks follow one another.
         sample_bot(_version(data, ladder_db, "e"), "e")
         wait_until("e@1 placed", lambda: _blocks_of(store, "e@1") >= PLACEMENT_BLOCKS)
         with_e = sorted(
-            block.index for block in store.recent_blocks(LADDER, limit=1000) if "e@1" in block.bots
+            block.index
+            for block in store.planned.recent_blocks(LADDER, limit=1000)
+            if "e@1" in block.bots
         )
         first = with_e[:PLACEMENT_BLOCKS]
         assert first == list(range(first[0], first[0] + PLACEMENT_BLOCKS)), with_e
@@ -148,25 +152,28 @@ def test_a_ladder_plays_unattended_places_versions_serves_challenges_and_survive
         stuck = wait_until(
             "a block of f@1 in play",
             lambda: next(
-                (b.index for b in store.recent_blocks(LADDER, limit=5) if "f@1" in b.bots), None
+                (b.index for b in store.planned.recent_blocks(LADDER, limit=5) if "f@1" in b.bots),
+                None,
             ),
         )
-        assert store.claims(LADDER)[stuck][0] is ClaimState.CLAIMED
-        assert stuck not in store.finished_blocks(LADDER)
-        recorded_before = store.finished_blocks(LADDER)
-        history_before = store.rating_history(LADDER)
+        assert store.blocks.claims(LADDER)[stuck][0] is ClaimState.CLAIMED
+        assert stuck not in store.blocks.finished_blocks(LADDER)
+        recorded_before = store.blocks.finished_blocks(LADDER)
+        history_before = store.reads.rating_history(LADDER)
         ladder.kill()
 
     bot_processes.procs[-1].kill()  # the silent bot goes; so does its version
     _cli("bots", "version", "retire", "f@1", *data_args(data, ladder_db))
     with ladder_process(serve_args) as ladder, _store(data, ladder_db) as store:
         # The same block is played again, its empty seat given to a connected version.
-        wait_until("the stuck block recorded", lambda: stuck in store.finished_blocks(LADDER))
-        replayed = store.planned_block(LADDER, stuck)
+        wait_until(
+            "the stuck block recorded", lambda: stuck in store.blocks.finished_blocks(LADDER)
+        )
+        replayed = store.planned.planned_block(LADDER, stuck)
         assert "f@1" not in replayed.bots
-        assert store.finished_blocks(LADDER) >= recorded_before | {stuck}
-        assert store.rating_history(LADDER)[: len(history_before)] == history_before
-        per_block = Counter(match.block_index for match in store.matches(LADDER))
+        assert store.blocks.finished_blocks(LADDER) >= recorded_before | {stuck}
+        assert store.reads.rating_history(LADDER)[: len(history_before)] == history_before
+        per_block = Counter(match.block_index for match in store.reads.matches(LADDER))
         assert set(per_block.values()) == {4}  # each block's four rotations, once
         assert ladder.stop() == 0
         assert "stopped after" in ladder.output()

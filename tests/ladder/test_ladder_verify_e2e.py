@@ -54,7 +54,7 @@ def _verify(data: Path, *more: str) -> Result:
 def _periods(data: Path) -> list[SeedPeriod]:
     """The ladder's periods, oldest first."""
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        return list(reversed(store.seed_periods(LADDER)))
+        return list(reversed(store.commitments.seed_periods(LADDER)))
 
 
 def _sql(db: Path, statement: str, *args: object) -> list[Any]:
@@ -84,14 +84,18 @@ def stopped_ladder(tmp_path: Path, bot_processes: BotProcesses) -> Path:
             )
         wait_until(
             "period 0 revealed",
-            lambda: any(p.period == 0 and p.complete for p in store.seed_periods(LADDER)),
+            lambda: any(
+                p.period == 0 and p.complete for p in store.commitments.seed_periods(LADDER)
+            ),
         )
         # A new version is placed first: its block is the next planned after the one in play.
         silent = _version(data, "f")
         bot_processes.start([MINIMAL_BOT, address, silent, "silent"], name="silent")
         wait_until(
             "a block of f@1 in play",
-            lambda: any("f@1" in block.bots for block in store.recent_blocks(LADDER, limit=5)),
+            lambda: any(
+                "f@1" in block.bots for block in store.planned.recent_blocks(LADDER, limit=5)
+            ),
         )
         assert ladder.stop() == 0
         assert "stopped after" in ladder.output()

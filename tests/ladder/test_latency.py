@@ -68,11 +68,11 @@ def test_a_block_result_has_its_bot_latency_over_every_seat_it_played() -> None:
 
 def test_latency_is_stored_with_the_block_and_reaches_the_leaderboard(tmp_path: Path) -> None:
     with LadderStore.open(tmp_path / "ladder.db") as store:
-        store.ensure_season(CONFIG, MODEL.initial())
+        store.seasons.ensure_season(CONFIG, MODEL.initial())
         for index in range(2):
             record_and_rate(store, CONFIG.name, *_with_latency(index), MODEL.rate_block)
     with LadderStore.open(tmp_path / "ladder.db", create=False) as store:
-        stored = store.latency(CONFIG.name)
+        stored = store.reads.latency(CONFIG.name)
         assert set(stored) == {(block, bot) for block in range(2) for bot in BOTS}
         rows = season_leaderboard(store, CONFIG.name)
     for row in rows:
@@ -96,7 +96,7 @@ def test_an_older_file_upgraded_shows_no_latency_and_its_strikes_from_the_result
             "SELECT count(*) FROM results WHERE bot = 'a' AND block_index < ?", (next_to_rate,)
         ).fetchone()
     with LadderStore.open(path, create=False) as store:
-        assert store.latency("legacy") == {}
+        assert store.reads.latency("legacy") == {}
         rows = {row.bot: row for row in season_leaderboard(store, "legacy")}
     assert all(
         row.latency.decisions == 0 and row.to_json()["latency"] is None for row in rows.values()

@@ -53,10 +53,10 @@ def _versions(
     fake: FakeReferee, store: LadderStore, families: str, *, connected: str | None = None
 ) -> None:
     """One version of each family, registered at the fake referee (connected: a session)."""
-    store.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {"challenges_per_hour": 5})
+    store.ladders.ensure_ladder(CONFIG.name, CONFIG.settings(), 4, {"challenges_per_hour": 5})
     for family in families:
         bot_id, _ = fake.add_bot(f"{family}@1")
-        store.add_version(CONFIG.name, family, "1", bot_id, FRESH, WIDEN)
+        store.ladders.add_version(CONFIG.name, family, "1", bot_id, FRESH, WIDEN)
         if connected is None or family in connected:
             fake.add_session(bot_id)
 
@@ -68,10 +68,10 @@ async def test_a_version_not_connected_is_skipped_and_seen_away(
     ladder = LivingLadder(CONFIG, store, admin)
     for _ in range(3):
         assert await ladder.play_next()
-    assert all("e@1" not in block.bots for block in store.recent_blocks(CONFIG.name))
-    assert {v.name: v.blocks for v in store.versions(CONFIG.name)}["e@1"] == 0
-    assert store.presence(CONFIG.name)["e@1"].presence is Presence.AWAY
-    assert store.presence(CONFIG.name)["a@1"].presence is Presence.IDLE
+    assert all("e@1" not in block.bots for block in store.planned.recent_blocks(CONFIG.name))
+    assert {v.name: v.blocks for v in store.ladders.versions(CONFIG.name)}["e@1"] == 0
+    assert store.presence.presence(CONFIG.name)["e@1"].presence is Presence.AWAY
+    assert store.presence.presence(CONFIG.name)["a@1"].presence is Presence.IDLE
     assert ladder.counts.versions_connected == 4
 
 
@@ -82,7 +82,7 @@ async def test_with_too_few_connected_nothing_is_planned(
     events: list[LadderEvent] = []
     ladder = LivingLadder(CONFIG, store, admin, listener=events.append)
     assert not await ladder.play_next()
-    assert store.recent_blocks(CONFIG.name) == []
+    assert store.planned.recent_blocks(CONFIG.name) == []
     assert "3 active version(s) connected" in events[-1].detail
     assert ladder.counts.waits == 1
 
@@ -91,7 +91,7 @@ async def test_a_store_failure_is_waited_out_and_its_block_played_once(
     fake: FakeReferee, store: LadderStore, admin: AdminClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _versions(fake, store, "abcd")
-    real = store.record_and_rate
+    real = store.blocks.record_and_rate
     failed: list[int] = []
 
     def flaky(season: str, plan, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -100,42 +100,42 @@ async def test_a_store_failure_is_waited_out_and_its_block_played_once(
             raise StorageError("ladder database: recording a block: the server went away")
         return real(season, plan, *args, **kwargs)
 
-    monkeypatch.setattr(store, "record_and_rate", flaky)
+    monkeypatch.setattr(store.blocks, "record_and_rate", flaky)
     ladder = LivingLadder(CONFIG, store, admin)
     stop = asyncio.Event()
 
     def stop_after_three(event: LadderEvent) -> None:
-        if event.kind is EventKind.RECORDED and len(store.finished_blocks(CONFIG.name)) >= 3:
+        if event.kind is EventKind.RECORDED and len(store.blocks.finished_blocks(CONFIG.name)) >= 3:
             stop.set()
 
     ladder.listener = stop_after_three
     await asyncio.wait_for(ladder.serve(stop), 120)
     assert failed == [0]
     assert ladder.counts.errors == 1
-    finished = store.finished_blocks(CONFIG.name)
+    finished = store.blocks.finished_blocks(CONFIG.name)
     assert 0 in finished  # the block whose record failed was given back and played again
     assert finished == set(range(len(finished)))
-    assert store.next_to_rate(CONFIG.name) == len(finished)  # rated in order, none twice
+    assert store.blocks.next_to_rate(CONFIG.name) == len(finished)  # rated in order, none twice
 
 
 async def test_challenges_go_first_and_one_naming_a_retired_version_is_refused(
     fake: FakeReferee, store: LadderStore, admin: AdminClient
 ) -> None:
     _versions(fake, store, "abcdef")
-    queue = store.queue_challenge
+    queue = store.challenges.queue_challenge
     refused = queue(CONFIG.name, ("f@1",), deals=1, rated=True, requested_by="t", per_hour=5)
     wanted = queue(CONFIG.name, ("e@1", "a@1"), deals=1, rated=False, requested_by="t", per_hour=5)
-    store.retire_version(CONFIG.name, "f@1")
+    store.ladders.retire_version(CONFIG.name, "f@1")
     ladder = LivingLadder(CONFIG, store, admin)
     assert await ladder.play_next()
-    [block] = store.recent_blocks(CONFIG.name)
+    [block] = store.planned.recent_blocks(CONFIG.name)
     assert block.challenge_id == wanted
     assert {"e@1", "a@1"} <= set(block.bots)
     assert (block.deals, block.rated) == (1, False)
-    states = {c.challenge_id: c.state for c in store.challenges(CONFIG.name)}
+    states = {c.challenge_id: c.state for c in store.challenges.challenges(CONFIG.name)}
     assert states == {refused: ChallengeState.REFUSED, wanted: ChallengeState.PLAYED}
     assert ladder.counts.challenges_played == ladder.counts.challenges_refused == 1
-    assert {v.blocks for v in store.versions(CONFIG.name)} == {0}  # unrated: nothing moved
+    assert {v.blocks for v in store.ladders.versions(CONFIG.name)} == {0}  # unrated: nothing moved
 
 
 async def test_the_ladder_ranks_bots_of_known_skill_in_their_order(
@@ -147,7 +147,7 @@ async def test_the_ladder_ranks_bots_of_known_skill_in_their_order(
     ladder = LivingLadder(CONFIG, store, admin)
     for _ in range(30):
         assert await ladder.play_next()
-    versions = store.versions(CONFIG.name)
+    versions = store.ladders.versions(CONFIG.name)
     by_mu = [v.family for v in sorted(versions, key=lambda v: v.rating.mu)]
     assert by_mu == list(families)
     blocks = [v.blocks for v in versions]
@@ -164,15 +164,15 @@ async def test_versions_that_join_a_settled_ladder_share_its_seats(
         assert await ladder.play_next()
     for family, version in (("a", "2"), ("e", "1")):
         bot_id, _ = fake.add_bot(f"{family}@{version}")
-        store.add_version(CONFIG.name, family, version, bot_id, FRESH, WIDEN)
+        store.ladders.add_version(CONFIG.name, family, version, bot_id, FRESH, WIDEN)
         fake.add_session(bot_id)
     for _ in range(80):
         assert await ladder.play_next()
     # Over the last 40 blocks (160 seats, 32 each if even), every version plays nearly its
     # share: the pairs' meetings from before the newcomers came fade from the window instead
     # of reading as overplay (over a 200-block history the old versions played 26 times).
-    late = store.recent_blocks(CONFIG.name, limit=40)
-    active = [v.name for v in store.versions(CONFIG.name) if v.active]
+    late = store.planned.recent_blocks(CONFIG.name, limit=40)
+    active = [v.name for v in store.ladders.versions(CONFIG.name) if v.active]
     seats = {name: sum(name in block.bots for block in late) for name in active}
     assert sorted(seats) == ["a@2", "b@1", "c@1", "d@1", "e@1"]
     assert min(seats.values()) >= 28, seats
@@ -191,7 +191,7 @@ async def test_each_period_is_committed_before_its_first_block_and_revealed_afte
             published.append(event.detail)
         # As the block starts to be played: its period is committed, its seed still secret.
         if event.kind is EventKind.PLANNED and event.block is not None:
-            period = store.period_of_block(config.name, event.block)
+            period = store.commitments.period_of_block(config.name, event.block)
             assert period is not None
             assert period.commitment.seed is None
             seen.append((event.block, period.commitment.digest))
@@ -205,11 +205,13 @@ async def test_each_period_is_committed_before_its_first_block_and_revealed_afte
         f"period 0 (blocks 0-1) committed: {seen[0][1]}",
         f"period 1 (blocks 2-3) committed: {seen[2][1]}",
     ]
-    newest, oldest = store.seed_periods(config.name)
+    newest, oldest = store.commitments.seed_periods(config.name)
     assert (oldest.period, oldest.recorded, newest.period, newest.recorded) == (0, 2, 1, 1)
     seed = oldest.commitment.seed
     assert seed is not None  # its blocks are all recorded: revealed
     assert matches_commitment(oldest.commitment.digest, seed, oldest.commitment.schedule)
     assert newest.commitment.seed is None
     for index in (0, 1):
-        assert store.planned_block(config.name, index).seed == block_seed(deal_seed(seed), index)
+        assert store.planned.planned_block(config.name, index).seed == block_seed(
+            deal_seed(seed), index
+        )

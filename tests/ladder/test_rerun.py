@@ -48,7 +48,7 @@ async def on_fake(fake: FakeReferee, config: SeasonConfig, store: LadderStore) -
 def rerun_tables(store: LadderStore, after: int) -> dict[int, set[str]]:
     """The bots of each recorded rerun block, from its recorded matches."""
     tables: dict[int, set[str]] = {}
-    for match in store.matches(SEASON):
+    for match in store.reads.matches(SEASON):
         if match.block_index >= after:
             tables.setdefault(match.block_index, set()).update(match.bots)
     return tables
@@ -119,15 +119,15 @@ async def test_well_separated_bots_stop_the_rerun_early_among_the_top_k_only(
     # The rerun's blocks are blocks of the season after its own, among the top 4 only, and
     # rated in block order like the others.
     played = rerun.blocks_played
-    record = store.rerun(SEASON)
+    record = store.rerun.rerun(SEASON)
     assert record is not None
     assert (record.after, record.top, record.planned) == (3, ("a", "b", "c", "d"), played)
-    assert store.finished_blocks(SEASON) == set(range(3 + played))
+    assert store.blocks.finished_blocks(SEASON) == set(range(3 + played))
     assert rerun_tables(store, 3) == {3 + j: {"a", "b", "c", "d"} for j in range(played)}
     assert len(fake.requests) == 4 * (3 + played)
-    history_blocks = {block for block, _, _ in store.rating_history(SEASON)}
+    history_blocks = {block for block, _, _ in store.reads.rating_history(SEASON)}
     assert history_blocks == set(range(3 + played))
-    info = store.season(SEASON)
+    info = store.seasons.season(SEASON)
     assert (info.blocks_planned, info.blocks_finished, info.status) == (
         3 + played,
         3 + played,
@@ -156,7 +156,7 @@ async def test_two_equal_bots_run_to_the_cap_say_so_and_a_finished_rerun_plays_n
             rerun.message.startswith(f"rerun stopped at its cap of 3 blocks: {pair} still overlap")
             for pair in ("a and b", "b and a")
         )
-        assert store.finished_blocks(SEASON) == set(range(6))
+        assert store.blocks.finished_blocks(SEASON) == set(range(6))
         requests = len(fake.requests)
 
         # Again: the rerun has stopped, so nothing is played and no referee is contacted.
@@ -192,16 +192,16 @@ async def test_two_equal_bots_run_to_the_cap_say_so_and_a_finished_rerun_plays_n
         more = await on_fake(fake, with_rerun(load_season(file), top=4, cap=4), store)
         assert more.rerun is not None
         assert (more.rerun.blocks_played, more.rerun.blocks_done) == (1, 4)
-        assert store.finished_blocks(SEASON) == set(range(7))
+        assert store.blocks.finished_blocks(SEASON) == set(range(7))
         assert len(fake.requests) == requests + 4
 
 
 def recorded(store: LadderStore) -> tuple[object, ...]:
     return (
-        store.ratings(SEASON),
-        store.rating_history(SEASON),
-        store.results(SEASON),
-        store.rerun(SEASON),
+        store.reads.ratings(SEASON),
+        store.reads.rating_history(SEASON),
+        store.reads.results(SEASON),
+        store.rerun.rerun(SEASON),
     )
 
 
@@ -221,18 +221,18 @@ async def test_an_interrupted_rerun_resumes_without_counting_a_block_twice(
 
         def in_a_rerun_block() -> bool:
             # A rerun block recorded and the next one's matches running.
-            return len(store.finished_blocks(SEASON)) >= 3 and fake.running >= 1
+            return len(store.blocks.finished_blocks(SEASON)) >= 3 and fake.running >= 1
 
         # A generous hang guard: two blocks and a fit come first on a loaded machine.
         await fake.wait_until(
-            lambda: SEASON in store.season_names() and in_a_rerun_block(), timeout_s=300
+            lambda: SEASON in store.seasons.season_names() and in_a_rerun_block(), timeout_s=300
         )
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        done_before = store.finished_blocks(SEASON)
+        done_before = store.blocks.finished_blocks(SEASON)
         assert 3 <= len(done_before) < 5
-        assert store.season(SEASON).status is SeasonStatus.INTERRUPTED
+        assert store.seasons.season(SEASON).status is SeasonStatus.INTERRUPTED
         started_before = len(fake.requests)
 
         summary = await on_fake(fake, config, store)
@@ -240,9 +240,9 @@ async def test_an_interrupted_rerun_resumes_without_counting_a_block_twice(
         assert summary.rerun.blocks_played == 5 - len(done_before)
         # Only the blocks not recorded were played: the interrupted one again from its start.
         assert len(fake.requests) - started_before == 4 * (5 - len(done_before))
-        assert store.finished_blocks(SEASON) == set(range(5))
+        assert store.blocks.finished_blocks(SEASON) == set(range(5))
         assert recorded(store) == expected
-        assert len(store.matches(SEASON)) == 20
+        assert len(store.reads.matches(SEASON)) == 20
 
 
 # -- on an in-process player -------------------------------------------------------------------
@@ -296,7 +296,7 @@ async def test_with_more_top_bots_than_seats_the_rerun_follows_the_schedules_rul
     summary = await in_process(config, store, player)
     rerun = summary.rerun
     assert rerun is not None
-    record = store.rerun(SEASON)
+    record = store.rerun.rerun(SEASON)
     assert record is not None
     # Each bot played 2 blocks of the season: 10 seats for the top 5, over 4 seats a block.
     assert (rerun.stopped, rerun.cap, rerun.blocks_played) == (RerunStop.CAP, 3, 3)
@@ -317,15 +317,15 @@ async def test_a_killed_runs_rerun_block_is_played_once_by_the_next_run(
     assert [plan.index for plan in player.played] == [0, 1, 2]
     # A run that planned the next rerun block and was killed (SIGKILL) before recording it.
     dead = new_runner_id()
-    assert store.plan_rerun_block(SEASON, dead, 2) == 3
+    assert store.rerun.plan_rerun_block(SEASON, dead, 2) == 3
     retire(dead)
 
     summary = await in_process(with_rerun(config, top=4, cap=2), store, player)
     assert [plan.index for plan in player.played] == [0, 1, 2, 3]
-    assert store.finished_blocks(SEASON) == {0, 1, 2, 3}
+    assert store.blocks.finished_blocks(SEASON) == {0, 1, 2, 3}
     assert summary.rerun is not None
     assert (summary.rerun.stopped, summary.rerun.blocks_played) == (RerunStop.CAP, 1)
-    assert sum(row.blocks for row in store.ratings(SEASON)) == 4 * 4
+    assert sum(row.blocks for row in store.reads.ratings(SEASON)) == 4 * 4
 
 
 async def test_a_season_separated_by_its_own_blocks_plays_no_rerun_block(
@@ -346,19 +346,21 @@ async def test_a_season_with_a_rerun_keeps_its_blocks_and_its_top_k(store: Ladde
     player = SkillBlocks()
     config = with_rerun(season_config(SIX, blocks=3), top=4, cap=2)
     await in_process(config, store, player)
-    assert store.season(SEASON).blocks_planned == 5
+    assert store.seasons.season(SEASON).blocks_planned == 5
 
     # Without a rerun asked for: nothing to play, and the rerun's blocks stay planned.
     plain = await in_process(replace(config, rerun=None), store, player)
     assert (plain.blocks_played, plain.referee_contacted, plain.rerun) == (0, False, None)
-    assert store.season(SEASON).blocks_planned == 5
+    assert store.seasons.season(SEASON).blocks_planned == 5
     # Another K than the rerun began with, or more blocks of the season: refused, one line.
     with pytest.raises(RerunError, match=r"has a rerun among its top 4 \(.*\): ask for the top 4"):
         await in_process(with_rerun(config, top=5), store, player)
-    assert store.season(SEASON).status is SeasonStatus.FINISHED  # the mistake changed nothing
+    assert (
+        store.seasons.season(SEASON).status is SeasonStatus.FINISHED
+    )  # the mistake changed nothing
     with pytest.raises(SeasonMismatchError, match="had a final rerun after its 3 blocks"):
         await in_process(replace(config, blocks=4), store, player)
-    assert store.finished_blocks(SEASON) == set(range(5))
+    assert store.blocks.finished_blocks(SEASON) == set(range(5))
     assert player.opened == 1
 
 
@@ -372,7 +374,7 @@ async def test_a_rerun_goes_no_further_once_the_seasons_secret_seed_is_revealed(
     summary = await in_process(config, store, player)
     assert summary.rerun is not None
     assert (summary.rerun.stopped, summary.rerun.blocks_done) == (RerunStop.CAP, 1)
-    commitment = store.season_commitment(SEASON)
+    commitment = store.commitments.season_commitment(SEASON)
     assert commitment is not None
     assert commitment.state is SeedState.REVEALED
     # Run again with the same cap: it has stopped there, and says so (the seed is no matter).
@@ -387,5 +389,5 @@ async def test_a_rerun_goes_no_further_once_the_seasons_secret_seed_is_revealed(
     # A higher cap would deal from the seed everyone may now read: refused, nothing played.
     with pytest.raises(RerunError, match="its seed revealed: more rerun blocks would deal"):
         await in_process(with_rerun(config, top=4, cap=2), store, player)
-    assert store.finished_blocks(SEASON) == {0, 1, 2}
+    assert store.blocks.finished_blocks(SEASON) == {0, 1, 2}
     assert len(player.played) == 3

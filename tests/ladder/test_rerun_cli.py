@@ -176,7 +176,7 @@ def test_a_separated_top_stops_the_rerun_and_says_after_how_many_blocks(
         "to go on with it"
     )
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        assert store.finished_blocks(SEASON) == set(range(3 + done))
+        assert store.blocks.finished_blocks(SEASON) == set(range(3 + done))
 
 
 def test_a_top_that_stays_close_stops_at_the_cap_and_says_which_still_overlap(
@@ -201,4 +201,4 @@ def test_a_top_that_stays_close_stops_at_the_cap_and_says_which_still_overlap(
     )
     assert "then a rerun among the top 4" in said
     with LadderStore.open(tmp_path / "data" / "ladder.db", create=False) as store:
-        assert store.finished_blocks(SEASON) == set(range(4))
+        assert store.blocks.finished_blocks(SEASON) == set(range(4))

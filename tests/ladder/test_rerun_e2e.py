@@ -42,9 +42,9 @@ def test_a_short_season_with_a_final_rerun_through_the_cli(tmp_path: Path) -> No
         assert rerun["overlapping"] == []
     assert document["blocks_finished"] == 2 + played
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        assert store.finished_blocks("rerun-e2e") == set(range(2 + played))
-        assert {bot for m in store.matches("rerun-e2e") for bot in m.bots} == RANDOM_BOTS
-        assert sum(row.blocks for row in store.ratings("rerun-e2e")) == 4 * (2 + played)
+        assert store.blocks.finished_blocks("rerun-e2e") == set(range(2 + played))
+        assert {bot for m in store.reads.matches("rerun-e2e") for bot in m.bots} == RANDOM_BOTS
+        assert sum(row.blocks for row in store.reads.ratings("rerun-e2e")) == 4 * (2 + played)
 
     # Again: the rerun has stopped, nothing is played.
     again = CliRunner().invoke(app, [*command, "--rerun-top", "4", "--rerun-max-blocks", "1"])

@@ -30,29 +30,31 @@ SEASON = CONFIG.name
 @pytest.fixture
 def store(db_url: str) -> Iterator[LadderStore]:
     with LadderStore.open(db_url) as opened:
-        opened.ensure_season(CONFIG, MODEL.initial())
-        opened.ensure_season(OTHER, MODEL.initial())
+        opened.seasons.ensure_season(CONFIG, MODEL.initial())
+        opened.seasons.ensure_season(OTHER, MODEL.initial())
         yield opened
 
 
 def test_figures_are_kept_per_season_and_match_and_read_back(store: LadderStore) -> None:
-    assert store.role_figures(SEASON) == {}
-    store.keep_role_figures(SEASON, {"m_2": KeptFigures(1, '{"n":2}'), "m_1": KeptFigures(1, "{}")})
-    store.keep_role_figures(OTHER.name, {"m_1": KeptFigures(1, '{"other":1}')})
-    assert store.role_figures(SEASON) == {
+    assert store.roles.role_figures(SEASON) == {}
+    store.roles.keep_role_figures(
+        SEASON, {"m_2": KeptFigures(1, '{"n":2}'), "m_1": KeptFigures(1, "{}")}
+    )
+    store.roles.keep_role_figures(OTHER.name, {"m_1": KeptFigures(1, '{"other":1}')})
+    assert store.roles.role_figures(SEASON) == {
         "m_1": KeptFigures(1, "{}"),
         "m_2": KeptFigures(1, '{"n":2}'),
     }
-    assert store.role_figures(SEASON, ["m_2", "m_9"]) == {"m_2": KeptFigures(1, '{"n":2}')}
-    assert store.role_figures(SEASON, []) == {}
-    assert store.role_figures(OTHER.name) == {"m_1": KeptFigures(1, '{"other":1}')}
+    assert store.roles.role_figures(SEASON, ["m_2", "m_9"]) == {"m_2": KeptFigures(1, '{"n":2}')}
+    assert store.roles.role_figures(SEASON, []) == {}
+    assert store.roles.role_figures(OTHER.name) == {"m_1": KeptFigures(1, '{"other":1}')}
 
 
 def test_keeping_a_match_again_replaces_its_figures(store: LadderStore) -> None:
-    store.keep_role_figures(SEASON, {"m_1": KeptFigures(1, "{}")})
-    store.keep_role_figures(SEASON, {"m_1": KeptFigures(2, '{"judged":"again"}')})
-    store.keep_role_figures(SEASON, {})  # nothing to keep: no transaction, no error
-    assert store.role_figures(SEASON) == {"m_1": KeptFigures(2, '{"judged":"again"}')}
+    store.roles.keep_role_figures(SEASON, {"m_1": KeptFigures(1, "{}")})
+    store.roles.keep_role_figures(SEASON, {"m_1": KeptFigures(2, '{"judged":"again"}')})
+    store.roles.keep_role_figures(SEASON, {})  # nothing to keep: no transaction, no error
+    assert store.roles.role_figures(SEASON) == {"m_1": KeptFigures(2, '{"judged":"again"}')}
 
 
 def test_hostile_text_is_kept_as_it_came(store: LadderStore) -> None:
@@ -60,15 +62,15 @@ def test_hostile_text_is_kept_as_it_came(store: LadderStore) -> None:
     # text whatever they hold (bound parameters, never SQL).
     hostile = "m_'; DROP TABLE role_figures; --\u202e<script>"
     figures = KeptFigures(1, '{"name": "\\u001b]0;owned\\u0007"}')
-    store.keep_role_figures(SEASON, {hostile: figures})
-    assert store.role_figures(SEASON, [hostile]) == {hostile: figures}
+    store.roles.keep_role_figures(SEASON, {hostile: figures})
+    assert store.roles.role_figures(SEASON, [hostile]) == {hostile: figures}
 
 
 def test_an_unknown_season_is_a_ladder_error(store: LadderStore) -> None:
     with pytest.raises(LadderError, match="no-such-season"):
-        store.role_figures("no-such-season")
+        store.roles.role_figures("no-such-season")
     with pytest.raises(LadderError, match="no-such-season"):
-        store.keep_role_figures("no-such-season", {"m_1": KeptFigures(1, "{}")})
+        store.roles.keep_role_figures("no-such-season", {"m_1": KeptFigures(1, "{}")})
 
 
 def _migrate_to(url_text: str, revision: str) -> None:
@@ -92,7 +94,7 @@ def _migrate_to(url_text: str, revision: str) -> None:
                 env.run_migrations()
         # A season recorded by that brandeln: the tables of 0006 are all this code writes here.
         with LadderStore(engine, url) as old:
-            old.ensure_season(CONFIG, MODEL.initial())
+            old.seasons.ensure_season(CONFIG, MODEL.initial())
             block = finished_block(0, ("a", "b", "c", "d"), (0, 0, 0, 0))
             record_and_rate(old, SEASON, *block, MODEL.rate_block)
     finally:
@@ -115,11 +117,11 @@ def test_a_database_of_revision_0006_is_upgraded_and_keeps_its_season(db_url: st
     assert "role_figures" not in _tables(db_url)
     assert "seed_periods" in _tables(db_url)  # it is at 0006 indeed
     with LadderStore.open(db_url, create=False) as store:
-        assert store.finished_blocks(SEASON) == {0}
-        assert [row.bot for row in store.ratings(SEASON)] == ["a", "b", "c", "d"]
-        assert store.role_figures(SEASON) == {}
-        store.keep_role_figures(SEASON, {"m_1": KeptFigures(1, "{}")})
+        assert store.blocks.finished_blocks(SEASON) == {0}
+        assert [row.bot for row in store.reads.ratings(SEASON)] == ["a", "b", "c", "d"]
+        assert store.roles.role_figures(SEASON) == {}
+        store.roles.keep_role_figures(SEASON, {"m_1": KeptFigures(1, "{}")})
     assert "role_figures" in _tables(db_url)
     with LadderStore.open(db_url, create=False) as reopened:  # a current database now
-        assert reopened.role_figures(SEASON) == {"m_1": KeptFigures(1, "{}")}
-        assert reopened.finished_blocks(SEASON) == {0}
+        assert reopened.roles.role_figures(SEASON) == {"m_1": KeptFigures(1, "{}")}
+        assert reopened.blocks.finished_blocks(SEASON) == {0}

@@ -63,8 +63,8 @@ async def test_a_season_plays_every_block_in_duplicate_and_records_it(
     progress: list[SeasonProgress] = []
     summary = await run(fake, config, store, progress)
 
-    assert store.finished_blocks("test-season") == set(range(5))
-    assert len(fake.requests) == 20 == len(store.matches("test-season"))
+    assert store.blocks.finished_blocks("test-season") == set(range(5))
+    assert len(fake.requests) == 20 == len(store.reads.matches("test-season"))
     assert fake.max_running <= 3
     # every command bot was registered once, as <bot>@<season>
     assert sorted(fake.registrations) == [f"{bot}@test-season" for bot in FIVE]
@@ -85,13 +85,13 @@ async def test_a_season_plays_every_block_in_duplicate_and_records_it(
         )
         assert identity in permutations
     # the skills show in the ratings: the strongest bot leads, the weakest trails
-    ratings = {row.bot: row for row in store.ratings("test-season")}
+    ratings = {row.bot: row for row in store.reads.ratings("test-season")}
     best = max(ratings.values(), key=lambda row: row.rating.conservative)
     worst = min(ratings.values(), key=lambda row: row.rating.conservative)
     assert (best.bot, worst.bot) == ("a", "e")
     assert sum(row.blocks for row in ratings.values()) == 5 * 4
     # contracts: deals 1-3 of every 4 are bid (deal 4 is a pass-out), so 3 per match
-    results = store.results("test-season")
+    results = store.reads.results("test-season")
     assert sum(r.contracts_bid for _, r in results) == 20 * 3
     # progress: one report per block at least, ending with all blocks and a leader
     assert progress[-1].blocks_done == 5
@@ -99,7 +99,7 @@ async def test_a_season_plays_every_block_in_duplicate_and_records_it(
     assert progress[-1].deals == 80
     assert progress[-1].deals_per_second > 0
     assert summary.blocks_played == 5
-    assert summary.last_match_id in {m.match_id for m in store.matches("test-season")}
+    assert summary.last_match_id in {m.match_id for m in store.reads.matches("test-season")}
     # bots were stopped: their sessions are gone
     await fake.wait_until(lambda: fake.session_count() == 0)
     # the bots got their environment and the expanded {tables} argument
@@ -113,10 +113,10 @@ async def test_running_a_finished_season_again_plays_nothing(
     config = season_config(blocks=2)
     await run(fake, config, store)
     requests = len(fake.requests)
-    ratings = store.ratings("test-season")
+    ratings = store.reads.ratings("test-season")
     await run(fake, config, store)
     assert len(fake.requests) == requests
-    assert store.ratings("test-season") == ratings
+    assert store.reads.ratings("test-season") == ratings
 
 
 async def test_more_blocks_extend_a_season_keeping_the_played_ones(
@@ -126,7 +126,7 @@ async def test_more_blocks_extend_a_season_keeping_the_played_ones(
     await run(fake, season_config(FIVE, blocks=4), store)
     with LadderStore.open(tmp_path / "straight.db") as straight:
         await run(fake, season_config(FIVE, blocks=4), straight)
-        assert straight.ratings("test-season") == store.ratings("test-season")
+        assert straight.reads.ratings("test-season") == store.reads.ratings("test-season")
     assert sorted(fake.registrations).count("a@test-season") == 1  # reused, not re-registered
 
 
@@ -141,8 +141,8 @@ async def test_every_run_gives_the_bots_fresh_tokens_and_stores_none(
     # the fake's Play accepts only the current tokens, so the bots connected with the new ones.
     assert len(fake.registrations) == 4
     assert sorted(fake.rotations) == sorted(first)
-    assert store.finished_blocks("test-season") == {0, 1}
-    identities = store.bot_identities("test-season").values()
+    assert store.blocks.finished_blocks("test-season") == {0, 1}
+    identities = store.bots.bot_identities("test-season").values()
     for identity in identities:
         assert identity.bot_id is not None
         token = fake.bots[identity.bot_id][1]
@@ -159,7 +159,7 @@ async def test_a_referee_that_cannot_rotate_tokens_gets_the_bots_registered_agai
     assert sorted(fake.registrations) == sorted(
         [f"{bot}@test-season" for bot in "abcd"] + [f"{bot}@test-season-2" for bot in "abcd"]
     )
-    assert store.finished_blocks("test-season") == {0, 1}
+    assert store.blocks.finished_blocks("test-season") == {0, 1}
 
 
 async def test_an_interrupted_season_resumes_without_losing_or_doubling_blocks(
@@ -172,9 +172,9 @@ async def test_an_interrupted_season_resumes_without_losing_or_doubling_blocks(
     with LadderStore.open(tmp_path / "straight.db") as straight:
         await run(fake, config, straight)
         expected = (
-            straight.ratings("test-season"),
-            straight.rating_history("test-season"),
-            straight.results("test-season"),
+            straight.reads.ratings("test-season"),
+            straight.reads.rating_history("test-season"),
+            straight.reads.results("test-season"),
         )
 
     fresh = await _restart_fake(fake)
@@ -187,21 +187,21 @@ async def test_an_interrupted_season_resumes_without_losing_or_doubling_blocks(
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            done_before = store.finished_blocks("test-season")
+            done_before = store.blocks.finished_blocks("test-season")
             assert 2 <= len(done_before) < 6
             await fresh.wait_until(lambda: fresh.session_count() == 0)  # bots stopped on cancel
             started_before = len(fresh.requests)
 
             await run(fresh, config, store)
-            assert store.finished_blocks("test-season") == set(range(6))
+            assert store.blocks.finished_blocks("test-season") == set(range(6))
             # the finished blocks were not played again; the interrupted ones were, from the start
             assert len(fresh.requests) - started_before == 4 * (6 - len(done_before))
             assert (
-                store.ratings("test-season"),
-                store.rating_history("test-season"),
-                store.results("test-season"),
+                store.reads.ratings("test-season"),
+                store.reads.rating_history("test-season"),
+                store.reads.results("test-season"),
             ) == expected
-            assert len(store.matches("test-season")) == 24
+            assert len(store.reads.matches("test-season")) == 24
             # the resumed run reused the bot registrations
             assert len(fresh.registrations) == 6
     finally:
@@ -209,7 +209,7 @@ async def test_an_interrupted_season_resumes_without_losing_or_doubling_blocks(
 
 
 def finished_count(store: LadderStore) -> int:
-    return len(store.finished_blocks("test-season")) if store.season_names() else 0
+    return len(store.blocks.finished_blocks("test-season")) if store.seasons.season_names() else 0
 
 
 async def _restart_fake(old: FakeReferee) -> FakeReferee:
@@ -222,18 +222,18 @@ async def test_a_referee_that_forgot_the_bots_gets_them_registered_again(
 ) -> None:
     with LadderStore.open(tmp_path / "ladder.db") as store:
         await run(fake, season_config(blocks=1), store)
-        first_ids = {i.bot_id for i in store.bot_identities("test-season").values()}
+        first_ids = {i.bot_id for i in store.bots.bot_identities("test-season").values()}
         fresh = await _restart_fake(fake)
         fresh.add_bot("a@test-season")  # someone else holds that name: take a suffix
         try:
             await run(fresh, season_config(blocks=2), store)
         finally:
             await fresh.stop()
-        identities = store.bot_identities("test-season")
+        identities = store.bots.bot_identities("test-season")
         assert identities["a"].referee_name == "a@test-season-2"
         assert identities["b"].referee_name == "b@test-season"
         assert first_ids.isdisjoint({i.bot_id for i in identities.values()})
-        assert store.finished_blocks("test-season") == {0, 1}
+        assert store.blocks.finished_blocks("test-season") == {0, 1}
 
 
 async def test_without_list_bots_stored_identities_are_trusted(
@@ -277,9 +277,9 @@ async def test_a_bot_that_dies_during_the_season_stops_it_keeping_finished_block
         BotStartError, match=r"(?s)bot 'd' exited with code 3 during the season.*exiting on purpose"
     ):
         await run(fake, config, store)
-    finished = store.finished_blocks("test-season")
+    finished = store.blocks.finished_blocks("test-season")
     assert len(finished) < 20
-    assert len(store.matches("test-season")) == 4 * len(finished)
+    assert len(store.reads.matches("test-season")) == 4 * len(finished)
     await fake.wait_until(lambda: fake.session_count() == 0)
 
 
@@ -299,8 +299,8 @@ async def test_an_aborted_match_fails_its_block_and_keeps_the_others(
     config = season_config(blocks=3, concurrency=1)
     # A match of the third block: the first two are in flight at once and either may take the
     # first match slot, but a run claims the third only once it has recorded one of them.
-    store.ensure_season(config, RatingModel(config.rating).initial())
-    seed = store.season_deal_seed(config.name)
+    store.seasons.ensure_season(config, RatingModel(config.rating).initial())
+    seed = store.commitments.season_deal_seed(config.name)
     plans = plan_season([bot.name for bot in config.bots], config.players, config.blocks, seed)
     aborted = plans[2].matches[1]
     fake.abort_matches = {(aborted.seed, aborted.bots)}
@@ -308,13 +308,13 @@ async def test_an_aborted_match_fails_its_block_and_keeps_the_others(
         BlockFailedError, match=r"match match-\d+ of block 2 rotation 1 .* ended 'aborted'"
     ):
         await run(fake, config, store)
-    kept = store.finished_blocks("test-season")
+    kept = store.blocks.finished_blocks("test-season")
     assert kept  # the block recorded before the third was claimed
     assert kept <= {0, 1}
     fake.abort_matches = set()
     calls = len(fake.requests)
     await run(fake, config, store)
-    assert store.finished_blocks("test-season") == {0, 1, 2}
+    assert store.blocks.finished_blocks("test-season") == {0, 1, 2}
     # The blocks kept are not played again: only the others' matches are.
     assert len(fake.requests) - calls == sum(len(plans[i].matches) for i in {0, 1, 2} - kept)
 
@@ -326,7 +326,7 @@ async def test_forfeits_and_penalties_reach_the_results(
     fake.forfeits = {"a"}
     fake.penalties = {"b": ["timeout", "illegal"], "c": ["malformed"]}
     await run(fake, season_config(blocks=1), store)
-    results = {r.bot: r for _, r in store.results("test-season")}
+    results = {r.bot: r for _, r in store.reads.results("test-season")}
     assert results["a"].forfeited
     assert results["a"].rank == 4
     assert results["a"].chips > 0
@@ -391,11 +391,11 @@ async def test_a_season_that_fails_at_its_start_is_stored_as_failed_with_the_rea
 ) -> None:
     with pytest.raises(BotStartError):
         await run(fake, season_config(bot_args={"b": "--exit-code 7"}), store)
-    failed = store.season("test-season")
+    failed = store.seasons.season("test-season")
     assert (failed.blocks_finished, failed.status) == (0, SeasonStatus.FAILED)
     assert "bot 'b' exited with code 7 before connecting" in failed.status_detail
     await run(fake, season_config(), store)  # fixed (a bot's command may change): resumed
-    finished = store.season("test-season")
+    finished = store.seasons.season("test-season")
     assert (finished.status, finished.status_detail) == (SeasonStatus.FINISHED, "")
 
 
@@ -408,7 +408,7 @@ async def test_a_cancelled_season_is_stored_as_interrupted(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert store.season("test-season").status == SeasonStatus.INTERRUPTED
+    assert store.seasons.season("test-season").status == SeasonStatus.INTERRUPTED
 
 
 async def _bot_exiting_after(tmp_path: Path, seconds: float) -> BotProcess:
@@ -494,7 +494,7 @@ async def test_the_pointer_names_the_highest_block_not_the_one_recorded_last(
 
     def progress(_: SeasonProgress) -> None:
         # Reported on the loop after each recorded block.
-        if 1 in store.finished_blocks(config.name):
+        if 1 in store.blocks.finished_blocks(config.name):
             block_one_recorded.set()
 
     @asynccontextmanager
@@ -503,5 +503,5 @@ async def test_the_pointer_names_the_highest_block_not_the_one_recorded_last(
 
     summary = await run_blocks(config, store, open_player, progress=progress)
 
-    assert store.finished_blocks(config.name) == {0, 1}
+    assert store.blocks.finished_blocks(config.name) == {0, 1}
     assert summary.last_match_id == "b1r3"

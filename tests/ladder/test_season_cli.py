@@ -247,7 +247,7 @@ def test_ratings_with_no_season_yet(tmp_path: Path) -> None:
 def last_match_of(data: Path, season: str) -> str:
     """The id of the season's last match as recorded: its highest block's last rotation."""
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        matches = store.matches(season)
+        matches = store.reads.matches(season)
     return max(matches, key=lambda m: (m.block_index, m.rotation)).match_id
 
 

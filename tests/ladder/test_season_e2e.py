@@ -49,14 +49,14 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
     assert "season e2e (standard): 2 of 2 blocks" in result.output
 
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        assert store.finished_blocks("e2e") == {0, 1}
-        matches = store.matches("e2e")
+        assert store.blocks.finished_blocks("e2e") == {0, 1}
+        matches = store.reads.matches("e2e")
         assert len(matches) == 8
         assert len({m.match_id for m in matches}) == 8
         assert all(m.deals_played == 4 for m in matches)
         assert all(sum(m.balances) == 0 for m in matches)  # standard chips are zero-sum
-        assert sum(row.blocks for row in store.ratings("e2e")) == 8
-        results = store.results("e2e")
+        assert sum(row.blocks for row in store.reads.ratings("e2e")) == 8
+        results = store.reads.results("e2e")
         # duplicate: a bot's block chips are the sum of its four matches
         for block in (0, 1):
             for bot in ("random-1", "random-2", "random-3", "random-4"):
@@ -67,7 +67,7 @@ def test_a_season_end_to_end_with_real_bot_processes(tmp_path: Path) -> None:
         # every rotation ran under a different suit permutation
         assert len({m.suit_permutation for m in matches if m.block_index == 0}) == 4
         last = matches[-1].match_id
-        hashes = [i.token_hash for i in store.bot_identities("e2e").values() if i.token_hash]
+        hashes = [i.token_hash for i in store.bots.bot_identities("e2e").values() if i.token_hash]
     # The whole output should it fail (pytest cuts it): a fresh-clone run once did, unseen.
     pointer = f"inspect a match:\n  brandeln matches show {last} --data {data}"
     assert pointer in result.output, result.output
@@ -141,7 +141,11 @@ AS_AT_A_TERMINAL = (
 def blocks_recorded(db: Path, season: str) -> int:
     try:
         with LadderStore.open(db, create=False) as store:
-            return len(store.finished_blocks(season)) if season in store.season_names() else 0
+            return (
+                len(store.blocks.finished_blocks(season))
+                if season in store.seasons.season_names()
+                else 0
+            )
     except StorageError:
         return 0
 
@@ -172,8 +176,10 @@ def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path
                 first.kill()
 
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        done = store.finished_blocks("killed")
-        hashes = [i.token_hash for i in store.bot_identities("killed").values() if i.token_hash]
+        done = store.blocks.finished_blocks("killed")
+        hashes = [
+            i.token_hash for i in store.bots.bot_identities("killed").values() if i.token_hash
+        ]
     assert 1 <= len(done) < blocks, f"the kill must land mid-season; done: {sorted(done)}"
     # SIGKILL gave the runner no chance to stop its bots; they keep trying to reconnect (for
     # 30 s in the sample bots' SDK), and the next run must stop them before starting anew.
@@ -190,15 +196,15 @@ def test_resume_after_the_runner_is_killed_with_sigkill_mid_block(tmp_path: Path
         asyncio.run(stop_orphans(hashes, grace_s=1.0))
 
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        assert store.finished_blocks("killed") == set(range(blocks))
-        matches = store.matches("killed")
+        assert store.blocks.finished_blocks("killed") == set(range(blocks))
+        matches = store.reads.matches("killed")
         assert len({m.match_id for m in matches}) == len(matches) == 4 * blocks
         assert [(m.block_index, m.rotation) for m in matches] == [
             (block, rotation) for block in range(blocks) for rotation in range(4)
         ]
-        assert len(store.results("killed")) == 4 * blocks
-        assert sum(row.blocks for row in store.ratings("killed")) == 4 * blocks
-        assert len(store.rating_history("killed")) == 4 * blocks
+        assert len(store.reads.results("killed")) == 4 * blocks
+        assert sum(row.blocks for row in store.reads.ratings("killed")) == 4 * blocks
+        assert len(store.reads.rating_history("killed")) == 4 * blocks
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="orphans are found through /proc")
@@ -250,9 +256,9 @@ def test_ctrl_c_stops_the_bots_and_keeps_the_finished_blocks(tmp_path: Path) -> 
         if first.poll() is None:
             first.kill()
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        done = store.finished_blocks("interrupted")
+        done = store.blocks.finished_blocks("interrupted")
         hashes = [
-            i.token_hash for i in store.bot_identities("interrupted").values() if i.token_hash
+            i.token_hash for i in store.bots.bot_identities("interrupted").values() if i.token_hash
         ]
     assert first.returncode == 130, output
     assert f"interrupted: {len(done)} of 4 blocks recorded" in output

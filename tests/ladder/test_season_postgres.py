@@ -84,7 +84,11 @@ def start_season(
 def blocks_recorded(db: str, season: str) -> int:
     try:
         with LadderStore.open(db, create=False) as store:
-            return len(store.finished_blocks(season)) if season in store.season_names() else 0
+            return (
+                len(store.blocks.finished_blocks(season))
+                if season in store.seasons.season_names()
+                else 0
+            )
     except StorageError:
         return 0
 
@@ -122,20 +126,20 @@ def assert_every_block_once(db: str, season: str, blocks: int) -> None:
     """Each block recorded exactly once, with one match per rotation, four results, four
     rating updates; every claim done; the ratings those of the results in block order."""
     with LadderStore.open(db, create=False) as store:
-        assert store.finished_blocks(season) == set(range(blocks))
-        matches = store.matches(season)
+        assert store.blocks.finished_blocks(season) == set(range(blocks))
+        matches = store.reads.matches(season)
         assert [(m.block_index, m.rotation) for m in matches] == [
             (block, rotation) for block in range(blocks) for rotation in range(4)
         ]
         assert len({m.match_id for m in matches}) == 4 * blocks
-        results = store.results(season)
+        results = store.reads.results(season)
         assert len(results) == 4 * blocks
-        history = store.rating_history(season)
+        history = store.reads.rating_history(season)
         assert [(index, bot) for index, bot, _ in history] == [
             (block, bot) for block in range(blocks) for bot in BOTS
         ]
-        assert sum(row.blocks for row in store.ratings(season)) == 4 * blocks
-        assert {state for state, _ in store.claims(season).values()} == {ClaimState.DONE}
+        assert sum(row.blocks for row in store.reads.ratings(season)) == 4 * blocks
+        assert {state for state, _ in store.blocks.claims(season).values()} == {ClaimState.DONE}
         # Rated in block order: exactly what rating the stored rankings one by one gives.
         model = RatingModel(season_config_rating())
         rankings: dict[int, dict[str, int]] = {}
@@ -143,7 +147,7 @@ def assert_every_block_once(db: str, season: str, blocks: int) -> None:
             rankings.setdefault(index, {})[result.bot] = result.rank
         replay = blocks_to_rate(0, rankings, dict.fromkeys(BOTS, model.initial()), model.rate_block)
         final = {bot: rating for block in replay for bot, rating in block.ratings.items()}
-        assert {row.bot: row.rating for row in store.ratings(season)} == final
+        assert {row.bot: row.rating for row in store.reads.ratings(season)} == final
 
 
 def season_config_rating() -> Any:
@@ -187,7 +191,7 @@ def test_a_season_runs_on_postgresql_from_the_cli_and_the_read_commands_find_it(
     assert judged.exit_code == 0, judged.output
     card_play = json.loads(judged.output)["double_dummy"]
     with LadderStore.open(pg_db, create=False) as store:
-        deals = sum(match.deals_played for match in store.matches("on-pg"))
+        deals = sum(match.deals_played for match in store.reads.matches("on-pg"))
     assert (card_play["deals"], card_play["unread"]) == (deals, [])
     assert sum(row["defender_cards"] for row in card_play["bots"]) > 0
 
@@ -195,7 +199,9 @@ def test_a_season_runs_on_postgresql_from_the_cli_and_the_read_commands_find_it(
 def _claimed(db: str, season: str) -> bool:
     try:
         with LadderStore.open(db, create=False) as store:
-            return any(state is ClaimState.CLAIMED for state, _ in store.claims(season).values())
+            return any(
+                state is ClaimState.CLAIMED for state, _ in store.blocks.claims(season).values()
+            )
     except LadderError:  # the season is not created yet
         return False
 
@@ -248,13 +254,15 @@ def test_resume_after_sigkill_of_the_runner_on_postgresql(tmp_path: Path, pg_db:
         if first.poll() is None:
             first.kill()
     with LadderStore.open(pg_db, create=False) as store:
-        done = store.finished_blocks("killed")
+        done = store.blocks.finished_blocks("killed")
         claimed = {
             index
-            for index, (state, _) in store.claims("killed").items()
+            for index, (state, _) in store.blocks.claims("killed").items()
             if state is ClaimState.CLAIMED
         }
-        hashes = [i.token_hash for i in store.bot_identities("killed").values() if i.token_hash]
+        hashes = [
+            i.token_hash for i in store.bots.bot_identities("killed").values() if i.token_hash
+        ]
     assert 1 <= len(done) < blocks, f"the kill must land mid-season; done: {sorted(done)}"
     assert claimed, "the killed runner held claims on the blocks it was playing"
     try:

@@ -91,7 +91,7 @@ def test_postgresql_gone_for_good_ends_the_run_with_one_clear_error_and_the_seas
     assert f"cannot reach PostgreSQL at 127.0.0.1:{restartable.port}" in output, output
     restartable.start()
     with LadderStore.open(db, create=False) as store:
-        kept = store.finished_blocks("gone")  # what was recorded is still there
+        kept = store.blocks.finished_blocks("gone")  # what was recorded is still there
     assert kept
     # The season resumes once the database is back: the rest is played, nothing twice.
     resumed = runner.invoke(

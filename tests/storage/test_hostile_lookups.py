@@ -97,10 +97,10 @@ def test_a_hostile_season_name_or_bot_id_is_unknown_to_the_ladder(db_url: str, k
     ladder = LadderStore.open(db_url)
     try:
         with pytest.raises(UnknownSeasonError):
-            ladder.season(key)
+            ladder.seasons.season(key)
         with pytest.raises(UnknownSeasonError):
-            ladder.bot_identities(key)
-        assert ladder.seasons_of_bot(key) == []
+            ladder.bots.bot_identities(key)
+        assert ladder.bots.seasons_of_bot(key) == []
     finally:
         ladder.close()
 

@@ -62,12 +62,12 @@ def _check_nothing_lost_nothing_doubled(season: Season, url: str) -> set[str]:
     """The ladder's record of the season against the referees' shared database; returns the
     referee ids that played its matches."""
     with LadderStore.open(season.ladder_db, create=False) as store:
-        assert store.finished_blocks(season.name) == set(range(BLOCKS))
-        matches = store.matches(season.name)
+        assert store.blocks.finished_blocks(season.name) == set(range(BLOCKS))
+        matches = store.reads.matches(season.name)
         assert [(m.block_index, m.rotation) for m in matches] == [
             (block, rotation) for block in range(BLOCKS) for rotation in range(4)
         ]
-        assert len(store.results(season.name)) == 4 * BLOCKS
+        assert len(store.reads.results(season.name)) == 4 * BLOCKS
     referee_store = RefereeStore(url)
     try:
         for match in matches:

@@ -70,8 +70,8 @@ def season_roles(
     """The role figures of ``season``'s matches (those ``bot`` played in, if given), by bot:
     ``bots`` first in their order, then the others by name. At most ``budget`` matches not yet
     kept are judged from their logs (None: all); each is kept as it is judged, in batches."""
-    matches = [match for match in store.matches(season) if bot is None or bot in match.bots]
-    kept = store.role_figures(season, {match.match_id for match in matches})
+    matches = [match for match in store.reads.matches(season) if bot is None or bot in match.bots]
+    kept = store.roles.role_figures(season, {match.match_id for match in matches})
     found: list[tuple[RecordedMatch, MatchRoles]] = []
     waiting = []
     for match in matches:
@@ -142,7 +142,7 @@ def _keep(
 ) -> None:
     if to_keep and not roles_of.not_kept:
         try:
-            store.keep_role_figures(season, to_keep)
+            store.roles.keep_role_figures(season, to_keep)
         except LadderError as error:
             roles_of.not_kept = str(error)
     to_keep.clear()

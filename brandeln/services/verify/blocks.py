@@ -53,7 +53,7 @@ def check_blocks(audit: Audit) -> dict[int, dict[str, int]]:
     for match in audit.rows.matches:
         by_block.setdefault(match.block, []).append(match)
     stored_results: dict[int, dict[str, BotBlockResult]] = {}
-    for index, result in audit.store.results(audit.season):
+    for index, result in audit.store.reads.results(audit.season):
         stored_results.setdefault(index, {})[result.bot] = result
     tables = _season_tables(audit)
     rankings: dict[int, dict[str, int]] = {}

@@ -25,7 +25,7 @@ __all__ = ["block_number", "check_commitment"]
 def check_commitment(audit: Audit) -> str:
     if audit.ladder:
         return _check_periods(audit)
-    commitment = audit.store.season_commitment(audit.season)
+    commitment = audit.store.commitments.season_commitment(audit.season)
     given = audit.settings.get("seed")
     if commitment is None:
         if isinstance(given, int):
@@ -56,7 +56,7 @@ def check_commitment(audit: Audit) -> str:
 
 
 def _check_periods(audit: Audit) -> str:
-    audit.periods = list(reversed(audit.store.seed_periods(audit.season)))
+    audit.periods = list(reversed(audit.store.commitments.seed_periods(audit.season)))
     end = audit.periods[0].first_block if audit.periods else None
     for number, period in enumerate(audit.periods):
         where = f"period {period.period}"

@@ -44,7 +44,7 @@ def check_ratings(audit: Audit, rankings: Mapping[int, Mapping[str, int]]) -> st
         )
         return "not recomputed"
     next_to_rate = rated[-1].index + 1 if rated else 0
-    stored_next = audit.store.next_to_rate(audit.season)
+    stored_next = audit.store.blocks.next_to_rate(audit.season)
     if stored_next != next_to_rate:
         raise differs(
             Stage.RATINGS,
@@ -54,7 +54,8 @@ def check_ratings(audit: Audit, rankings: Mapping[int, Mapping[str, int]]) -> st
             what="stored: the blocks below",
         )
     history = {
-        (index, bot): rating for index, bot, rating in audit.store.rating_history(audit.season)
+        (index, bot): rating
+        for index, bot, rating in audit.store.reads.rating_history(audit.season)
     }
     current = dict(start)
     played: dict[str, int] = dict.fromkeys(start, 0)
@@ -71,7 +72,7 @@ def check_ratings(audit: Audit, rankings: Mapping[int, Mapping[str, int]]) -> st
             raise _rating_differs("rating history", kept, wanted).within(
                 f"block {index} bot {bot!r}"
             )
-    for row in audit.store.ratings(audit.season):
+    for row in audit.store.reads.ratings(audit.season):
         wanted_rating = current.get(row.bot)
         if row.rating != wanted_rating:
             raise _rating_differs("rating", row.rating, wanted_rating).within(f"bot {row.bot!r}")
@@ -92,7 +93,7 @@ def _check_totals(audit: Audit, rated: Sequence[int]) -> None:
     them (float sums included)."""
     wanted: dict[str, dict[str, Any]] = {}
     results: dict[int, list[BotBlockResult]] = {}
-    for index, result in audit.store.results(audit.season):
+    for index, result in audit.store.reads.results(audit.season):
         results.setdefault(index, []).append(result)
     for index in rated:
         for result in results.get(index, []):
@@ -118,7 +119,7 @@ def _check_totals(audit: Audit, rated: Sequence[int]) -> None:
             sums["lat_p50_sum"] += latency.p50_ms * latency.decisions
             sums["lat_p95_sum"] += latency.p95_ms * latency.decisions
             sums["lat_max_ms"] = max(sums["lat_max_ms"], latency.max_ms)
-    for bot, totals in sorted(audit.store.bot_totals(audit.season).items()):
+    for bot, totals in sorted(audit.store.reads.bot_totals(audit.season).items()):
         sums = wanted.get(bot, _empty_totals())
         for name in _TOTAL_FIELDS:
             kept = getattr(totals, name)

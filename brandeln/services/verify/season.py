@@ -123,7 +123,7 @@ def _run(audit: Audit) -> None:
     if audit.ladder:
         audit.planned = {
             block.index: block
-            for block in audit.store.recent_blocks(audit.season, audit.info.blocks_planned)
+            for block in audit.store.planned.recent_blocks(audit.season, audit.info.blocks_planned)
         }
     rankings = check_blocks(audit)
     audit.passed(Stage.DEALS, _dealt(audit))

@@ -44,8 +44,8 @@ class Audit:
         self.season = season
         self.fetch_log = fetch_log
         self.on_stage = on_stage
-        self.rows: AuditRows = store.audit_rows(season)
-        self.info = store.season(season)
+        self.rows: AuditRows = store.audit.audit_rows(season)
+        self.info = store.seasons.season(season)
         self.settings: dict[str, Any] = {}
         self.ladder = False
         self.stages: list[tuple[Stage, str]] = []

@@ -67,13 +67,13 @@ class SeasonData:
         with LadderStore.open(self.data / "ladder.db", create=False) as store:
             return {
                 name: identity.bot_id
-                for name, identity in store.bot_identities(season).items()
+                for name, identity in store.bots.bot_identities(season).items()
                 if identity.bot_id
             }
 
     def match_ids(self, season: str) -> list[str]:
         with LadderStore.open(self.data / "ladder.db", create=False) as store:
-            return [match.match_id for match in store.matches(season)]
+            return [match.match_id for match in store.reads.matches(season)]
 
 
 async def _play(data: Path, bots: BotProcesses) -> str:
@@ -180,7 +180,7 @@ class HostileData:
 
     def match_ids(self, season: str) -> list[str]:
         with LadderStore.open(self.data / "ladder.db", create=False) as store:
-            return [match.match_id for match in store.matches(season)]
+            return [match.match_id for match in store.reads.matches(season)]
 
 
 class _NamedBot(PatientBot):

@@ -36,7 +36,7 @@ def ladder_folder(tmp_path: Path) -> Path:
     with LadderStore.open(data / "ladder.db") as store:
         open_ladder(store)
         names = [add(store, family) for family in (HOSTILE_FAMILY, "a", "b", "c")]
-        store.see_versions(LADDER, dict.fromkeys(names, (Presence.IDLE, 1)))
+        store.presence.see_versions(LADDER, dict.fromkeys(names, (Presence.IDLE, 1)))
     return data
 
 
@@ -108,7 +108,7 @@ def test_the_challenge_form_queues_a_challenge_from_the_browser(
     assert row.get_attribute("data-challenge") == "1"
     assert row.locator(".seat").all_inner_texts() == ["a@1", f"{HOSTILE_FAMILY}@1"]
     with LadderStore.open(ladder_folder / "ladder.db") as store:
-        [challenge] = store.challenges(LADDER)
+        [challenge] = store.challenges.challenges(LADDER)
     assert challenge.bots == ("a@1", f"{HOSTILE_FAMILY}@1")
     assert (challenge.deals, challenge.rated) == (8, False)
     assert (challenge.requested_by, challenge.state) == ("web", ChallengeState.QUEUED)

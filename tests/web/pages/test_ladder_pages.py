@@ -63,13 +63,13 @@ HOSTILE_FAMILIES = (
 
 
 def open_ladder(store: LadderStore, name: str = LADDER) -> None:
-    store.ensure_ladder(name, CONFIG.settings(), 4, {"challenges_per_hour": PER_HOUR})
+    store.ladders.ensure_ladder(name, CONFIG.settings(), 4, {"challenges_per_hour": PER_HOUR})
 
 
 def add(store: LadderStore, family: str, version: str = "1", name: str = LADDER) -> str:
     # A referee identity of the form the referee gives, the same in every run.
     bot_id = "bot_" + hashlib.sha256(f"{family}@{version}".encode()).hexdigest()[:12]
-    return store.add_version(name, family, version, bot_id, FRESH, WIDEN).name
+    return store.ladders.add_version(name, family, version, bot_id, FRESH, WIDEN).name
 
 
 def play_block(
@@ -82,7 +82,7 @@ def play_block(
     rated: bool = True,
 ) -> int:
     """Plan and record a block in which ``bots[0]`` does best and ``bots[-1]`` worst."""
-    index = store.plan_block(
+    index = store.planned.plan_block(
         name, bots, CONFIG.seed, "test", deals=4, rated=rated, challenge_id=challenge_id
     )
     plan, outcomes, results = finished_block(index, bots, (5, 1, -1, -5), seed=CONFIG.seed)
@@ -93,7 +93,7 @@ def play_block(
         results = block_results(plan, outcomes)
     record_and_rate(store, name, plan, outcomes, results, MODEL.rate_block)
     if challenge_id is not None:
-        store.set_challenge(challenge_id, ChallengeState.PLAYED)
+        store.challenges.set_challenge(challenge_id, ChallengeState.PLAYED)
     return index
 
 
@@ -110,7 +110,7 @@ class LadderData:
 
     def bot_id(self, version: str) -> str:
         with self.store() as store:
-            return next(v.bot_id for v in store.versions(LADDER) if v.name == version)
+            return next(v.bot_id for v in store.ladders.versions(LADDER) if v.name == version)
 
 
 @pytest.fixture
@@ -129,7 +129,7 @@ def ladder_data(tmp_path: Path) -> LadderData:
         hostile = [f"{HOSTILE_FAMILIES[0]}@1", add(store, HOSTILE_FAMILIES[1])]
         hostile.append(add(store, HOSTILE_FAMILIES[2], "v<1>"))
         play_block(store, (newer, others[0], hostile[1], others[1]), rated=True)
-        store.see_versions(
+        store.presence.see_versions(
             LADDER,
             {
                 newer: (Presence.IDLE, 1),
@@ -139,11 +139,11 @@ def ladder_data(tmp_path: Path) -> LadderData:
                 hostile[1]: (Presence.IDLE, 1),
             },
         )
-        store.version_error(LADDER, others[0], error)
-        queued = store.queue_challenge(
+        store.presence.version_error(LADDER, others[0], error)
+        queued = store.challenges.queue_challenge(
             LADDER, (newer, hostile[2]), deals=6, rated=False, requested_by="alice", per_hour=9
         )
-        store.plan_block(
+        store.planned.plan_block(
             LADDER,
             (newer, hostile[2], *others),
             CONFIG.seed,
@@ -152,11 +152,11 @@ def ladder_data(tmp_path: Path) -> LadderData:
             rated=False,
             challenge_id=queued,
         )
-        store.queue_challenge(
+        store.challenges.queue_challenge(
             LADDER, (hostile[0],), deals=4, rated=True, requested_by="bob", per_hour=9
         )
         ranked = sorted(
-            (v for v in store.versions(LADDER) if v.active),
+            (v for v in store.ladders.versions(LADDER) if v.active),
             key=lambda v: (-v.rating.conservative, v.name),
         )
     return LadderData(data, tuple(v.name for v in ranked), first, tuple(hostile), error)
@@ -217,7 +217,7 @@ def test_the_modules_docstring_examples_pass() -> None:
 
 def test_the_index_lists_the_ladders_apart_from_the_seasons(ladder_data: LadderData) -> None:
     with LadderStore.open(ladder_data.data / "ladder.db") as store:
-        store.ensure_season(season_config(name="a-season"), MODEL.initial())
+        store.seasons.ensure_season(season_config(name="a-season"), MODEL.initial())
     with client_of(ladder_data.data) as client:
         page = client.get("/")
     assert page.status_code == 200
@@ -327,7 +327,7 @@ def test_the_state_json_says_what_the_page_shows(
 
 def test_what_is_no_ladder_has_no_ladder_page(ladder_data: LadderData) -> None:
     with LadderStore.open(ladder_data.data / "ladder.db") as store:
-        store.ensure_season(season_config(name="a-season"), MODEL.initial())
+        store.seasons.ensure_season(season_config(name="a-season"), MODEL.initial())
     with client_of(ladder_data.data, challenges=True) as client:
         for path in ("/ladders/a-season", "/ladders/nothing", "/ladders/nothing/state.json"):
             reply = client.get(path)
@@ -353,7 +353,7 @@ def test_hostile_version_names_and_errors_are_text_on_the_page_and_in_the_json(
     ladder_data: LadderData,
 ) -> None:
     with LadderStore.open(ladder_data.data / "ladder.db") as store:
-        store.version_error(LADDER, ladder_data.hostile[0], HOSTILE_TEXTS[2])
+        store.presence.version_error(LADDER, ladder_data.hostile[0], HOSTILE_TEXTS[2])
     shown = (*ladder_data.hostile, HOSTILE_TEXTS[2], ladder_data.error)
     for challenges in (False, True):  # with the form, the names are its choices too
         with client_of(ladder_data.data, challenges=challenges) as client:
@@ -386,7 +386,7 @@ def test_a_ladder_with_a_hostile_name_has_its_page_and_index_row_as_text(
     with LadderStore.open(data / "ladder.db") as store:
         open_ladder(store, name)
         add(store, "a", name=name)
-        store.see_versions(name, {"a@1": (Presence.IDLE, 1)})
+        store.presence.see_versions(name, {"a@1": (Presence.IDLE, 1)})
     segment = quote(name, safe="")
     with client_of(data) as client:
         index = client.get("/")
@@ -406,7 +406,7 @@ def test_a_ladder_with_a_hostile_name_has_its_page_and_index_row_as_text(
 
 def queued(ladder_data: LadderData) -> list[tuple[tuple[str, ...], str]]:
     with ladder_data.store() as store:
-        return [(c.bots, c.requested_by) for c in store.challenges(LADDER)]
+        return [(c.bots, c.requested_by) for c in store.challenges.challenges(LADDER)]
 
 
 def post(client: TestClient, fields: dict[str, object], **headers: str) -> httpx.Response:
@@ -460,7 +460,7 @@ def test_with_challenges_the_form_queues_one_and_goes_back_to_the_page(
     assert reply.headers["location"] == f"/ladders/{LADDER}?queued=3"
     assert queued(ladder_data) == [*before, (("expert@2", "random@1"), "web")]
     with ladder_data.store() as store:
-        challenge = store.challenges(LADDER)[-1]
+        challenge = store.challenges.challenges(LADDER)[-1]
     assert (challenge.deals, challenge.rated, challenge.state) == (8, True, ChallengeState.QUEUED)
     shown = writer.get(reply.headers["location"])
     assert "Challenge #3 queued" in shown.text
@@ -472,7 +472,7 @@ def test_an_unticked_rated_box_and_no_deals_queue_an_unrated_block_of_the_ladder
 ) -> None:
     assert post(writer, {"bot": "montecarlo", "deals": ""}).status_code == 303
     with ladder_data.store() as store:
-        challenge = store.challenges(LADDER)[-1]
+        challenge = store.challenges.challenges(LADDER)[-1]
     assert (challenge.bots, challenge.rated, challenge.deals) == (("montecarlo@1",), False, 4)
 
 
@@ -600,7 +600,7 @@ def test_a_versions_bot_page_shows_where_it_stands_in_its_ladder(
     ladder_data: LadderData,
 ) -> None:
     with LadderStore.open(ladder_data.data / "ladder.db") as store:
-        versions = {v.name: v for v in store.versions(LADDER)}
+        versions = {v.name: v for v in store.ladders.versions(LADDER)}
     version = versions["montecarlo@1"]
     with client_of(ladder_data.data) as client:
         page = client.get(f"/bots/{version.bot_id}")
@@ -639,10 +639,10 @@ def test_a_versions_bot_page_shows_its_matches_and_latency(data_copy: SeasonData
     bot_id = data_copy.bot_ids(data_copy.season)["heuristic"]
     with LadderStore.open(data_copy.data / "ladder.db") as store:
         open_ladder(store)
-        version = store.add_version(LADDER, "heuristic", "7", bot_id, FRESH, WIDEN).name
+        version = store.ladders.add_version(LADDER, "heuristic", "7", bot_id, FRESH, WIDEN).name
         others = tuple(add(store, family) for family in ("a", "b", "c"))
         play_block(store, (version, *others), latency=DecisionLatency(40, 3, 11, 25))
-        store.see_versions(LADDER, {version: (Presence.IDLE, 1)})
+        store.presence.see_versions(LADDER, {version: (Presence.IDLE, 1)})
     with client_of(data_copy.data) as client:
         page = client.get(f"/bots/{bot_id}")
     assert page.status_code == 200

@@ -78,12 +78,12 @@ def _add_ladder(data: Path) -> None:
         open_ladder(store)
         names = [add(store, family) for family in LADDER_FAMILIES]
         play_block(store, tuple(names))
-        store.see_versions(LADDER, dict.fromkeys(names, (Presence.IDLE, 1)))
+        store.presence.see_versions(LADDER, dict.fromkeys(names, (Presence.IDLE, 1)))
         open_ladder(store, DOCS_LADDER)
         plain = [add(store, family, name=DOCS_LADDER) for family in DOCS_FAMILIES]
         for order in (plain, [plain[1], plain[0], *plain[2:]], plain):
             play_block(store, tuple(order), name=DOCS_LADDER)
-        store.see_versions(DOCS_LADDER, dict.fromkeys(plain, (Presence.IDLE, 1)))
+        store.presence.see_versions(DOCS_LADDER, dict.fromkeys(plain, (Presence.IDLE, 1)))
 
 
 @pytest.fixture(scope="module")

@@ -140,7 +140,7 @@ def test_the_leaderboard_sets_every_pair_of_bots_and_any_two_sides_head_to_head(
 ) -> None:
     season = season_data.season
     with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
-        results = store.results(season, rated_only=True)
+        results = store.reads.results(season, rated_only=True)
         bots = [row.bot for row in season_leaderboard(store, season)]
     page = client.get(f"/seasons/{season}/leaderboard")
     assert page.status_code == 200
@@ -198,7 +198,7 @@ def test_rating_history_embeds_every_bot_and_block_from_the_stored_history(
     assert found is not None
     lines = json.loads(found.group(1))
     with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
-        history = store.rating_history(season_data.season)
+        history = store.reads.rating_history(season_data.season)
     assert sorted(line["label"] for line in lines) == sorted({bot for _, bot, _ in history})
     for line in lines:
         stored = [(i + 1, r) for i, bot, r in history if bot == line["label"]]
@@ -298,7 +298,7 @@ def test_the_index_and_a_bot_page_ask_as_much_however_many_seasons_there_are(
         with LadderStore.open(data_copy.data / "ladder.db", create=False) as store:
             for number in range(10):
                 config = season_config(name=f"more-{number}")
-                store.ensure_season(config, RatingModel(config.rating).initial())
+                store.seasons.ensure_season(config, RatingModel(config.rating).initial())
         after = count(client)
         index = client.get("/").text
     assert all(f"more-{number}" in index for number in range(10))
@@ -353,7 +353,9 @@ def test_match_page_shows_seats_result_and_one_row_per_deal(
     page = client.get(f"/matches/{match_id}")
     assert page.status_code == 200
     with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
-        recorded = next(m for m in store.matches(season_data.season) if m.match_id == match_id)
+        recorded = next(
+            m for m in store.reads.matches(season_data.season) if m.match_id == match_id
+        )
     seats = text_of(page.text.split('id="seats"')[1].split("</table>")[0])
     for seat, balance in enumerate(recorded.balances):
         assert f" {seat} {recorded.bots[seat]}@{season_data.season} " in f" {seats} "

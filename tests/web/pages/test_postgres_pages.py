@@ -57,7 +57,7 @@ def season_db(postgres: pg_server.PostgresServer, tmp_path: Path) -> Iterator[st
 def test_the_pages_of_a_season_stored_in_postgresql(season_db: str, tmp_path: Path) -> None:
     assert not (tmp_path / "data" / "ladder.db").exists()  # everything went to the database
     with LadderStore.open(season_db, create=False) as store:
-        match_id = store.matches("webpg")[0].match_id
+        match_id = store.reads.matches("webpg")[0].match_id
     with TestClient(create_app(StorageLocation(db_url=season_db)), base_url=APP_BASE) as client:
         index = client.get("/")
         board = client.get("/seasons/webpg/leaderboard")

@@ -69,7 +69,7 @@ def count_from_logs(data: Path, season: str) -> tuple[dict[str, Counted], int]:
     counted: dict[str, Counted] = {}
     handed_over = 0
     with LadderStore.open(data / "ladder.db", create=False) as store:
-        matches = store.matches(season)
+        matches = store.reads.matches(season)
     for match in matches:
         path = next((data / "embedded" / "logs").rglob(f"{match.match_id}.jsonl"))
         log = read_log(path.read_text(), str(path))
@@ -336,7 +336,7 @@ def test_the_leaderboard_page_shows_the_batch_ratings_of_brandeln_ratings(
 
 def _matches(data: SeasonData, season: str) -> list[Any]:
     with LadderStore.open(data.data / "ladder.db", create=False) as store:
-        return list(store.matches(season))
+        return list(store.reads.matches(season))
 
 
 def test_a_hostile_bot_without_a_rated_block_is_named_inert_as_not_batch_rated(

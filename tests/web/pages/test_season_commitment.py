@@ -42,7 +42,7 @@ def test_a_season_with_a_public_seed_shows_its_commitment_and_seed(
 ) -> None:
     page = _page(season_data.data, season_data.season)
     with LadderStore.open(season_data.data / "ladder.db", create=False) as store:
-        commitment = store.season_commitment(season_data.season)
+        commitment = store.commitments.season_commitment(season_data.season)
     assert commitment is not None
     assert _code(page, "commitment-digest") == commitment.digest
     assert _code(page, "commitment-seed") == public_seed(11)  # the season file's seed
@@ -69,7 +69,7 @@ def secret(data_copy: SeasonData) -> SeasonData:
 def test_a_secret_seed_is_not_shown_until_it_is_revealed(secret: SeasonData) -> None:
     page = _page(secret.data, secret.season)
     with LadderStore.open(secret.data / "ladder.db", create=False) as store:
-        commitment = store.season_commitment(secret.season)
+        commitment = store.commitments.season_commitment(secret.season)
     assert commitment is not None
     assert _code(page, "commitment-digest") == commitment.digest
     assert _code(page, "commitment-seed") is None
