@@ -15,10 +15,12 @@ $(BIN)/python:
 # to sdk/python): no import hook to slow the CLI's start, no deprecated "compat" mode.
 # The install also compiles the engine's hot core and the referee's hot path (setup.py, mypyc;
 # the list is brandeln/compiled/modules.py): an edit to one of those sources installs again,
-# else that package would fall back to pure Python (brandeln/compiled/extensions.py).
+# else that package would fall back to pure Python (brandeln/compiled/extensions.py: its source
+# no longer matches the SHA-256 the build recorded, brandeln/compiled/source_hashes.py).
 COMPILED_SOURCES := $(shell $(PYTHON) brandeln/compiled/modules.py)
 
-$(STAMP): pyproject.toml sdk/python/pyproject.toml setup.py brandeln/compiled/modules.py $(COMPILED_SOURCES) | $(BIN)/python
+$(STAMP): pyproject.toml sdk/python/pyproject.toml setup.py brandeln/compiled/modules.py \
+		brandeln/compiled/source_hashes.py $(COMPILED_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=77'
 	@# The SDK first: the arena pins brandeln-bot, which pip then finds installed (this
 	@# checkout's) instead of looking for it on PyPI.
@@ -80,9 +82,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The Node SDK's npm tarball, dist/brandeln-bot-<version>.tgz.
+# Where `make dist` puts the distributions: `make dist DIST=folder` builds into another folder
+# (the packaging tests build into a temporary one, leaving the checkout's dist/ alone).
+DIST ?= dist
+
+# The Node SDK's npm tarball, $(DIST)/brandeln-bot-<version>.tgz.
 dist-node:
-	mkdir -p dist && cd $(NODE_SDK) && npm pack --pack-destination ../../dist
+	mkdir -p $(DIST) && cd $(NODE_SDK) && npm pack --pack-destination $(abspath $(DIST))
 
 # The manual (mkdocs.yml): docs/ built into site/, which `brandeln web` serves under /manual/ and
 # which opens from file:// too. --strict: a broken link or anchor, a page the nav leaves out, a
@@ -103,7 +109,7 @@ bench: $(STAMP)
 		|| echo "OpenSpiel not installed: the engine is measured without its yardstick"
 	$(BIN)/brandeln bench all --out bench-results
 
-# The distributions, into dist/: the SDK's wheel and sdist (brandeln_bot-*), the arena's
+# The distributions, into $(DIST) (dist/ unless told): the SDK's wheel and sdist (brandeln_bot-*), the arena's
 # (brandeln_arena-*, compiled by mypyc as `make install` compiles it) and the Node SDK's
 # tarball (dist-node). `python -m build` makes each wheel from its sdist, so a file the sdist
 # lacks fails here; --no-isolation builds with this environment's setuptools and mypy, and
@@ -111,9 +117,9 @@ bench: $(STAMP)
 dist: dist-python dist-node
 
 dist-python: $(STAMP)
-	rm -f dist/brandeln_bot-* dist/brandeln_arena-*
-	$(BIN)/python -m build --no-isolation --outdir dist sdk/python
-	$(BIN)/python -m build --no-isolation --outdir dist .
+	rm -f $(DIST)/brandeln_bot-* $(DIST)/brandeln_arena-*
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) sdk/python
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist site
