@@ -9,7 +9,10 @@ each (``<name>.cpython-*.so``) is imported in their place when it exists, and
 (brandeln/compiled/extensions.py). Where no C compiler or mypyc is at hand, or with
 ``BRANDELN_PURE_PYTHON=1`` at install time, the install goes on without the extensions and the
 package runs as pure Python. Each package is its own mypyc group (one shared library each, in
-the package), so one that fails to build leaves the other compiled.
+the package), so one that fails to build leaves the other compiled. Beside each package's
+extensions the build records the SHA-256 of every source it compiled
+(brandeln/compiled/source_hashes.py, read here by path too): the package runs compiled only
+while its sources still match (an edit in an editable install, never a wheel's install order).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from typing import Any
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-LIST = runpy.run_path(str(Path(__file__).parent / "brandeln" / "compiled" / "modules.py"))
+HERE = Path(__file__).parent
+LIST = runpy.run_path(str(HERE / "brandeln" / "compiled" / "modules.py"))
+HASHES = runpy.run_path(str(HERE / "brandeln" / "compiled" / "source_hashes.py"))
 
 
 def _extensions() -> list[object]:
@@ -61,6 +66,20 @@ class _ReplacingBuildExt(build_ext):
         super().finalize_options()
         # The two groups' libraries compile side by side (about 10 s of a 90 s build here).
         self.parallel = os.cpu_count() or 1
+
+    def run(self) -> None:
+        super().run()  # in place too (an editable install): the extensions copied to the sources
+        build_py = self.get_finalized_command("build_py")
+        for package, modules in LIST["COMPILED"].items():
+            library = self.get_ext_filename(f"{LIST['group'](package)}__mypyc")
+            if not os.path.exists(os.path.join(self.build_lib, library)):
+                continue  # not compiled (mypyc failed, no C compiler): nothing to vouch for
+            sources = dict(zip(modules, LIST["sources"](package), strict=True))
+            folders = [Path(self.build_lib, library).parent]
+            if self.inplace:
+                folders.append(Path(build_py.get_package_dir(package)))
+            for folder in folders:
+                HASHES["write_record"](folder, {m: HERE / s for m, s in sources.items()})
 
     def copy_file(  # type: ignore[override]
         self, infile: str, outfile: str, *args: Any, **kwargs: Any

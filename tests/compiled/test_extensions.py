@@ -1,5 +1,7 @@
 """When a package's compiled modules are usable as a whole (brandeln.compiled.extensions), on a
-fake build of a package inside a namespace: extensions are empty files here, never imported."""
+fake build of a package inside a namespace: extensions are empty files here, never imported, and
+the build's record of its sources (brandeln.compiled.source_hashes) is written as setup.py's
+build writes it."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from brandeln.compiled.extensions import CompiledModules
+from brandeln.compiled.source_hashes import RECORD, read_record, write_record
 
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
@@ -19,7 +22,7 @@ def package(tmp_path: Path) -> Path:
     folder = tmp_path / "ns" / "pkg"
     (folder / "sub").mkdir(parents=True)
     for source in ("__init__.py", "hot.py", "cold.py", "sub/__init__.py", "sub/wire.py"):
-        (folder / source).write_text("")
+        (folder / source).write_text(f"# {source}\n")
     return folder
 
 
@@ -27,14 +30,20 @@ def _modules(package: Path) -> CompiledModules:
     return CompiledModules("ns.pkg", package, ("hot", "sub.wire"))
 
 
-def _build(package: Path, *names: str, library: bool = True) -> None:
+def _build(package: Path, *names: str, library: bool = True, record: bool = True) -> None:
     for name in names:
-        built = package / f"{name}{SUFFIX}"
-        built.write_bytes(b"")
-        later = (package / f"{name}.py").stat().st_mtime + 10
-        os.utime(built, (later, later))
+        (package / f"{name}{SUFFIX}").write_bytes(b"")
     if library:
         (package / f"compiled__mypyc{SUFFIX}").write_bytes(b"")  # inside the package
+    if record:
+        compiled = {name.replace("/", "."): package / f"{name}.py" for name in names}
+        write_record(package, compiled)
+
+
+def _touch_later(package: Path, source: Path) -> None:
+    """Give ``source`` a time after every extension's, as pip's install of a wheel does."""
+    later = max(path.stat().st_mtime for path in package.rglob(f"*{SUFFIX}")) + 10
+    os.utime(source, (later, later))
 
 
 def test_no_build_and_a_whole_current_build_are_usable(package: Path) -> None:
@@ -43,14 +52,68 @@ def test_no_build_and_a_whole_current_build_are_usable(package: Path) -> None:
     assert _modules(package).unusable_build() is None
 
 
-def test_a_source_edited_after_its_build_sends_the_package_to_its_sources(package: Path) -> None:
+def test_sources_written_after_their_extensions_but_unchanged_are_usable(package: Path) -> None:
+    # A wheel's install: pip writes the .py files after the extensions (issue 49).
     _build(package, "hot", "sub/wire")
-    later = (package / "sub" / f"wire{SUFFIX}").stat().st_mtime + 10
-    os.utime(package / "sub" / "wire.py", (later, later))
+    for source in ("hot.py", "sub/wire.py"):
+        (package / source).write_bytes((package / source).read_bytes())
+        _touch_later(package, package / source)
+    assert _modules(package).unusable_build() is None
+
+
+def test_a_source_edited_after_its_build_sends_the_package_to_its_sources(package: Path) -> None:
+    # An editable install's edit.
+    _build(package, "hot", "sub/wire")
+    with (package / "sub" / "wire.py").open("a") as source:
+        source.write("x = 1\n")
     assert (
         _modules(package).unusable_build()
-        == "ns/pkg/sub/wire.py is newer than its compiled extension"
+        == "ns/pkg/sub/wire.py changed since its compiled extension was built"
     )
+
+
+def test_an_edit_is_noticed_whatever_the_file_times_say(package: Path) -> None:
+    # The edit keeps the old time (a copy with its times, a checkout of an older file).
+    _build(package, "hot", "sub/wire")
+    source = package / "hot.py"
+    before = source.stat()
+    source.write_text("y = 2\n")
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (
+        _modules(package).unusable_build()
+        == "ns/pkg/hot.py changed since its compiled extension was built"
+    )
+
+
+def test_a_build_without_its_record_of_the_sources_is_unusable(package: Path) -> None:
+    # An older build's, or one whose record was lost: nothing vouches for its sources.
+    _build(package, "hot", "sub/wire", record=False)
+    assert _modules(package).unusable_build() == (
+        f"the compiled ns.pkg modules' source record {RECORD} is missing"
+    )
+
+
+def test_a_record_that_misses_a_module_is_unusable(package: Path) -> None:
+    _build(package, "hot", "sub/wire")
+    write_record(package, {"hot": package / "hot.py"})  # sub.wire's hash lost
+    assert (
+        _modules(package).unusable_build()
+        == "ns/pkg/sub/wire.py changed since its compiled extension was built"
+    )
+
+
+@pytest.mark.parametrize("text", ["", "not json", "[]", '{"hot": 1}'])
+def test_a_damaged_record_is_no_record(package: Path, text: str) -> None:
+    _build(package, "hot", "sub/wire")
+    (package / RECORD).write_text(text)
+    assert read_record(package) is None
+    assert "source record" in str(_modules(package).unusable_build())
+
+
+def test_a_module_whose_source_is_gone_runs_its_extension(package: Path) -> None:
+    _build(package, "hot", "sub/wire")
+    (package / "hot.py").unlink()
+    assert _modules(package).unusable_build() is None
 
 
 def test_a_partial_build_is_unusable(package: Path) -> None:
