@@ -1,20 +1,23 @@
-"""The two Python distributions, built as `make dist` builds them and installed in fresh virtual
-environments outside the repository.
+"""The two Python distributions, built by `make dist-python` (into a temporary folder: the
+checkout's dist/ is left alone) and installed in fresh virtual environments outside the
+repository.
 
 brandeln-bot (sdk/python) holds the stubs, the SDK and the stdio bridge, needs grpcio and
 protobuf alone, and a bot written on it plays a match against a referee; brandeln-arena holds
 everything else, depends on it, and from its wheel `brandeln demo` plays its season and
-`brandeln web` serves it. Both put nothing but ``brandeln`` at the top of site-packages.
+`brandeln web` serves it, running the modules mypyc compiled, not their sources. Both put
+nothing but ``brandeln`` at the top of site-packages.
 
-The wheels are built once for the module, without mypyc (``BRANDELN_PURE_PYTHON=1``: a compiled
-build takes minutes of both cores; the compiled libraries' place inside their packages is
-tests/compiled/test_modules.py's). Installing the arena's dependencies needs the package index
-(or pip's cache): the module is collected early, to run beside the rest of the suite.
+The wheels are built once for the module, compiled as a release is (minutes of both cores: the
+arena's wheel would otherwise not show that pip's install keeps its extensions in use).
+Installing the arena's dependencies needs the package index (or pip's cache): the module is
+collected early, to run beside the rest of the suite.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.machinery
 import json
 import os
 import subprocess
@@ -37,10 +40,10 @@ from tests.faults.referee_process import ADMIN_TOKEN, RefereeUnderTest
 from tests.web.web_process import ADDRESS, STARTED
 
 INSTALL_TIMEOUT_S: Final = 900  # the arena's dependencies from the index on a slow day
-# Early, to run beside the rest of the suite; each test may wait on pip and the index.
-pytestmark = [pytest.mark.early, pytest.mark.timeout(2 * INSTALL_TIMEOUT_S)]
+BUILD_TIMEOUT_S: Final = 1500  # mypyc compiles the engine and the arena, on a busy machine
+# Early, to run beside the rest of the suite; each test may wait on the build, pip and the index.
+pytestmark = [pytest.mark.early, pytest.mark.timeout(BUILD_TIMEOUT_S + 2 * INSTALL_TIMEOUT_S)]
 
-SDK: Final = ROOT / "sdk" / "python"
 # A bot author's environment beside pip (issue 49): the SDK, grpcio and protobuf fit in this.
 SDK_ENVIRONMENT_LIMIT_BYTES: Final = 40 * 1024 * 1024
 # What pip puts in an environment of its own, not counted as the bot's (none here: see
@@ -79,22 +82,43 @@ print(json.dumps({
 """
 
 
-def _build(project: Path, out: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(project)],
-        env={**os.environ, "BRANDELN_PURE_PYTHON": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
+# Imports every module the build compiles and prints, as JSON, the file each came from; a
+# package that falls back to its sources warns (RuntimeWarning), an error here.
+COMPILED_FROM = """
+import importlib, json, warnings
+warnings.simplefilter("error", RuntimeWarning)
+from brandeln.compiled.modules import COMPILED
+print(json.dumps({
+    f"{package}.{module}": importlib.import_module(f"{package}.{module}").__file__
+    for package, modules in COMPILED.items()
+    for module in modules
+}))
+"""
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The distributions as `make dist-python` builds them, into a folder of the test's."""
     out = tmp_path_factory.mktemp("dist")
-    _build(SDK, out)
-    _build(ROOT, out)
+    built = subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            # Built with this environment (the suite's), never the checkout's .venv, which the
+            # Makefile would otherwise create and install: its stamp counts as made (-o).
+            *("-o", ".venv/.installed", f"BIN={Path(sys.executable).parent}"),
+            "dist-python",
+            f"DIST={out}",
+        ],
+        cwd=ROOT,
+        # Compiled, as a release is, whatever the suite was started with.
+        env={k: v for k, v in os.environ.items() if k != "BRANDELN_PURE_PYTHON"},
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+        check=False,
+    )
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     return out
 
 
@@ -297,10 +321,45 @@ async def test_a_bot_on_the_sdk_wheel_alone_plays_a_match(
         referee.terminate()
 
 
-def test_the_arena_wheel_plays_the_demo_and_serves_it(dist: Path, tmp_path: Path) -> None:
-    environment = _environment(
-        tmp_path / "arena-env", str(_one(dist, "brandeln_arena-*.whl")), dist=dist
+@pytest.fixture(scope="module")
+def arena_environment(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An operator's environment: the arena's wheel (and the SDK's, which it pins)."""
+    wheel = str(_one(dist, "brandeln_arena-*.whl"))
+    return _environment(tmp_path_factory.mktemp("arena-env"), wheel, dist=dist)
+
+
+def test_the_arena_wheel_runs_its_compiled_modules_not_their_sources(
+    arena_environment: Path,
+) -> None:
+    # pip writes a wheel's sources after its extensions: a build judged by file times would
+    # look stale here and run as pure Python (issue 49).
+    done = subprocess.run(
+        [arena_environment / "bin" / "python", "-c", COMPILED_FROM],
+        cwd=arena_environment,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
+    assert done.returncode == 0, done.stderr[-2000:]
+    files: dict[str, str] = json.loads(done.stdout)
+    site = next((arena_environment / "lib").glob("python3*/site-packages"))
+    assert files
+    assert {
+        name: file
+        for name, file in files.items()
+        if not (
+            Path(file).is_relative_to(site)
+            and file.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+        )
+    } == {}
+
+
+def test_the_arena_wheel_plays_the_demo_and_serves_it(
+    arena_environment: Path, tmp_path: Path
+) -> None:
+    environment = arena_environment
     ours = {
         name: tops for name, tops in _installed(environment).items() if name.startswith("brandeln")
     }
