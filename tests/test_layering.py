@@ -9,6 +9,9 @@ sample bots use only the stubs, the SDK and (optionally) the engine. services (w
 the web front both compose) sits below them and above arena and ladder. bench (the benchmarks)
 may import every layer but the CLI; no runtime package imports bench: the CLI mounts
 `brandeln bench` by name, loaded only when it runs.
+
+Every package named here must be where the checks look and hold modules: a package renamed or
+moved would otherwise leave its checks reading nothing, and passing.
 """
 
 from __future__ import annotations
@@ -169,9 +172,23 @@ def python_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.py") if not {"node_modules"} & set(p.parts))
 
 
+class MissingPackageError(LookupError):
+    """A package the checks name has no modules where they look for them."""
+
+
+def package_modules(name: str, root: Path = ROOT) -> list[Path]:
+    """The modules of package ``brandeln.<name>``; an error where there are none (the folder
+    renamed, moved, emptied, or a symlink of brandeln/ left dangling)."""
+    folder = package_dir(name, root)
+    files = python_files(folder)
+    if not files:
+        raise MissingPackageError(f"brandeln.{name}: no modules at {folder.relative_to(root)}")
+    return files
+
+
 def violations(layer: str, root: Path = ROOT) -> list[str]:
     found = []
-    for path in python_files(package_dir(layer, root)):
+    for path in package_modules(layer, root):
         for line, module in imported_modules(path):
             if layer_of(module) in FORBIDDEN[layer]:
                 found.append(f"{path.relative_to(root)}:{line} imports {module}")
@@ -185,7 +202,7 @@ def test_layer_imports_follow_the_architecture(layer: str) -> None:
 
 def project_files(root: Path = ROOT) -> list[Path]:
     """Every Python file of the project: its packages, its tests, its scripts."""
-    files = [p for name in PACKAGES for p in python_files(package_dir(name, root))]
+    files = [p for name in PACKAGES for p in package_modules(name, root)]
     for folder in ("tests", "scripts"):
         files += python_files(root / folder)
     return sorted({*files, *root.glob("*.py")})
@@ -205,6 +222,14 @@ def test_nothing_imports_a_name_from_before_the_namespace() -> None:
 
 
 def test_the_checker_catches_an_old_name_even_where_it_would_import(tmp_path: Path) -> None:
+    for name in PACKAGES:  # a project whose packages are all there
+        folder = package_dir(name, tmp_path)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        if name == "engine_encoding":  # a module, not a package
+            folder.with_suffix(".py").write_text("")
+        else:
+            folder.mkdir()
+            (folder / "__init__.py").write_text("")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text(
         "import engine.state\nfrom brandeln.engine import state\nfrom web import app\n"
@@ -220,7 +245,7 @@ def outside(package: str, allowed: set[str], root: Path = ROOT) -> list[str]:
     module below it counts)."""
     return [
         f"{path.relative_to(root)}:{line} imports {module}"
-        for path in python_files(package_dir(package, root))
+        for path in package_modules(package, root)
         for line, module in imported_modules(path)
         if not any(module == name or module.startswith(f"{name}.") for name in allowed)
     ]
@@ -253,6 +278,8 @@ def test_the_sdk_and_the_stubs_import_only_the_standard_library_grpc_and_protobu
 def test_the_sdk_checker_catches_an_import_of_the_arena(tmp_path: Path) -> None:
     sdk = tmp_path / SDK_ROOT / "brandeln" / "sdk"
     sdk.mkdir(parents=True)
+    (sdk.parent / "v1").mkdir()
+    (sdk.parent / "v1" / "bot_pb2.py").write_text("from google.protobuf import descriptor\n")
     (sdk / "bot.py").write_text(
         "import grpc\nfrom google.protobuf import message\nfrom brandeln.v1 import bot_pb2\n"
         "from brandeln.engine.state import DealState\nimport google.auth\n"
@@ -310,13 +337,13 @@ def module_name(path: Path, package: str, root: Path) -> str:
     return ".".join(parts)
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+def import_graph(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> dict[str, set[str]]:
     """Module -> the project modules it imports (TYPE_CHECKING imports too: a cycle that only
-    the type checker sees is still two modules that know each other)."""
+    the type checker sees is still two modules that know each other), in ``packages``."""
     paths = {
         module_name(path, package, root): path
-        for package in PACKAGES
-        for path in python_files(package_dir(package, root))
+        for package in packages
+        for path in package_modules(package, root)
     }
     graph: dict[str, set[str]] = {name: set() for name in paths}
     for name, path in paths.items():
@@ -391,7 +418,7 @@ def test_the_cycle_checker_catches_a_planted_cycle(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from brandeln.arena.a import X\n"
     )
     (arena / "c.py").write_text("from . import a\n")
-    assert cycles(import_graph(tmp_path)) == [["brandeln.arena.a", "brandeln.arena.b"]]
+    assert cycles(import_graph(tmp_path, ("arena",))) == [["brandeln.arena.a", "brandeln.arena.b"]]
 
 
 # The arena modules that may import both the stubs and the engine: the codec alone crosses
@@ -410,7 +437,7 @@ CODEC_MODULES = frozenset(
 def modules_crossing_the_boundary(root: Path = ROOT) -> list[str]:
     """The arena modules importing both."""
     found = []
-    for path in python_files(package_dir("arena", root)):
+    for path in package_modules("arena", root):
         name = module_name(path, "arena", root)
         layers = {layer_of(module) for _, module in imported_modules(path)}
         if {"brandeln.v1", "brandeln.engine"} <= layers and name not in CODEC_MODULES:
@@ -430,3 +457,26 @@ def test_the_boundary_checker_catches_a_second_codec(tmp_path: Path) -> None:
     )
     (arena / "session.py").write_text("from brandeln.v1 import bot_pb2\n")
     assert modules_crossing_the_boundary(tmp_path) == ["brandeln.arena.table"]
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_every_package_the_checks_name_is_there_with_its_modules(name: str) -> None:
+    assert package_modules(name)
+
+
+def test_a_package_renamed_away_fails_the_checks_instead_of_passing_them(tmp_path: Path) -> None:
+    # Guard the guard: engine/ moved away leaves brandeln/engine a dangling symlink, then an
+    # empty folder; neither may read as "no forbidden imports".
+    (tmp_path / "brandeln").mkdir()
+    (tmp_path / "brandeln" / "engine").symlink_to(Path("..") / "engine")
+    with pytest.raises(
+        MissingPackageError, match=r"^brandeln\.engine: no modules at brandeln/engine$"
+    ):
+        violations("engine", tmp_path)
+    (tmp_path / "engine").mkdir()
+    with pytest.raises(MissingPackageError):
+        outside("engine", STANDARD_LIBRARY, tmp_path)
+    (tmp_path / "engine" / "state.py").write_text("import grpc\n")
+    assert violations("engine", tmp_path) == ["brandeln/engine/state.py:1 imports grpc"]
+    with pytest.raises(MissingPackageError, match=r"^brandeln\.compiled: "):
+        project_files(tmp_path)
