@@ -31,6 +31,16 @@ LIST = runpy.run_path(str(HERE / "brandeln" / "compiled" / "modules.py"))
 HASHES = runpy.run_path(str(HERE / "brandeln" / "compiled" / "source_hashes.py"))
 
 
+def _compiled_sources(package: str) -> dict[str, Path]:
+    """The source of each module of ``package`` that mypyc compiles, by its name in the package.
+
+    >>> _compiled_sources("brandeln.arena")["codec.wire"].relative_to(HERE).parts
+    ('brandeln', 'arena', 'codec', 'wire.py')
+    """
+    modules = LIST["COMPILED"][package]
+    return {m: HERE / s for m, s in zip(modules, LIST["sources"](package), strict=True)}
+
+
 def _extensions() -> list[object]:
     if os.environ.get("BRANDELN_PURE_PYTHON", "") not in ("", "0"):
         return []
@@ -68,18 +78,20 @@ class _ReplacingBuildExt(build_ext):
         self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
+        """Builds the extensions, then records beside each package's the SHA-256 of the sources
+        they were compiled from (brandeln/compiled/source_hashes.py): in the build folder (the
+        wheel's) and, in place, beside the sources (an editable install's)."""
         super().run()  # in place too (an editable install): the extensions copied to the sources
         build_py = self.get_finalized_command("build_py")
-        for package, modules in LIST["COMPILED"].items():
+        for package in LIST["COMPILED"]:
             library = self.get_ext_filename(f"{LIST['group'](package)}__mypyc")
             if not os.path.exists(os.path.join(self.build_lib, library)):
                 continue  # not compiled (mypyc failed, no C compiler): nothing to vouch for
-            sources = dict(zip(modules, LIST["sources"](package), strict=True))
             folders = [Path(self.build_lib, library).parent]
             if self.inplace:
                 folders.append(Path(build_py.get_package_dir(package)))
             for folder in folders:
-                HASHES["write_record"](folder, {m: HERE / s for m, s in sources.items()})
+                HASHES["write_record"](folder, _compiled_sources(package))
 
     def copy_file(  # type: ignore[override]
         self, infile: str, outfile: str, *args: Any, **kwargs: Any
