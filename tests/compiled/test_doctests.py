@@ -11,7 +11,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-import setuptools
 
 from brandeln import compiled
 from tests.conftest import ROOT
@@ -37,7 +36,7 @@ def test_setup_docstring_examples(monkeypatch: pytest.MonkeyPatch) -> None:
     # setup.py is a script: run as a module with its setup() call made a no-op, and compiling
     # nothing (its extensions are listed at run time, which would start mypyc).
     monkeypatch.setenv("BRANDELN_PURE_PYTHON", "1")
-    monkeypatch.setattr(setuptools, "setup", lambda **_: None)
+    monkeypatch.setattr("setuptools.setup", lambda **_: None)
     path = ROOT / "setup.py"
     module = ModuleType("setup")
     module.__file__ = str(path)
