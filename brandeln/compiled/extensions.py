@@ -94,7 +94,7 @@ class CompiledModules:
 
         It runs at every import of the package (``brandeln --help`` too), so it reads each
         folder once (os.scandir) and hashes only the compiled modules' sources (about 250 kB,
-        well under a millisecond)."""
+        half a millisecond)."""
         suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
         listings: dict[str, dict[str, os.DirEntry[str]]] = {}
 

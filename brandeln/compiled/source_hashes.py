@@ -4,21 +4,24 @@ as it is imported (:mod:`brandeln.compiled.extensions`) to tell whether a source
 
 File times cannot tell it: pip installs a wheel's ``.py`` files after its extensions, so every
 source of an installed wheel looks newer than its build, and the wheel would run as pure Python.
+The record is in ``sha256sum``'s format, the sources named relative to the package
+(``sha256sum -c compiled__sources.sha256`` in the package's folder checks it by hand).
 setup.py reads this file by path, before anything is installed: standard library only.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     _ = (Path(folder) / "hot.py").write_text("x = 1\\n")
 ...     _ = write_record(Path(folder), {"hot": Path(folder) / "hot.py"})
-...     read_record(Path(folder)) == {"hot": source_digest(Path(folder) / "hot.py")}
+...     print((Path(folder) / RECORD).read_text(), end="")
+...     read_record(folder) == {"hot": source_digest(Path(folder) / "hot.py")}
+9e26bf369911c45c243c684147b23fc9e1dcfcf257d299a1c632016a6fcd33f4  hot.py
 True
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -26,7 +29,10 @@ from typing import Final
 __all__ = ["RECORD", "read_record", "source_digest", "write_record"]
 
 # Beside the package's shared library (``compiled__mypyc``): the build's, like it.
-RECORD: Final = "compiled__sources.json"
+RECORD: Final = "compiled__sources.sha256"
+
+# One line of the record: a SHA-256 in hex, two spaces, a source's path in the package.
+_LINE: Final = re.compile(r"([0-9a-f]{64})  ((?:\w+/)*\w+)\.py")
 
 
 def source_digest(path: str | Path) -> str:
@@ -37,6 +43,10 @@ def source_digest(path: str | Path) -> str:
     ...     source_digest(empty.name)[:16]
     'e3b0c44298fc1c14'
     """
+    # Imported here: a package without a build (a pure-Python install) never hashes, and its
+    # import is spared hashlib's (OpenSSL's) start.
+    import hashlib  # noqa: PLC0415
+
     with open(path, "rb") as source:
         return hashlib.sha256(source.read()).hexdigest()
 
@@ -47,22 +57,25 @@ def write_record(folder: Path, sources: Mapping[str, Path]) -> Path:
     all (a rename): a package imported meanwhile reads the old record or the new one."""
     record = folder / RECORD
     partial = folder / f"{RECORD}.{os.getpid()}.partial"
-    digests = {name: source_digest(path) for name, path in sorted(sources.items())}
-    partial.write_text(json.dumps(digests, indent=1) + "\n")
+    partial.write_text(
+        "".join(
+            f"{source_digest(path)}  {name.replace('.', '/')}.py\n"
+            for name, path in sorted(sources.items())
+        )
+    )
     os.replace(partial, record)
     return record
 
 
 def read_record(folder: str | Path) -> dict[str, str] | None:
-    """The digests the build recorded in ``folder`` (None: no record there, or not one this
-    module wrote)."""
+    """The digest the build recorded in ``folder`` for each module, by its name in the package
+    (None: no record there, or not one this module wrote)."""
     try:
         with open(os.path.join(folder, RECORD), encoding="utf-8") as record:
-            digests = json.load(record)
+            lines = record.read().splitlines()
     except (OSError, ValueError):
         return None
-    if not isinstance(digests, dict) or not all(
-        isinstance(name, str) and isinstance(digest, str) for name, digest in digests.items()
-    ):
+    found = [_LINE.fullmatch(line) for line in lines]
+    if not lines or None in found:
         return None
-    return digests
+    return {m.group(2).replace("/", "."): m.group(1) for m in found if m is not None}

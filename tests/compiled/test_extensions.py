@@ -102,7 +102,20 @@ def test_a_record_that_misses_a_module_is_unusable(package: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("text", ["", "not json", "[]", '{"hot": 1}'])
+DIGEST = "ab" * 32
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        f"hot.py: {DIGEST}\n",  # not sha256sum's format
+        f"{DIGEST}  hot.py\nsomething else\n",
+        f"{DIGEST.upper()}  hot.py\n",
+        f"{DIGEST}  ../hot.py\n",
+        f"{DIGEST} hot.py\n",
+    ],
+)
 def test_a_damaged_record_is_no_record(package: Path, text: str) -> None:
     _build(package, "hot", "sub/wire")
     (package / RECORD).write_text(text)
