@@ -122,6 +122,13 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def _outside() -> dict[str, str]:
+    """The environment of a process of a fresh virtual environment: this one's but PYTHONPATH,
+    which (the suite run from a checkout) would show it the checkout's code and its egg-info,
+    and pip would take our distributions for installed already."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def _one(dist: Path, pattern: str) -> Path:
     [found] = dist.glob(pattern)
     return found
@@ -155,6 +162,7 @@ def _environment(where: Path, *requirements: str, dist: Path) -> Path:
             *requirements,
         ],
         cwd=where,
+        env=_outside(),
         capture_output=True,
         text=True,
         timeout=INSTALL_TIMEOUT_S,
@@ -167,6 +175,7 @@ def _installed(environment: Path) -> dict[str, list[str]]:
     done = subprocess.run(
         [environment / "bin" / "python", "-c", TOP_LEVELS],
         cwd=environment,
+        env=_outside(),
         capture_output=True,
         text=True,
         timeout=60,
@@ -235,6 +244,7 @@ def test_the_sdk_environment_holds_the_sdk_grpcio_and_protobuf_alone(
     # Nothing but the SDK, grpcio, protobuf and what they need themselves.
     needed = subprocess.run(
         [sdk_environment / "bin" / "python", "-c", GRPC_NEEDS],
+        env=_outside(),
         capture_output=True,
         text=True,
         timeout=60,
@@ -288,7 +298,7 @@ async def test_a_bot_on_the_sdk_wheel_alone_plays_a_match(
                     sdk_environment / "bin" / "python",
                     *command,
                     cwd=tmp_path,
-                    env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+                    env=_outside(),
                     stdout=asyncio.subprocess.DEVNULL,
                     stderr=asyncio.subprocess.DEVNULL,
                 )
@@ -336,7 +346,7 @@ def test_the_arena_wheel_runs_its_compiled_modules_not_their_sources(
     done = subprocess.run(
         [arena_environment / "bin" / "python", "-c", COMPILED_FROM],
         cwd=arena_environment,
-        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        env=_outside(),
         capture_output=True,
         text=True,
         timeout=120,
@@ -371,7 +381,7 @@ def test_the_arena_wheel_plays_the_demo_and_serves_it(
     demo = subprocess.run(
         [environment / "bin" / "brandeln", "demo", "--data", str(data)],
         cwd=tmp_path,
-        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        env=_outside(),
         capture_output=True,
         text=True,
         timeout=INSTALL_TIMEOUT_S,
