@@ -41,6 +41,12 @@ def _compiled_sources(package: str) -> dict[str, Path]:
     return {m: HERE / s for m, s in zip(modules, LIST["sources"](package), strict=True)}
 
 
+# The SHA-256 of each compiled source as mypyc read it (taken just before), by package: what the
+# build records beside the package's extensions, not the sources as an edit meanwhile left them;
+# and only for the packages this build compiled, not for a library an earlier one left behind.
+_DIGESTS: dict[str, dict[str, str]] = {}
+
+
 def _extensions() -> list[object]:
     if os.environ.get("BRANDELN_PURE_PYTHON", "") not in ("", "0"):
         return []
@@ -52,6 +58,10 @@ def _extensions() -> list[object]:
     extensions: list[object] = []
     for package in LIST["COMPILED"]:
         group = LIST["group"](package)
+        _DIGESTS[package] = {
+            module: HASHES["source_digest"](source)
+            for module, source in _compiled_sources(package).items()
+        }
         try:
             built = mypycify(LIST["sources"](package), opt_level="3", group_name=group)
         except (Exception, SystemExit) as error:  # mypyc reports a compile error by exiting
@@ -83,7 +93,7 @@ class _ReplacingBuildExt(build_ext):
         wheel's) and, in place, beside the sources (an editable install's)."""
         super().run()  # in place too (an editable install): the extensions copied to the sources
         build_py = self.get_finalized_command("build_py")
-        for package in LIST["COMPILED"]:
+        for package, digests in _DIGESTS.items():
             library = self.get_ext_filename(f"{LIST['group'](package)}__mypyc")
             if not os.path.exists(os.path.join(self.build_lib, library)):
                 continue  # not compiled (mypyc failed, no C compiler): nothing to vouch for
@@ -91,7 +101,7 @@ class _ReplacingBuildExt(build_ext):
             if self.inplace:
                 folders.append(Path(build_py.get_package_dir(package)))
             for folder in folders:
-                HASHES["write_record"](folder, _compiled_sources(package))
+                HASHES["write_record"](folder, digests)
 
     def copy_file(  # type: ignore[override]
         self, infile: str, outfile: str, *args: Any, **kwargs: Any

@@ -11,9 +11,10 @@ setup.py reads this file by path, before anything is installed: standard library
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     _ = (Path(folder) / "hot.py").write_text("x = 1\\n")
-...     _ = write_record(Path(folder), {"hot": Path(folder) / "hot.py"})
+...     digests = {"hot": source_digest(Path(folder) / "hot.py")}
+...     _ = write_record(Path(folder), digests)
 ...     print((Path(folder) / RECORD).read_text(), end="")
-...     read_record(folder) == {"hot": source_digest(Path(folder) / "hot.py")}
+...     read_record(folder) == digests
 9e26bf369911c45c243c684147b23fc9e1dcfcf257d299a1c632016a6fcd33f4  hot.py
 True
 """
@@ -51,16 +52,15 @@ def source_digest(path: str | Path) -> str:
         return hashlib.sha256(source.read()).hexdigest()
 
 
-def write_record(folder: Path, sources: Mapping[str, Path]) -> Path:
-    """Record in ``folder`` the digest of each source of ``sources`` (a module's name relative
-    to its package, ``"codec.wire"``, to its file); the record's path. Written whole or not at
+def write_record(folder: Path, digests: Mapping[str, str]) -> Path:
+    """Record in ``folder`` the digest of each module's source (``digests``: by the module's
+    name relative to its package, ``"codec.wire"``); the record's path. Written whole or not at
     all (a rename): a package imported meanwhile reads the old record or the new one."""
     record = folder / RECORD
     partial = folder / f"{RECORD}.{os.getpid()}.partial"
     partial.write_text(
         "".join(
-            f"{source_digest(path)}  {name.replace('.', '/')}.py\n"
-            for name, path in sorted(sources.items())
+            f"{digest}  {name.replace('.', '/')}.py\n" for name, digest in sorted(digests.items())
         )
     )
     os.replace(partial, record)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from brandeln.compiled.extensions import CompiledModules
-from brandeln.compiled.source_hashes import RECORD, read_record, write_record
+from brandeln.compiled.source_hashes import RECORD, read_record, source_digest, write_record
 
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
@@ -37,7 +37,7 @@ def _build(package: Path, *names: str, library: bool = True, record: bool = True
         (package / f"compiled__mypyc{SUFFIX}").write_bytes(b"")  # inside the package
     if record:
         compiled = {name.replace("/", "."): package / f"{name}.py" for name in names}
-        write_record(package, compiled)
+        write_record(package, {name: source_digest(path) for name, path in compiled.items()})
 
 
 def _touch_later(package: Path, source: Path) -> None:
@@ -95,7 +95,7 @@ def test_a_build_without_its_record_of_the_sources_is_unusable(package: Path) ->
 
 def test_a_record_that_misses_a_module_is_unusable(package: Path) -> None:
     _build(package, "hot", "sub/wire")
-    write_record(package, {"hot": package / "hot.py"})  # sub.wire's hash lost
+    write_record(package, {"hot": source_digest(package / "hot.py")})  # sub.wire's hash lost
     assert (
         _modules(package).unusable_build()
         == "ns/pkg/sub/wire.py changed since its compiled extension was built"
