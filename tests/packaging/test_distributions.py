@@ -5,19 +5,19 @@ repository.
 brandeln-bot (sdk/python) holds the stubs, the SDK and the stdio bridge, needs grpcio and
 protobuf alone, and a bot written on it plays a match against a referee; brandeln-arena holds
 everything else, depends on it, and from its wheel `brandeln demo` plays its season and
-`brandeln web` serves it, running the modules mypyc compiled, not their sources. Both put
-nothing but ``brandeln`` at the top of site-packages.
+`brandeln web` serves it. Both put nothing but ``brandeln`` at the top of site-packages.
 
-The wheels are built once for the module, compiled as a release is (minutes of both cores: the
-arena's wheel would otherwise not show that pip's install keeps its extensions in use).
-Installing the arena's dependencies needs the package index (or pip's cache): the module is
-collected early, to run beside the rest of the suite.
+The wheels are built once for the module, without mypyc (``BRANDELN_PURE_PYTHON=1``: a compiled
+build takes minutes of both cores, more than the whole suite can spend on it). That pip's
+install of a compiled wheel keeps its extensions in use is
+tests/compiled/test_installed_order.py's, on the checkout's own compiled build laid out as pip
+lays out a wheel. Installing the arena's dependencies needs the package index (or pip's cache):
+the module is collected early, to run beside the rest of the suite.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.machinery
 import json
 import os
 import subprocess
@@ -40,7 +40,7 @@ from tests.faults.referee_process import ADMIN_TOKEN, RefereeUnderTest
 from tests.web.web_process import ADDRESS, STARTED
 
 INSTALL_TIMEOUT_S: Final = 900  # the arena's dependencies from the index on a slow day
-BUILD_TIMEOUT_S: Final = 1500  # mypyc compiles the engine and the arena, on a busy machine
+BUILD_TIMEOUT_S: Final = 600  # two sdists and two wheels, pure Python, on a busy machine
 # Early, to run beside the rest of the suite; each test may wait on the build, pip and the index.
 pytestmark = [pytest.mark.early, pytest.mark.timeout(BUILD_TIMEOUT_S + 2 * INSTALL_TIMEOUT_S)]
 
@@ -82,20 +82,6 @@ print(json.dumps({
 """
 
 
-# Imports every module the build compiles and prints, as JSON, the file each came from; a
-# package that falls back to its sources warns (RuntimeWarning), an error here.
-COMPILED_FROM = """
-import importlib, json, warnings
-warnings.simplefilter("error", RuntimeWarning)
-from brandeln.compiled.modules import COMPILED
-print(json.dumps({
-    f"{package}.{module}": importlib.import_module(f"{package}.{module}").__file__
-    for package, modules in COMPILED.items()
-    for module in modules
-}))
-"""
-
-
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The distributions as `make dist-python` builds them, into a folder of the test's."""
@@ -111,8 +97,8 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
             f"DIST={out}",
         ],
         cwd=ROOT,
-        # Compiled, as a release is, whatever the suite was started with.
-        env={k: v for k, v in os.environ.items() if k != "BRANDELN_PURE_PYTHON"},
+        # Pure Python: see the module's docstring.
+        env={**os.environ, "BRANDELN_PURE_PYTHON": "1"},
         capture_output=True,
         text=True,
         timeout=BUILD_TIMEOUT_S,
@@ -336,34 +322,6 @@ def arena_environment(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     """An operator's environment: the arena's wheel (and the SDK's, which it pins)."""
     wheel = str(_one(dist, "brandeln_arena-*.whl"))
     return _environment(tmp_path_factory.mktemp("arena-env"), wheel, dist=dist)
-
-
-def test_the_arena_wheel_runs_its_compiled_modules_not_their_sources(
-    arena_environment: Path,
-) -> None:
-    # pip writes a wheel's sources after its extensions: a build judged by file times would
-    # look stale here and run as pure Python (issue 49).
-    done = subprocess.run(
-        [arena_environment / "bin" / "python", "-c", COMPILED_FROM],
-        cwd=arena_environment,
-        env=_outside(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    files: dict[str, str] = json.loads(done.stdout)
-    site = next((arena_environment / "lib").glob("python3*/site-packages"))
-    assert files
-    assert {
-        name: file
-        for name, file in files.items()
-        if not (
-            Path(file).is_relative_to(site)
-            and file.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
-        )
-    } == {}
 
 
 def test_the_arena_wheel_plays_the_demo_and_serves_it(
