@@ -183,6 +183,25 @@ def test_the_cli_reference_has_every_command_with_its_help(build: Build) -> None
     assert len(sections) == len(paths)
 
 
+def test_the_protocol_files_page_shows_every_proto_file_as_it_is(build: Build) -> None:
+    # Embedded at build time (pymdownx.snippets): every service, rpc, message and enum of
+    # proto/, in the order of its file, and nothing left of the snippet's marker.
+    page = html.unescape(
+        re.sub(r"<[^>]+>", "", (build.check() / "reference" / "protocol-files.html").read_text())
+    )
+    assert "--8<--" not in page
+    files = sorted((ROOT / "proto").rglob("*.proto"))
+    assert len(files) == 3
+    for proto in files:
+        names = re.findall(r"^\s*(?:service|rpc|message|enum)\s+(\w+)", proto.read_text(), re.M)
+        assert names, proto
+        at = 0
+        for name in names:
+            found = re.compile(rf"(?:service|rpc|message|enum)\s+{name}\b").search(page, at)
+            assert found is not None, f"{proto.name}: {name} is not on the page (in order)"
+            at = found.end()
+
+
 @pytest.mark.parametrize("path", [[], ["match", "run"], ["bench", "solver"]], ids=" ".join)
 def test_the_help_in_the_reference_is_what_the_cli_prints(path: list[str]) -> None:
     # The real command line, in a terminal 100 columns wide: what the reference must show.
