@@ -95,8 +95,11 @@ dist-node:
 # docstring the API reference cannot render fails the build. The command-line reference is
 # written from the CLI at each build (docs/hooks/cli_reference.py). NO_MKDOCS_2_WARNING: the
 # theme's banner about its successor, printed at every build otherwise.
+# `make docs SITE=folder` builds into another folder (the manual's tests build into a temporary one).
+SITE ?= site
+
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir $(SITE)
 
 # Regenerate the protocol stubs (sdk/python/brandeln/v1) from proto/ (never edit them by hand).
 proto: $(STAMP)
