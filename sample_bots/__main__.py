@@ -15,6 +15,7 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 from brandeln.sample_bots.launcher import run_sample_bot
 from brandeln.sample_bots.registry import BOT_NAMES
 from brandeln.sdk.launch import (
+    NAME_ENV,
     add_session_options,
     configure_logging,
     exit_status,
@@ -43,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             session_options(args),
             resolve_tables(args.tables),
             args.seed,
-            args.bot_name,
+            # The name a season or a match gives its seat, as `brandeln bot run` reads it.
+            args.bot_name or os.environ.get(NAME_ENV) or None,
             args.level,
             args.samples,
         )

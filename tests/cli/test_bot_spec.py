@@ -32,7 +32,7 @@ def test_every_registry_bot_and_the_examples_are_sample_names() -> None:
 def test_a_registry_bot_runs_as_the_season_files_name_it(name: str) -> None:
     spec = parse_bot(name)
     assert spec == CommandBot(
-        name=name, command=("python", "-m", "brandeln.cli", "bot", "run", name), tables=1
+        name=name, command=("python", "-m", "brandeln.sample_bots", name), tables=1
     )
     # The same command a season file gives is accepted by the season parser (one description).
     text = "\n".join(
