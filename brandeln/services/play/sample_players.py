@@ -1,11 +1,12 @@
 """The sample bots as players a match can seat: their names, and the command that runs each
-(``brandeln bot run NAME``, under the interpreter running this process, as in a season).
+(``python -m brandeln.sample_bots NAME``, as ``brandeln bot run NAME`` plays it, under the
+interpreter running this process).
 
 The CLI's BOT arguments (``brandeln.cli.bot_spec``) and the web's tables both seat them; the
 web front may not import the sample bots themselves (tests/test_layering.py), so it asks here.
 
 >>> sample_bot("heuristic", "heuristic-2").command
-('python', '-m', 'brandeln.cli', 'bot', 'run', 'heuristic')
+('python', '-m', 'brandeln.sample_bots', 'heuristic')
 """
 
 from __future__ import annotations
