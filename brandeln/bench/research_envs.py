@@ -19,8 +19,6 @@ True
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
 import sys
@@ -29,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from brandeln import engine
+from brandeln.bench.timed_command import timed_bench_main
 
 __all__ = ["GAMES", "OH_HELL", "main", "markdown", "run_research_bench"]
 
@@ -248,20 +247,9 @@ def markdown(figures: dict[str, Any]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the figures; optionally write them as JSON."""
-    parser = argparse.ArgumentParser(
-        prog="python -m brandeln.bench.research_envs", description=__doc__
+    return timed_bench_main(
+        "python -m brandeln.bench.research_envs", __doc__, run_research_bench, markdown, argv
     )
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per game per round")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds; medians count")
-    parser.add_argument("--json", metavar="PATH", help="also write the figures here as JSON")
-    args = parser.parse_args(argv)
-    figures = run_research_bench(args.seconds, args.rounds)
-    print("\n".join(markdown(figures)))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-            handle.write("\n")
-    return 0
 
 
 if __name__ == "__main__":

@@ -17,9 +17,7 @@ True
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import random
 import statistics
 import sys
@@ -27,6 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from brandeln.bench.timed_command import timed_bench_main
 from brandeln.engine.dealing import deal_cards
 from brandeln.engine.rulesets import find_ruleset
 from brandeln.engine.state import DealState
@@ -189,20 +188,13 @@ def markdown(figures: dict[str, Any]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the figures; optionally write them as JSON."""
-    parser = argparse.ArgumentParser(
-        prog="python -m brandeln.bench.research_pettingzoo", description=__doc__
+    return timed_bench_main(
+        "python -m brandeln.bench.research_pettingzoo",
+        __doc__,
+        run_pettingzoo_bench,
+        markdown,
+        argv,
     )
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per game per round")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds; medians count")
-    parser.add_argument("--json", metavar="PATH", help="also write the figures here as JSON")
-    args = parser.parse_args(argv)
-    figures = run_pettingzoo_bench(args.seconds, args.rounds)
-    print("\n".join(markdown(figures)))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2)
-            handle.write("\n")
-    return 0
 
 
 if __name__ == "__main__":
