@@ -15,8 +15,8 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 from brandeln.sample_bots.launcher import run_sample_bot
 from brandeln.sample_bots.registry import BOT_NAMES
 from brandeln.sdk.launch import (
-    NAME_ENV,
     add_session_options,
+    bot_name,
     configure_logging,
     exit_status,
     join_values,
@@ -44,8 +44,7 @@ def main(argv: list[str] | None = None) -> int:
             session_options(args),
             resolve_tables(args.tables),
             args.seed,
-            # The name a season or a match gives its seat, as `brandeln bot run` reads it.
-            args.bot_name or os.environ.get(NAME_ENV) or None,
+            bot_name(args.bot_name),
             args.level,
             args.samples,
         )

@@ -115,8 +115,14 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         help="seconds to keep trying to reach the referee [env BRANDELN_CONNECT_TIMEOUT, 120]",
     )
-    parser.add_argument("--bot-name", help="display name sent in Hello")
+    parser.add_argument("--bot-name", help="display name sent in Hello [env BRANDELN_BOT_NAME]")
     parser.add_argument("-v", "--verbose", action="store_true")
+
+
+def bot_name(given: str | None) -> str | None:
+    """The display name for Hello: ``given``, else ``BRANDELN_BOT_NAME`` (the name a season
+    or a match gives the seat), else None (the bot's own)."""
+    return given or os.environ.get(NAME_ENV) or None
 
 
 def session_options(args: argparse.Namespace) -> SessionOptions:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from brandeln.sdk import Bot, SessionOptions, SessionStats, play
 from brandeln.sdk.bridge.bot import BridgeBot
-from brandeln.sdk.launch import NAME_ENV, LaunchError
+from brandeln.sdk.launch import LaunchError, bot_name
 
 
 def run_bridge(
@@ -23,7 +23,7 @@ def run_bridge(
     """Run ``command`` behind the stdio bridge, one child per table."""
     if not command:
         raise LaunchError("no COMMAND: write it after --, e.g. -- python3 my_bot.py")
-    display = name or os.environ.get(NAME_ENV) or os.path.basename(command[0])
+    display = bot_name(name) or os.path.basename(command[0])
 
     def factory() -> Bot:
         return BridgeBot(
